@@ -1,0 +1,39 @@
+/* tracefold.c — the `tracefold` command: a thin dispatcher over verbs that
+ * call the public library API (include/tracefold.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct {
+  const char *name;
+  int (*run)(int, char **);
+  const char *help;
+} verbs[] = {
+    {"dump", cmd_dump, "TRACE...            print every event, one line each, every field"},
+    {"summary", cmd_summary, "TRACE...         calls and bytes by function and rank"},
+    {"counts", cmd_counts, "[--rank R] TRACE...  one rank's calls by function (MPI_Name count)"},
+};
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: tracefold <verb> [args]\n\nverbs:\n");
+  for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) fprintf(f, "  %-8s %s\n", verbs[i].name, verbs[i].help);
+  fprintf(f, "\nTRACE is a trace directory (tracefold-<program>-<P>p) or one rank's file (rank-<R>.flat).\n"
+             "Record with: mpirun -np P env LD_PRELOAD=/path/to/libtracefold.so ./program\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2 || strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+    usage(argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0) {
+    printf("tracefold %s\n", TF_VERSION_STRING);
+    return 0;
+  }
+  for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+    if (strcmp(argv[1], verbs[i].name) == 0) return verbs[i].run(argc - 2, argv + 2);
+  fprintf(stderr, "tracefold: unknown verb \"%s\"\n\n", argv[1]);
+  usage(stderr);
+  return 2;
+}

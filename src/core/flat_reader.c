@@ -1,0 +1,334 @@
+/* flat_reader.c — reads and validates flat (reference) trace files.
+ *
+ * The whole file is loaded, its CRC-32 checked, and every record parsed once
+ * at open against the file's own function table (a scalar field takes one
+ * value, an array field its length plus that many values). After a
+ * successful open, iteration cannot fail. Any inconsistency is reported as
+ * an error naming the file and the byte offset; nothing is trusted before it
+ * is checked, so hostile files cannot make the reader crash or loop.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bytes.h"
+#include "tracefold.h"
+
+enum { REC_END = 0, REC_EVENT = 1, REC_CALLSITE = 2, REC_LOST = 3 };
+
+struct tf_flat_reader {
+  uint8_t *data;
+  size_t len;
+  tf_flat_info info;
+  tf_func_desc *funcs;
+  tf_field_desc *fields;
+  char **strings; /* every string allocated for info/funcs/callsites */
+  size_t nstrings, capstrings;
+  tf_callsite *callsites;
+  size_t records_at; /* offset of the first record */
+  tf_cursor cur;     /* iteration state */
+  int64_t *vals;
+  uint32_t capvals;
+};
+
+static tf_status fail(char *err, size_t errlen, tf_status st, const char *fmt, ...) {
+  if (err && errlen) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+  }
+  return st;
+}
+
+static char *keep_string(tf_flat_reader *r, tf_cursor *c) {
+  uint64_t n = tf_cur_uvar(c);
+  if (c->bad || n > (uint64_t)(c->end - c->p)) {
+    c->bad = 1;
+    return NULL;
+  }
+  if (r->nstrings == r->capstrings) {
+    size_t cap = r->capstrings ? 2 * r->capstrings : 64;
+    char **s = realloc(r->strings, cap * sizeof *s);
+    if (!s) return NULL;
+    r->strings = s;
+    r->capstrings = cap;
+  }
+  char *s = malloc((size_t)n + 1);
+  if (!s) return NULL;
+  memcpy(s, tf_cur_bytes(c, (size_t)n), (size_t)n);
+  s[n] = 0;
+  r->strings[r->nstrings++] = s;
+  return s;
+}
+
+void tf_flat_close(tf_flat_reader *r) {
+  if (!r) return;
+  for (size_t i = 0; i < r->nstrings; i++) free(r->strings[i]);
+  free(r->strings);
+  free(r->funcs);
+  free(r->fields);
+  free(r->callsites);
+  free(r->vals);
+  free(r->data);
+  free(r);
+}
+
+static tf_status load_file(const char *path, uint8_t **data, size_t *len, char *err, size_t errlen) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return fail(err, errlen, TF_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+  size_t cap = 1 << 16, n = 0;
+  uint8_t *d = malloc(cap);
+  while (d) {
+    n += fread(d + n, 1, cap - n, f);
+    if (n < cap) break;
+    uint8_t *nd = realloc(d, cap * 2);
+    if (!nd) {
+      free(d);
+      d = NULL;
+      break;
+    }
+    d = nd;
+    cap *= 2;
+  }
+  int rerr = ferror(f);
+  fclose(f);
+  if (!d) return fail(err, errlen, TF_ERR_NOMEM, "%s: out of memory", path);
+  if (rerr) {
+    free(d);
+    return fail(err, errlen, TF_ERR_IO, "%s: read error", path);
+  }
+  *data = d;
+  *len = n;
+  return TF_OK;
+}
+
+/* Number of values an event of function fd occupies, checking array lengths. */
+static int event_values_fit(const tf_func_desc *fd, const int64_t *vals, uint32_t nvals) {
+  uint64_t pos = 0;
+  for (uint32_t k = 0; k < fd->nfields; k++) {
+    if (pos >= nvals) return 0;
+    if (fd->fields[k].is_array) {
+      int64_t n = vals[pos];
+      if (n < 0 || (uint64_t)n > nvals - pos - 1) return 0;
+      pos += 1 + (uint64_t)n;
+    } else {
+      pos += 1;
+    }
+  }
+  return pos == nvals;
+}
+
+static int grow_vals(tf_flat_reader *r, uint64_t n) {
+  if (n <= r->capvals) return 0;
+  int64_t *v = realloc(r->vals, (size_t)n * sizeof *v);
+  if (!v) return -1;
+  r->vals = v;
+  r->capvals = (uint32_t)n;
+  return 0;
+}
+
+/* Decode one event record body (after the tag) into ev; 0 ok, -1 malformed. */
+static int decode_event(tf_flat_reader *r, tf_cursor *c, tf_event *ev, int check) {
+  uint64_t fn = tf_cur_uvar(c), thread = tf_cur_uvar(c), cs = tf_cur_uvar(c);
+  uint64_t comp = tf_cur_uvar(c), dur = tf_cur_uvar(c), nvals = tf_cur_uvar(c);
+  if (c->bad) return -1;
+  if (check && (fn >= r->info.nfuncs || thread > UINT32_MAX || cs >= r->info.ncallsites ||
+                nvals > (uint64_t)(c->end - c->p) || nvals > UINT32_MAX))
+    return -1;
+  if (grow_vals(r, nvals)) return -1;
+  for (uint64_t i = 0; i < nvals; i++) r->vals[i] = tf_cur_svar(c);
+  if (c->bad) return -1;
+  if (check && !event_values_fit(&r->info.funcs[fn], r->vals, (uint32_t)nvals)) return -1;
+  ev->fn = (uint32_t)fn;
+  ev->thread = (uint32_t)thread;
+  ev->callsite = r->callsites[cs].sig;
+  ev->compute_ns = comp;
+  ev->duration_ns = dur;
+  ev->nvals = (uint32_t)nvals;
+  ev->vals = r->vals;
+  return 0;
+}
+
+tf_status tf_flat_open(const char *path, tf_flat_reader **out, char *err, size_t errlen) {
+  *out = NULL;
+  tf_flat_reader *r = calloc(1, sizeof *r);
+  if (!r) return fail(err, errlen, TF_ERR_NOMEM, "%s: out of memory", path);
+  tf_status st = load_file(path, &r->data, &r->len, err, errlen);
+  if (st) {
+    tf_flat_close(r);
+    return st;
+  }
+  if (r->len < 12 || memcmp(r->data, TF_FLAT_MAGIC, 8) != 0) {
+    tf_flat_close(r);
+    return fail(err, errlen, TF_ERR_FORMAT, "%s: not a tracefold flat trace (bad magic)", path);
+  }
+  tf_cursor c = {r->data + 8, r->data + r->len, 0};
+  uint32_t version = tf_cur_u32(&c);
+  if (version != TF_FLAT_VERSION) {
+    tf_flat_close(r);
+    return fail(err, errlen, TF_ERR_VERSION, "%s: flat format version %u, this reader knows version %u", path,
+                version, TF_FLAT_VERSION);
+  }
+  if (r->len < 16) {
+    tf_flat_close(r);
+    return fail(err, errlen, TF_ERR_TRUNCATED, "%s: truncated (%zu bytes)", path, r->len);
+  }
+  uint32_t stored_crc = (uint32_t)r->data[r->len - 4] | (uint32_t)r->data[r->len - 3] << 8 |
+                        (uint32_t)r->data[r->len - 2] << 16 | (uint32_t)r->data[r->len - 1] << 24;
+  int crc_ok = tf_crc32(0, r->data, r->len - 4) == stored_crc;
+  c.end = r->data + r->len - 4;
+
+  /* header */
+  tf_flat_info *in = &r->info;
+  uint64_t rank = tf_cur_uvar(&c), nranks = tf_cur_uvar(&c);
+  int64_t level = tf_cur_svar(&c);
+  in->start_unix_ns = tf_cur_uvar(&c);
+  in->exe = keep_string(r, &c);
+  in->mpi = keep_string(r, &c);
+  uint64_t nfuncs = tf_cur_uvar(&c);
+  if (c.bad || !in->exe || !in->mpi || rank >= nranks || nranks > INT32_MAX || nfuncs > 65536 ||
+      level < INT32_MIN || level > INT32_MAX)
+    goto malformed;
+  in->rank = (int32_t)rank;
+  in->nranks = (int32_t)nranks;
+  in->thread_level = (int32_t)level;
+  in->nfuncs = (uint32_t)nfuncs;
+  r->funcs = calloc(nfuncs ? nfuncs : 1, sizeof *r->funcs);
+  uint64_t *first_field = calloc(nfuncs ? nfuncs : 1, sizeof *first_field);
+  size_t capf = 256, nf = 0;
+  r->fields = malloc(capf * sizeof *r->fields);
+  if (!r->funcs || !first_field || !r->fields) {
+    free(first_field);
+    tf_flat_close(r);
+    return fail(err, errlen, TF_ERR_NOMEM, "%s: out of memory", path);
+  }
+  for (uint64_t i = 0; i < nfuncs; i++) {
+    r->funcs[i].name = keep_string(r, &c);
+    uint64_t nfields = tf_cur_uvar(&c);
+    if (c.bad || !r->funcs[i].name || nfields > 4096) {
+      free(first_field);
+      goto malformed;
+    }
+    r->funcs[i].nfields = (uint32_t)nfields;
+    first_field[i] = nf;
+    for (uint64_t k = 0; k < nfields; k++) {
+      if (nf == capf) {
+        tf_field_desc *nfd = realloc(r->fields, 2 * capf * sizeof *nfd);
+        if (!nfd) {
+          free(first_field);
+          tf_flat_close(r);
+          return fail(err, errlen, TF_ERR_NOMEM, "%s: out of memory", path);
+        }
+        r->fields = nfd;
+        capf *= 2;
+      }
+      r->fields[nf].kind = tf_cur_u8(&c);
+      r->fields[nf].is_array = tf_cur_u8(&c);
+      r->fields[nf].name = keep_string(r, &c);
+      if (c.bad || !r->fields[nf].name || r->fields[nf].kind >= TF_FIELD_KIND_COUNT || r->fields[nf].is_array > 1) {
+        free(first_field);
+        goto malformed;
+      }
+      nf++;
+    }
+  }
+  for (uint64_t i = 0; i < nfuncs; i++) r->funcs[i].fields = r->fields + first_field[i];
+  free(first_field);
+  in->funcs = r->funcs;
+  r->records_at = (size_t)(c.p - r->data);
+
+  /* records: validate everything once */
+  size_t capcs = 0;
+  uint64_t nev = 0;
+  for (;;) {
+    uint8_t tag = tf_cur_u8(&c);
+    if (c.bad) goto truncated;
+    if (tag == REC_END) {
+      uint64_t declared = tf_cur_uvar(&c);
+      if (c.bad) goto truncated;
+      if (declared != nev || c.p != c.end) goto malformed;
+      in->nevents = nev;
+      break;
+    } else if (tag == REC_CALLSITE) {
+      uint64_t idx = tf_cur_uvar(&c);
+      if (c.bad || idx != in->ncallsites) goto malformed_or_truncated;
+      if (in->ncallsites == capcs) {
+        capcs = capcs ? 2 * capcs : 64;
+        tf_callsite *ncs = realloc(r->callsites, capcs * sizeof *ncs);
+        if (!ncs) {
+          tf_flat_close(r);
+          return fail(err, errlen, TF_ERR_NOMEM, "%s: out of memory", path);
+        }
+        r->callsites = ncs;
+      }
+      tf_callsite *cs = &r->callsites[in->ncallsites];
+      cs->sig = tf_cur_u64(&c);
+      cs->module = keep_string(r, &c);
+      cs->offset = tf_cur_uvar(&c);
+      if (c.bad || !cs->module) goto malformed_or_truncated;
+      in->ncallsites++;
+    } else if (tag == REC_LOST) {
+      in->lost_events += tf_cur_uvar(&c);
+      if (c.bad) goto truncated;
+    } else if (tag == REC_EVENT) {
+      tf_event ev;
+      if (decode_event(r, &c, &ev, 1)) goto malformed_or_truncated;
+      nev++;
+    } else {
+      goto malformed;
+    }
+  }
+  if (!crc_ok) {
+    tf_flat_close(r);
+    return fail(err, errlen, TF_ERR_CHECKSUM, "%s: checksum mismatch (file corrupted)", path);
+  }
+  in->callsites = r->callsites;
+  tf_flat_rewind(r);
+  *out = r;
+  return TF_OK;
+
+malformed_or_truncated:
+  if (c.p >= c.end) goto truncated;
+malformed:
+  st = crc_ok ? TF_ERR_FORMAT : TF_ERR_CHECKSUM;
+  fail(err, errlen, st, "%s: %s at byte %zu", path, crc_ok ? "malformed content" : "corrupted (checksum mismatch)",
+       (size_t)(c.p - r->data));
+  tf_flat_close(r);
+  return st;
+truncated:
+  fail(err, errlen, TF_ERR_TRUNCATED, "%s: truncated (file ends inside the trace; %zu bytes)", path, r->len);
+  tf_flat_close(r);
+  return TF_ERR_TRUNCATED;
+}
+
+const tf_flat_info *tf_flat_get_info(const tf_flat_reader *r) { return &r->info; }
+
+void tf_flat_rewind(tf_flat_reader *r) {
+  r->cur.p = r->data + r->records_at;
+  r->cur.end = r->data + r->len - 4;
+  r->cur.bad = 0;
+}
+
+int tf_flat_next(tf_flat_reader *r, tf_event *ev) {
+  for (;;) {
+    uint8_t tag = tf_cur_u8(&r->cur);
+    if (r->cur.bad || tag == REC_END) return 0;
+    if (tag == REC_LOST) {
+      tf_cur_uvar(&r->cur);
+      continue;
+    }
+    if (tag == REC_CALLSITE) {
+      tf_cur_uvar(&r->cur);
+      tf_cur_u64(&r->cur);
+      uint64_t n = tf_cur_uvar(&r->cur);
+      tf_cur_bytes(&r->cur, (size_t)n);
+      tf_cur_uvar(&r->cur);
+      continue;
+    }
+    return decode_event(r, &r->cur, ev, 0) == 0;
+  }
+}

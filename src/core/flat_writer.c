@@ -1,0 +1,122 @@
+/* flat_writer.c — encoder for flat (reference) trace files; see flat_writer.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "flat_writer.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bytes.h"
+
+#define TF_FLUSH_AT (1u << 20)
+
+enum { REC_END = 0, REC_EVENT = 1, REC_CALLSITE = 2, REC_LOST = 3 };
+
+struct tf_flat_writer {
+  FILE *f;
+  char *path;
+  tf_buf buf;
+  uint32_t crc;
+  uint64_t nevents;
+  int io_error; /* errno of the first failed write, 0 if none */
+};
+
+static void flush_buf(tf_flat_writer *w) {
+  if (w->buf.len == 0) return;
+  w->crc = tf_crc32(w->crc, w->buf.data, w->buf.len);
+  if (!w->io_error && fwrite(w->buf.data, 1, w->buf.len, w->f) != w->buf.len) w->io_error = errno ? errno : EIO;
+  w->buf.len = 0;
+}
+
+tf_flat_writer *tf_flat_writer_open(const char *path, const tf_flat_info *info, char *err, size_t errlen) {
+  tf_flat_writer *w = calloc(1, sizeof *w);
+  if (!w || !(w->path = strdup(path))) {
+    if (err) snprintf(err, errlen, "%s: out of memory", path);
+    free(w);
+    return NULL;
+  }
+  w->f = fopen(path, "wb");
+  if (!w->f) {
+    if (err) snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+    free(w->path);
+    free(w);
+    return NULL;
+  }
+  tf_buf *b = &w->buf;
+  tf_buf_put_bytes(b, TF_FLAT_MAGIC, 8);
+  tf_buf_put_u32(b, TF_FLAT_VERSION);
+  tf_buf_put_uvar(b, (uint64_t)info->rank);
+  tf_buf_put_uvar(b, (uint64_t)info->nranks);
+  tf_buf_put_svar(b, info->thread_level);
+  tf_buf_put_uvar(b, info->start_unix_ns);
+  tf_buf_put_str(b, info->exe);
+  tf_buf_put_str(b, info->mpi);
+  tf_buf_put_uvar(b, info->nfuncs);
+  for (uint32_t i = 0; i < info->nfuncs; i++) {
+    const tf_func_desc *fd = &info->funcs[i];
+    tf_buf_put_str(b, fd->name);
+    tf_buf_put_uvar(b, fd->nfields);
+    for (uint32_t k = 0; k < fd->nfields; k++) {
+      tf_buf_put_u8(b, fd->fields[k].kind);
+      tf_buf_put_u8(b, fd->fields[k].is_array);
+      tf_buf_put_str(b, fd->fields[k].name);
+    }
+  }
+  return w;
+}
+
+void tf_flat_writer_callsite(tf_flat_writer *w, uint32_t index, uint64_t sig, const char *module, uint64_t offset) {
+  tf_buf *b = &w->buf;
+  tf_buf_put_u8(b, REC_CALLSITE);
+  tf_buf_put_uvar(b, index);
+  tf_buf_put_u64(b, sig);
+  tf_buf_put_str(b, module);
+  tf_buf_put_uvar(b, offset);
+}
+
+void tf_flat_writer_event(tf_flat_writer *w, uint32_t fn, uint32_t thread, uint32_t callsite_index,
+                          uint64_t compute_ns, uint64_t duration_ns, uint32_t nvals, const int64_t *vals) {
+  tf_buf *b = &w->buf;
+  tf_buf_put_u8(b, REC_EVENT);
+  tf_buf_put_uvar(b, fn);
+  tf_buf_put_uvar(b, thread);
+  tf_buf_put_uvar(b, callsite_index);
+  tf_buf_put_uvar(b, compute_ns);
+  tf_buf_put_uvar(b, duration_ns);
+  tf_buf_put_uvar(b, nvals);
+  for (uint32_t i = 0; i < nvals; i++) tf_buf_put_svar(b, vals[i]);
+  w->nevents++;
+  if (b->len >= TF_FLUSH_AT) flush_buf(w);
+}
+
+void tf_flat_writer_lost(tf_flat_writer *w, uint64_t n) {
+  tf_buf_put_u8(&w->buf, REC_LOST);
+  tf_buf_put_uvar(&w->buf, n);
+}
+
+tf_status tf_flat_writer_close(tf_flat_writer *w, char *err, size_t errlen) {
+  tf_buf *b = &w->buf;
+  tf_buf_put_u8(b, REC_END);
+  tf_buf_put_uvar(b, w->nevents);
+  flush_buf(w);
+  tf_status st = TF_OK;
+  if (b->failed) {
+    st = TF_ERR_NOMEM;
+    if (err) snprintf(err, errlen, "%s: out of memory while encoding events", w->path);
+  } else {
+    uint8_t crc[4] = {(uint8_t)w->crc, (uint8_t)(w->crc >> 8), (uint8_t)(w->crc >> 16), (uint8_t)(w->crc >> 24)};
+    if (!w->io_error && fwrite(crc, 1, 4, w->f) != 4) w->io_error = errno ? errno : EIO;
+    if (fclose(w->f) != 0 && !w->io_error) w->io_error = errno ? errno : EIO;
+    w->f = NULL;
+    if (w->io_error) {
+      st = TF_ERR_IO;
+      if (err) snprintf(err, errlen, "%s: write failed: %s", w->path, strerror(w->io_error));
+    }
+  }
+  if (w->f) fclose(w->f);
+  tf_buf_free(b);
+  free(w->path);
+  free(w);
+  return st;
+}

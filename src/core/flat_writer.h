@@ -1,0 +1,33 @@
+/* flat_writer.h — writes a flat (reference) trace file, one per rank.
+ *
+ * Internal to tracefold (used by the recorder and by tests that fabricate
+ * traces). The layout is specified in doc/FORMAT.md, "Flat trace". Events
+ * are encoded into a memory buffer that is flushed to the file whenever it
+ * passes 1 MiB, so memory stays bounded however long the run.
+ * Not thread-safe: the caller serialises.
+ */
+#ifndef TF_FLAT_WRITER_H
+#define TF_FLAT_WRITER_H
+
+#include "tracefold.h"
+
+typedef struct tf_flat_writer tf_flat_writer;
+
+/* Create `path` and write the header. info->funcs/nfuncs give the function
+ * table; nevents/callsites are ignored. NULL on failure (message in err). */
+tf_flat_writer *tf_flat_writer_open(const char *path, const tf_flat_info *info, char *err, size_t errlen);
+
+/* Declare call site `index` (indices are dense, in order of first use). */
+void tf_flat_writer_callsite(tf_flat_writer *w, uint32_t index, uint64_t sig, const char *module, uint64_t offset);
+
+void tf_flat_writer_event(tf_flat_writer *w, uint32_t fn, uint32_t thread, uint32_t callsite_index,
+                          uint64_t compute_ns, uint64_t duration_ns, uint32_t nvals, const int64_t *vals);
+
+/* Record that `n` calls were not recorded (after an internal failure). */
+void tf_flat_writer_lost(tf_flat_writer *w, uint64_t n);
+
+/* Write the end record and checksum, close the file, free the writer.
+ * Returns TF_OK or the first error met while writing (message in err). */
+tf_status tf_flat_writer_close(tf_flat_writer *w, char *err, size_t errlen);
+
+#endif

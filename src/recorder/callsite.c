@@ -1,0 +1,122 @@
+/* callsite.c — call-site signatures that are equal on every rank.
+ *
+ * A call site is the return address into the code that called MPI. Under
+ * ASLR and PIE the absolute address differs between ranks, so the signature
+ * is hash(basename of the module, address - module load base): identical on
+ * every rank of one binary. The module path and offset are kept in the
+ * trace so the site can be resolved later to function and file:line
+ * (addr2line -e MODULE OFFSET-1).
+ *
+ * When the caller is inside an MPI library (MPICH's Fortran bindings call
+ * the C MPI_ functions), the return address would be the binding's and all
+ * Fortran calls would collapse into one site; then the stack is walked to
+ * the first frame outside libtracefold and the MPI libraries. Results are
+ * cached per return address, so dladdr runs once per distinct address.
+ */
+#define _GNU_SOURCE
+#include "callsite.h"
+
+#include <dlfcn.h>
+#include <execinfo.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "handle_map.h"
+
+static tf_handle_map by_ra; /* ra -> id = site index, kind = 1 when inside an MPI library */
+static tf_site *sites;
+static uint32_t nsites, capsites;
+
+static uint64_t fnv1a(const char *s) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (; *s; s++) h = (h ^ (uint8_t)*s) * 0x100000001b3ULL;
+  return h;
+}
+
+static const char *base_name(const char *p) {
+  const char *s = strrchr(p, '/');
+  return s ? s + 1 : p;
+}
+
+static int in_mpi_library(const char *module) {
+  const char *b = base_name(module);
+  return strncmp(b, "libmpi", 6) == 0 || strncmp(b, "libpmpi", 7) == 0 || strncmp(b, "libopen-", 8) == 0;
+}
+
+static int in_self(void *addr) {
+  Dl_info me, it;
+  if (!dladdr((void *)&tf_callsite_index, &me) || !dladdr(addr, &it)) return 0;
+  return me.dli_fbase == it.dli_fbase;
+}
+
+/* first frame outside libtracefold and the MPI libraries */
+static void *outer_caller(void) {
+  void *frames[32];
+  int n = backtrace(frames, 32);
+  for (int i = 0; i < n; i++) {
+    Dl_info di;
+    if (!dladdr(frames[i], &di) || !di.dli_fname) return frames[i];
+    if (in_self(frames[i]) || in_mpi_library(di.dli_fname)) continue;
+    return frames[i];
+  }
+  return NULL;
+}
+
+static int64_t add_site(void *ra) {
+  Dl_info di;
+  const char *module = "?";
+  uintptr_t base = 0;
+  if (ra && dladdr(ra, &di) && di.dli_fname) {
+    module = di.dli_fname;
+    base = (uintptr_t)di.dli_fbase;
+  }
+  if (nsites == capsites) {
+    uint32_t cap = capsites ? 2 * capsites : 64;
+    tf_site *s = realloc(sites, cap * sizeof *s);
+    if (!s) return -1;
+    sites = s;
+    capsites = cap;
+  }
+  tf_site *s = &sites[nsites];
+  s->offset = (uint64_t)((uintptr_t)ra - base);
+  s->module = strdup(module);
+  if (!s->module) return -1;
+  s->sig = fnv1a(base_name(module)) * 0x9E3779B97F4A7C15ULL ^ s->offset;
+  return nsites++;
+}
+
+int64_t tf_callsite_index(void *ra, int *is_new) {
+  *is_new = 0;
+  uint64_t key = (uint64_t)(uintptr_t)ra;
+  tf_obj *o = tf_map_find(&by_ra, key);
+  if (!o) {
+    Dl_info di;
+    int via = ra && dladdr(ra, &di) && di.dli_fname && in_mpi_library(di.dli_fname);
+    o = tf_map_put(&by_ra, key);
+    if (!o) return -1;
+    o->kind = (uint8_t)via;
+    if (via) {
+      o->id = -1;
+    } else {
+      o->id = add_site(ra);
+      if (o->id < 0) return -1;
+      *is_new = 1;
+    }
+  }
+  if (o->kind) {
+    void *outer = outer_caller();
+    if (!outer || outer == ra) return -1;
+    return tf_callsite_index(outer, is_new);
+  }
+  return o->id;
+}
+
+const tf_site *tf_callsite_get(uint32_t index) { return index < nsites ? &sites[index] : NULL; }
+
+void tf_callsites_free(void) {
+  for (uint32_t i = 0; i < nsites; i++) free(sites[i].module);
+  free(sites);
+  sites = NULL;
+  nsites = capsites = 0;
+  tf_map_free(&by_ra);
+}

@@ -1,0 +1,18 @@
+/* config.h — the TRACEFOLD_* environment variables, read once at MPI_Init. */
+#ifndef TF_CONFIG_H
+#define TF_CONFIG_H
+
+#include <stddef.h>
+
+typedef enum { TF_MODE_FLAT, TF_MODE_OFF } tf_mode;
+
+typedef struct tf_config {
+  tf_mode mode;
+  const char *output; /* TRACEFOLD_OUTPUT, NULL for the default name */
+} tf_config;
+
+/* Read and validate. 0 on success; otherwise -1 and one line in err naming
+ * the variable, its value and what is accepted. */
+int tf_config_read(tf_config *cfg, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,56 @@
+/* fortran_support.c — helpers for the generated Fortran entry points.
+ *
+ * Open MPI's mpif.h / `use mpi` bindings call PMPI_ directly, so Fortran
+ * calls never reach the C wrappers; tf_fortran.c provides mpi_xxx_ (and the
+ * other name manglings) that convert Fortran handles to C, record through
+ * the same code as the C wrappers and call the C PMPI_. With MPICH, whose
+ * Fortran bindings call the C MPI_ symbols, these entry points are not
+ * built (that would record every Fortran call twice).
+ */
+#include <stdlib.h>
+
+#include "recorder.h"
+
+/* Fortran MPI_IN_PLACE and MPI_BOTTOM are addresses of common blocks */
+extern int mpi_fortran_in_place_ __attribute__((weak));
+extern int mpi_fortran_bottom_ __attribute__((weak));
+
+void *tf_fortran_buf(void *buf) {
+  if (&mpi_fortran_in_place_ && buf == (void *)&mpi_fortran_in_place_) return MPI_IN_PLACE;
+  if (&mpi_fortran_bottom_ && buf == (void *)&mpi_fortran_bottom_) return MPI_BOTTOM;
+  return buf;
+}
+
+static _Thread_local MPI_Request *reqs;
+static _Thread_local int nreqs;
+static _Thread_local MPI_Datatype *types;
+static _Thread_local int ntypes;
+static _Thread_local MPI_Status *sts;
+static _Thread_local int nsts;
+
+#define TF_GROW(arr, cap, n)                                                                                    \
+  do {                                                                                                         \
+    if ((n) > (cap)) {                                                                                         \
+      void *p_ = realloc((arr), (size_t)(n) * sizeof *(arr));                                                  \
+      if (!p_) return NULL;                                                                                    \
+      (arr) = p_;                                                                                              \
+      (cap) = (n);                                                                                             \
+    }                                                                                                          \
+  } while (0)
+
+MPI_Request *tf_fortran_scratch_request(const MPI_Fint *f, int n) {
+  TF_GROW(reqs, nreqs, n < 1 ? 1 : n);
+  for (int i = 0; i < n; i++) reqs[i] = PMPI_Request_f2c(f[i]);
+  return reqs;
+}
+
+MPI_Datatype *tf_fortran_scratch_type(const MPI_Fint *f, int n) {
+  TF_GROW(types, ntypes, n < 1 ? 1 : n);
+  for (int i = 0; i < n; i++) types[i] = PMPI_Type_f2c(f[i]);
+  return types;
+}
+
+MPI_Status *tf_fortran_scratch_status(int n) {
+  TF_GROW(sts, nsts, n < 1 ? 1 : n);
+  return sts;
+}

@@ -1,0 +1,67 @@
+/* handle_map.c — see handle_map.h. */
+#include "handle_map.h"
+
+#include <stdlib.h>
+
+static size_t slot_of(uint64_t key, size_t cap) {
+  key ^= key >> 33;
+  key *= 0xff51afd7ed558ccdULL;
+  key ^= key >> 33;
+  return (size_t)key & (cap - 1);
+}
+
+tf_obj *tf_map_find(tf_handle_map *m, uint64_t key) {
+  if (!m->cap) return NULL;
+  for (size_t i = slot_of(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
+    tf_obj *o = &m->slots[i];
+    if (o->used == 0) return NULL;
+    if (o->used == 1 && o->key == key) return o;
+  }
+}
+
+static int grow(tf_handle_map *m) {
+  size_t cap = m->cap ? m->cap * 2 : 64;
+  if ((m->live + 1) * 2 < m->cap) cap = m->cap; /* only tombstones: rehash in place */
+  tf_obj *slots = calloc(cap, sizeof *slots);
+  if (!slots) return -1;
+  for (size_t i = 0; i < m->cap; i++) {
+    if (m->slots[i].used != 1) continue;
+    size_t j = slot_of(m->slots[i].key, cap);
+    while (slots[j].used) j = (j + 1) & (cap - 1);
+    slots[j] = m->slots[i];
+  }
+  free(m->slots);
+  m->slots = slots;
+  m->cap = cap;
+  m->tombs = 0;
+  return 0;
+}
+
+tf_obj *tf_map_put(tf_handle_map *m, uint64_t key) {
+  tf_obj *o = tf_map_find(m, key);
+  if (!o) {
+    if ((m->live + m->tombs + 1) * 2 > m->cap && grow(m)) return NULL;
+    size_t i = slot_of(key, m->cap);
+    while (m->slots[i].used == 1) i = (i + 1) & (m->cap - 1);
+    o = &m->slots[i];
+    if (o->used == 2) m->tombs--;
+    m->live++;
+  }
+  *o = (tf_obj){0};
+  o->key = key;
+  o->used = 1;
+  return o;
+}
+
+void tf_map_remove(tf_handle_map *m, uint64_t key) {
+  tf_obj *o = tf_map_find(m, key);
+  if (!o) return;
+  o->used = 2;
+  m->live--;
+  m->tombs++;
+}
+
+void tf_map_free(tf_handle_map *m) {
+  free(m->slots);
+  *m = (tf_handle_map){0};
+}

@@ -1,0 +1,36 @@
+/* handle_map.h — open-addressing hash map from an MPI handle (as uint64) to
+ * the recorder's record of that object.
+ *
+ * MPI handles are ints (MPICH) or pointers (Open MPI); both fit in 64 bits.
+ * A handle value can be reused by the MPI library once the object is freed
+ * or the request completed, so records are removed at that moment and the
+ * next object with the same value gets a fresh record (and a fresh id).
+ * Linear probing with tombstones; grows at 50% load. Not thread-safe.
+ */
+#ifndef TF_HANDLE_MAP_H
+#define TF_HANDLE_MAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct tf_obj {
+  uint64_t key;
+  int64_t id;
+  int64_t comm_id;      /* communicator the object belongs to */
+  int32_t rank, size, remote_size;
+  uint8_t is_inter, kind, persistent, used;
+  uint64_t children;    /* communicators: how many created from this one */
+} tf_obj;
+
+typedef struct tf_handle_map {
+  tf_obj *slots;        /* used: 0 empty, 1 live, 2 tombstone */
+  size_t cap, live, tombs;
+} tf_handle_map;
+
+tf_obj *tf_map_find(tf_handle_map *m, uint64_t key);
+/* Insert or overwrite; NULL on allocation failure. */
+tf_obj *tf_map_put(tf_handle_map *m, uint64_t key);
+void tf_map_remove(tf_handle_map *m, uint64_t key);
+void tf_map_free(tf_handle_map *m);
+
+#endif

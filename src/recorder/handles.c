@@ -1,0 +1,503 @@
+/* handles.c — symbolic ids for MPI objects, and parameter value mapping.
+ *
+ * Traces never hold MPI handle values (they differ between runs, ranks and
+ * MPI libraries). Each object gets a symbolic id instead:
+ *
+ * Communicators: MPI_COMM_WORLD = 1, MPI_COMM_SELF = 2. A communicator made
+ *   by a constructor that is collective over its parent (dup, split, create,
+ *   cart/graph create, cart_sub, merge, ...) gets
+ *       id = hash(parent id, n)   where n counts the parent's children,
+ *   which is identical on every member without any communication, because
+ *   all members of the parent call its constructors in the same order (the
+ *   MPI standard requires it). All the row communicators of one Comm_split
+ *   share one id, which is what lets the trace of each rank say "the row
+ *   communicator". MPI_Comm_create_group is collective only over the group,
+ *   so there the members agree on a sequence number with one PMPI_Allreduce
+ *   on the new communicator; MPI_Intercomm_create exchanges each side's
+ *   local id over the new intercommunicator and hashes the pair.
+ *   Ids are 31-bit values >= 16.
+ * Requests: per rank, 1, 2, 3, ... in creation order. The record is dropped
+ *   when the request completes (Wait/Test...) or is freed, so a handle value
+ *   the MPI library reuses (MPICH does) gets a new id.
+ * Datatypes and ops: predefined ones by their position in
+ *   tracefold_predefined.h; derived/user ones per rank from 1000 in creation
+ *   order. Groups and matched messages: per rank from 1.
+ *
+ * Unknown handles (objects made by functions tracefold does not intercept)
+ * are registered on first sight so that later events stay consistent.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "handle_map.h"
+#include "recorder.h"
+#include "tracefold_predefined.h"
+
+#define TF_COMM_WORLD_ID 1
+#define TF_COMM_SELF_ID 2
+
+static struct {
+  tf_handle_map comms, reqs, dtypes, ops, groups, msgs;
+  int64_t next_req, next_dtype, next_op, next_group, next_msg;
+  int64_t next_group_comm; /* sequence for MPI_Comm_create_group */
+  tf_comm_info world;      /* hot path: MPI_COMM_WORLD */
+} h;
+
+/* MPI handles are ints (MPICH) or pointers (Open MPI): widen to 64 bits. */
+#define TF_DEFINE_KEY(fname, T)                                                                                 \
+  static uint64_t fname(T v) {                                                                                 \
+    uint64_t k = 0;                                                                                            \
+    memcpy(&k, &v, sizeof v < sizeof k ? sizeof v : sizeof k);                                                 \
+    return k;                                                                                                  \
+  }
+TF_DEFINE_KEY(key_of_comm, MPI_Comm)
+TF_DEFINE_KEY(key_of_dtype, MPI_Datatype)
+TF_DEFINE_KEY(key_of_op, MPI_Op)
+TF_DEFINE_KEY(key_of_group, MPI_Group)
+TF_DEFINE_KEY(key_of_msg, MPI_Message)
+TF_DEFINE_KEY(key_of_req, MPI_Request)
+
+static int64_t mix_id(uint64_t a, uint64_t b) {
+  uint64_t x = a * 0x9E3779B97F4A7C15ULL ^ (b + 0x632BE59BD9B4E019ULL + (a << 6) + (a >> 2));
+  x ^= x >> 31;
+  x *= 0xBF58476D1CE4E5B9ULL;
+  x ^= x >> 29;
+  return (int64_t)(16 + (x % (0x7fffffffULL - 16)));
+}
+
+static void out_of_memory(void) { tf_recorder_fail("out of memory in object tables"); }
+
+/* ------------------------------------------------------------------ comms */
+
+static tf_comm_info info_of(const tf_obj *o) {
+  return (tf_comm_info){o->id, o->rank, o->size, o->remote_size, o->is_inter};
+}
+
+static tf_obj *register_comm(MPI_Comm c, int64_t id) {
+  tf_obj *o = tf_map_put(&h.comms, key_of_comm(c));
+  if (!o) {
+    out_of_memory();
+    return NULL;
+  }
+  int rank = 0, size = 0, inter = 0, rsize = 0;
+  PMPI_Comm_rank(c, &rank);
+  PMPI_Comm_size(c, &size);
+  PMPI_Comm_test_inter(c, &inter);
+  if (inter) PMPI_Comm_remote_size(c, &rsize);
+  o->id = id;
+  o->rank = rank;
+  o->size = size;
+  o->remote_size = rsize;
+  o->is_inter = (uint8_t)inter;
+  return o;
+}
+
+tf_comm_info tf_comm_get(MPI_Comm comm) {
+  if (comm == MPI_COMM_WORLD) return h.world;
+  if (comm == MPI_COMM_NULL) return (tf_comm_info){TF_NULL_HANDLE, 0, 0, 0, 0};
+  tf_lock();
+  tf_obj *o = tf_map_find(&h.comms, key_of_comm(comm));
+  if (!o) o = register_comm(comm, TF_NULL_HANDLE); /* made outside our view */
+  tf_comm_info ci = o ? info_of(o) : (tf_comm_info){TF_NULL_HANDLE, 0, 0, 0, 0};
+  tf_unlock();
+  return ci;
+}
+
+int64_t tf_comm_new(const tf_comm_info *parent, MPI_Comm newcomm, int how, int tag, MPI_Group group) {
+  (void)group;
+  int64_t id;
+  if (how == TF_NEWCOMM_PARENT) {
+    /* parent->id identifies the parent; its child counter lives in the map */
+    static uint64_t world_children;
+    uint64_t n;
+    tf_lock();
+    if (parent->id == TF_COMM_WORLD_ID) {
+      n = world_children++;
+    } else {
+      /* find the parent record by id: parents are few, and creation is rare */
+      tf_obj *p = NULL;
+      for (size_t i = 0; i < h.comms.cap; i++)
+        if (h.comms.slots[i].used == 1 && h.comms.slots[i].id == parent->id) {
+          p = &h.comms.slots[i];
+          break;
+        }
+      n = p ? p->children++ : 0;
+    }
+    tf_unlock();
+    id = mix_id((uint64_t)parent->id, n);
+  } else if (how == TF_NEWCOMM_GROUP) {
+    if (newcomm == MPI_COMM_NULL) return TF_NULL_HANDLE;
+    tf_lock();
+    long long mine = (long long)h.next_group_comm, agreed = mine;
+    tf_unlock();
+    PMPI_Allreduce(&mine, &agreed, 1, MPI_LONG_LONG, MPI_MAX, newcomm);
+    tf_lock();
+    if (agreed + 1 > h.next_group_comm) h.next_group_comm = agreed + 1;
+    tf_unlock();
+    id = mix_id(mix_id((uint64_t)parent->id, (uint64_t)tag), (uint64_t)agreed + 0x51ed);
+  } else { /* TF_NEWCOMM_INTER: hash of both sides' local ids */
+    if (newcomm == MPI_COMM_NULL) return TF_NULL_HANDLE;
+    long long mine = mix_id((uint64_t)parent->id, (uint64_t)tag), theirs = 0;
+    PMPI_Allreduce(&mine, &theirs, 1, MPI_LONG_LONG, MPI_MAX, newcomm);
+    long long lo = mine < theirs ? mine : theirs, hi = mine < theirs ? theirs : mine;
+    id = mix_id((uint64_t)lo, (uint64_t)hi);
+  }
+  if (newcomm == MPI_COMM_NULL) return TF_NULL_HANDLE;
+  tf_lock();
+  register_comm(newcomm, id);
+  tf_unlock();
+  return id;
+}
+
+void tf_comm_forget(MPI_Comm comm) {
+  tf_lock();
+  tf_map_remove(&h.comms, key_of_comm(comm));
+  tf_unlock();
+}
+
+int64_t tf_peer(const tf_comm_info *ci, int rank) {
+  if (rank == MPI_ANY_SOURCE) return TF_ANY_SOURCE;
+  if (rank == MPI_PROC_NULL) return TF_PROC_NULL;
+  if (rank == MPI_ROOT) return TF_ROOT;
+  return (int64_t)rank - ci->rank;
+}
+
+int64_t tf_root_val(int root) {
+  if (root == MPI_ROOT) return TF_ROOT;
+  if (root == MPI_PROC_NULL) return TF_PROC_NULL;
+  return root;
+}
+
+int64_t tf_tag_val(int tag) { return tag == MPI_ANY_TAG ? TF_ANY_TAG : tag; }
+int64_t tf_int_val(int v) { return v == MPI_UNDEFINED ? TF_UNDEFINED : v; }
+int tf_is_root(const tf_comm_info *ci, int root) { return ci->is_inter ? root == MPI_ROOT : root == ci->rank; }
+int tf_coll_size(const tf_comm_info *ci) { return ci->is_inter ? ci->remote_size : ci->size; }
+
+tf_degrees tf_neighbor_degrees(MPI_Comm comm) {
+  tf_degrees d = {0, 0};
+  int topo = MPI_UNDEFINED;
+  if (comm == MPI_COMM_NULL || PMPI_Topo_test(comm, &topo) != MPI_SUCCESS) return d;
+  if (topo == MPI_CART) {
+    int ndims = 0;
+    PMPI_Cartdim_get(comm, &ndims);
+    d.in = d.out = 2 * ndims;
+  } else if (topo == MPI_GRAPH) {
+    int rank = 0, n = 0;
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Graph_neighbors_count(comm, rank, &n);
+    d.in = d.out = n;
+  } else if (topo == MPI_DIST_GRAPH) {
+    int weighted = 0;
+    PMPI_Dist_graph_neighbors_count(comm, &d.in, &d.out, &weighted);
+  }
+  return d;
+}
+
+int64_t tf_sum_ints(const int *v, int n) {
+  int64_t s = 0;
+  for (int i = 0; i < n; i++) s += v[i];
+  return s;
+}
+
+int64_t tf_bytes_w(const int *counts, const MPI_Datatype *types, int n) {
+  int64_t s = 0;
+  for (int i = 0; i < n; i++) s += (int64_t)counts[i] * tf_dtype_get(types[i]).size;
+  return s;
+}
+
+/* -------------------------------------------------------------- datatypes */
+
+static int64_t type_size(MPI_Datatype t) {
+  int s = 0;
+  if (PMPI_Type_size(t, &s) != MPI_SUCCESS || s == MPI_UNDEFINED) return TF_UNDEFINED;
+  return s;
+}
+
+tf_dtype_ref tf_dtype_none(void) { return (tf_dtype_ref){TF_NONE, TF_NONE}; }
+
+tf_dtype_ref tf_dtype_get(MPI_Datatype t) {
+  if (t == MPI_DATATYPE_NULL) return (tf_dtype_ref){TF_NULL_HANDLE, 0};
+  tf_lock();
+  tf_obj *o = tf_map_find(&h.dtypes, key_of_dtype(t));
+  tf_dtype_ref r;
+  if (o) {
+    r = (tf_dtype_ref){o->id, o->size};
+    tf_unlock();
+    return r;
+  }
+  tf_unlock();
+  return tf_dtype_new(t); /* made outside our view (e.g. MPI_Type_match_size) */
+}
+
+tf_dtype_ref tf_dtype_new(MPI_Datatype t) {
+  if (t == MPI_DATATYPE_NULL) return (tf_dtype_ref){TF_NULL_HANDLE, 0};
+  int64_t size = type_size(t);
+  tf_lock();
+  tf_obj *o = tf_map_put(&h.dtypes, key_of_dtype(t));
+  int64_t id = h.next_dtype++;
+  if (o) {
+    o->id = id;
+    o->size = (int32_t)size;
+  }
+  tf_unlock();
+  if (!o) out_of_memory();
+  return (tf_dtype_ref){id, size};
+}
+
+void tf_dtype_forget(MPI_Datatype t) {
+  tf_lock();
+  tf_map_remove(&h.dtypes, key_of_dtype(t));
+  tf_unlock();
+}
+
+/* ------------------------------------------------------ ops, groups, msgs */
+
+static int64_t simple_get(tf_handle_map *m, uint64_t key, int64_t *next) {
+  tf_lock();
+  tf_obj *o = tf_map_find(m, key);
+  int64_t id;
+  if (o) {
+    id = o->id;
+  } else {
+    o = tf_map_put(m, key);
+    id = (*next)++;
+    if (o) o->id = id;
+  }
+  tf_unlock();
+  if (!o) out_of_memory();
+  return id;
+}
+
+static int64_t simple_new(tf_handle_map *m, uint64_t key, int64_t *next) {
+  tf_lock();
+  tf_obj *o = tf_map_put(m, key);
+  int64_t id = (*next)++;
+  if (o) o->id = id;
+  tf_unlock();
+  if (!o) out_of_memory();
+  return id;
+}
+
+static void simple_forget(tf_handle_map *m, uint64_t key) {
+  tf_lock();
+  tf_map_remove(m, key);
+  tf_unlock();
+}
+
+int64_t tf_op_get(MPI_Op op) { return op == MPI_OP_NULL ? TF_NULL_HANDLE : simple_get(&h.ops, key_of_op(op), &h.next_op); }
+int64_t tf_op_new(MPI_Op op) { return simple_new(&h.ops, key_of_op(op), &h.next_op); }
+void tf_op_forget(MPI_Op op) { simple_forget(&h.ops, key_of_op(op)); }
+int64_t tf_group_get(MPI_Group g) {
+  return g == MPI_GROUP_NULL ? TF_NULL_HANDLE : simple_get(&h.groups, key_of_group(g), &h.next_group);
+}
+int64_t tf_group_new(MPI_Group g) {
+  if (g == MPI_GROUP_NULL) return TF_NULL_HANDLE;
+  if (g == MPI_GROUP_EMPTY) return 1;
+  return simple_new(&h.groups, key_of_group(g), &h.next_group);
+}
+void tf_group_forget(MPI_Group g) { simple_forget(&h.groups, key_of_group(g)); }
+
+int64_t tf_msg_new(MPI_Message m, const tf_comm_info *ci) {
+  if (m == MPI_MESSAGE_NO_PROC) return TF_PROC_NULL;
+  if (m == MPI_MESSAGE_NULL) return TF_NULL_HANDLE;
+  tf_lock();
+  tf_obj *o = tf_map_put(&h.msgs, key_of_msg(m));
+  int64_t id = h.next_msg++;
+  if (o) {
+    o->id = id;
+    o->comm_id = ci->id;
+    o->rank = ci->rank;
+    o->size = ci->size;
+    o->remote_size = ci->remote_size;
+    o->is_inter = (uint8_t)ci->is_inter;
+  }
+  tf_unlock();
+  if (!o) out_of_memory();
+  return id;
+}
+
+tf_msg_snap tf_msg_take(MPI_Message m) {
+  tf_msg_snap s = {TF_NULL_HANDLE, {TF_NULL_HANDLE, 0, 0, 0, 0}};
+  if (m == MPI_MESSAGE_NO_PROC) {
+    s.id = TF_PROC_NULL;
+    return s;
+  }
+  tf_lock();
+  tf_obj *o = tf_map_find(&h.msgs, key_of_msg(m));
+  if (o) {
+    s.id = o->id;
+    s.ci = (tf_comm_info){o->comm_id, o->rank, o->size, o->remote_size, o->is_inter};
+    tf_map_remove(&h.msgs, key_of_msg(m));
+  }
+  tf_unlock();
+  return s;
+}
+
+/* --------------------------------------------------------------- requests */
+
+int64_t tf_req_new(MPI_Request r, int kind, int persistent, const tf_comm_info *ci) {
+  if (r == MPI_REQUEST_NULL) return TF_NULL_HANDLE;
+  tf_lock();
+  tf_obj *o = tf_map_put(&h.reqs, key_of_req(r));
+  int64_t id = h.next_req++;
+  if (o) {
+    o->id = id;
+    o->kind = (uint8_t)kind;
+    o->persistent = (uint8_t)persistent;
+    o->comm_id = ci->id;
+    o->rank = ci->rank;
+    o->size = ci->size;
+    o->remote_size = ci->remote_size;
+    o->is_inter = (uint8_t)ci->is_inter;
+  }
+  tf_unlock();
+  if (!o) out_of_memory();
+  return id;
+}
+
+static tf_req_snap snap_locked(MPI_Request r) {
+  tf_req_snap s = {r, TF_NULL_HANDLE, 0, 0, {TF_NULL_HANDLE, 0, 0, 0, 0}};
+  if (r == MPI_REQUEST_NULL) return s;
+  tf_obj *o = tf_map_find(&h.reqs, key_of_req(r));
+  if (!o) { /* made outside our view: give it an id now */
+    o = tf_map_put(&h.reqs, key_of_req(r));
+    if (!o) return s;
+    o->id = h.next_req++;
+  }
+  s.id = o->id;
+  s.kind = o->kind;
+  s.persistent = o->persistent;
+  s.ci = (tf_comm_info){o->comm_id, o->rank, o->size, o->remote_size, o->is_inter};
+  return s;
+}
+
+tf_req_snap tf_req_get(MPI_Request r) {
+  tf_lock();
+  tf_req_snap s = snap_locked(r);
+  tf_unlock();
+  return s;
+}
+
+void tf_put_req_ids(tf_call *c, const tf_req_snap *snaps, int n) {
+  if (!snaps) n = 0;
+  tf_put_len(c, n);
+  for (int i = 0; i < n; i++) tf_put(c, snaps[i].id);
+}
+
+void tf_req_completed(const tf_req_snap *s) {
+  if (s->id == TF_NULL_HANDLE || s->persistent) return;
+  tf_req_forget(s);
+}
+
+void tf_req_started(const tf_req_snap *s) { (void)s; /* persistent requests keep their id */ }
+
+void tf_req_forget(const tf_req_snap *s) {
+  if (s->handle == MPI_REQUEST_NULL) return;
+  tf_lock();
+  tf_map_remove(&h.reqs, key_of_req(s->handle));
+  tf_unlock();
+}
+
+/* --------------------------------------------------------------- statuses */
+
+void tf_put_status(tf_call *c, const tf_comm_info *ci, const MPI_Status *st, int completed) {
+  if (!completed || !st || st == MPI_STATUS_IGNORE) {
+    tf_put(c, TF_NONE);
+    tf_put(c, TF_NONE);
+    tf_put(c, TF_NONE);
+    return;
+  }
+  int n = 0;
+  PMPI_Get_count(st, MPI_BYTE, &n);
+  tf_put(c, tf_peer(ci, st->MPI_SOURCE));
+  tf_put(c, tf_tag_val(st->MPI_TAG));
+  tf_put(c, n == MPI_UNDEFINED ? TF_UNDEFINED : n);
+}
+
+void tf_put_req_status(tf_call *c, const tf_req_snap *s, const MPI_Status *st, int completed) {
+  tf_put_status(c, s ? &s->ci : NULL, st, completed && s && s->kind == TF_REQ_RECV);
+}
+
+/* three arrays (src, tag, bytes) over the completed requests listed by idx */
+static void put_status_arrays(tf_call *c, const tf_req_snap *snaps, int n, const int *idx, const MPI_Status *sts) {
+  static const int which[3] = {0, 1, 2};
+  for (int w = 0; w < 3; w++) {
+    tf_put_len(c, n);
+    for (int k = 0; k < n; k++) {
+      const tf_req_snap *s = &snaps[idx ? idx[k] : k];
+      const MPI_Status *st = &sts[k];
+      if (s->kind != TF_REQ_RECV) {
+        tf_put(c, TF_NONE);
+      } else if (which[w] == 0) {
+        tf_put(c, tf_peer(&s->ci, st->MPI_SOURCE));
+      } else if (which[w] == 1) {
+        tf_put(c, tf_tag_val(st->MPI_TAG));
+      } else {
+        int cnt = 0;
+        PMPI_Get_count(st, MPI_BYTE, &cnt);
+        tf_put(c, cnt == MPI_UNDEFINED ? TF_UNDEFINED : cnt);
+      }
+    }
+  }
+}
+
+void tf_put_req_statuses(tf_call *c, const tf_req_snap *snaps, int n, const MPI_Status *sts, int completed) {
+  if (!completed || !snaps || !sts || sts == MPI_STATUSES_IGNORE) n = 0;
+  put_status_arrays(c, snaps, n, NULL, sts);
+}
+
+void tf_put_some_statuses(tf_call *c, const tf_req_snap *snaps, int outcount, const int *indices,
+                          const MPI_Status *sts) {
+  int n = outcount == MPI_UNDEFINED || !snaps ? 0 : outcount;
+  tf_put_len(c, n);
+  for (int k = 0; k < n; k++) tf_put(c, indices[k]);
+  if (!sts || sts == MPI_STATUSES_IGNORE) n = 0;
+  /* MPI_Waitsome fills statuses[k] for indices[k] */
+  put_status_arrays(c, snaps, n, indices, sts);
+}
+
+/* ------------------------------------------------------------------ setup */
+
+int tf_handles_init(void) {
+  memset(&h, 0, sizeof h);
+  h.next_req = 1;
+  h.next_dtype = TF_DTYPE_DERIVED_BASE;
+  h.next_op = TF_OP_USER_BASE;
+  h.next_group = 2; /* 1 is MPI_GROUP_EMPTY */
+  h.next_msg = 1;
+  tf_obj *w = register_comm(MPI_COMM_WORLD, TF_COMM_WORLD_ID);
+  tf_obj *s = register_comm(MPI_COMM_SELF, TF_COMM_SELF_ID);
+  if (!w || !s) return -1;
+  h.world = info_of(w);
+  int64_t id = 1;
+#define TF_ADD_DTYPE(name)                                                                                      \
+  if ((name) != MPI_DATATYPE_NULL && !tf_map_find(&h.dtypes, key_of_dtype(name))) {                              \
+    tf_obj *o = tf_map_put(&h.dtypes, key_of_dtype(name));                                                       \
+    if (!o) return -1;                                                                                         \
+    o->id = id;                                                                                                \
+    o->size = (int32_t)type_size(name);                                                                        \
+  }                                                                                                            \
+  id++;
+  TF_PREDEFINED_DTYPES(TF_ADD_DTYPE)
+  id = 1;
+#define TF_ADD_OP(name)                                                                                         \
+  if ((name) != MPI_OP_NULL && !tf_map_find(&h.ops, key_of_op(name))) {                                       \
+    tf_obj *o = tf_map_put(&h.ops, key_of_op(name));                                                          \
+    if (!o) return -1;                                                                                         \
+    o->id = id;                                                                                                \
+  }                                                                                                            \
+  id++;
+  TF_PREDEFINED_OPS(TF_ADD_OP)
+  return 0;
+}
+
+void tf_handles_free(void) {
+  tf_map_free(&h.comms);
+  tf_map_free(&h.reqs);
+  tf_map_free(&h.dtypes);
+  tf_map_free(&h.ops);
+  tf_map_free(&h.groups);
+  tf_map_free(&h.msgs);
+}

@@ -1,0 +1,317 @@
+/* recorder.c — the recorder's lifecycle and event path.
+ *
+ * MPI_Init (wrapper) -> tf_recorder_start: read TRACEFOLD_* (a bad value
+ *   stops every rank here with one message), build the object tables, pick
+ *   the output, open this rank's sink.
+ * Every intercepted call -> tf_call_begin / tf_put... / tf_call_end: values
+ *   go into a per-thread buffer; tf_call_end stamps the compute and
+ *   communication deltas and appends the event to the sink under a lock
+ *   (a real mutex only with MPI_THREAD_MULTIPLE).
+ * MPI_Finalize -> tf_recorder_before_finalize (last moment MPI is usable),
+ *   then tf_recorder_stop closes the trace.
+ *
+ * Failure policy: the traced application must never be broken. Any internal
+ * failure (memory, I/O) prints one warning, stops recording and keeps what
+ * was written; the trace then carries the number of calls not recorded.
+ */
+#define _GNU_SOURCE
+#include "recorder.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "callsite.h"
+#include "config.h"
+#include "flat_writer.h"
+#include "tf_schema.h"
+
+enum { ST_IDLE, ST_RECORDING, ST_FAILED, ST_DONE };
+
+struct tf_thread {
+  int64_t *vals;
+  uint32_t nvals, cap;
+  int registered, oom;
+  uint32_t index;
+  uint64_t last_end;
+  MPI_Status *statuses;
+  int nstatuses;
+  tf_req_snap *snaps;
+  int nsnaps;
+};
+
+static struct {
+  _Atomic int state;
+  int threaded;
+  int rank, nranks, provided;
+  tf_config cfg;
+  char path[PATH_MAX];
+  tf_flat_writer *writer;
+  MPI_Comm comm; /* private duplicate of MPI_COMM_WORLD */
+  uint64_t t_load;
+  _Atomic uint32_t nthreads;
+  _Atomic uint64_t lost;
+  atomic_flag warned;
+  pthread_mutex_t lock;
+} g = {.state = ST_IDLE, .warned = ATOMIC_FLAG_INIT, .lock = PTHREAD_MUTEX_INITIALIZER, .comm = MPI_COMM_NULL};
+
+static _Thread_local tf_thread ts;
+
+uint64_t tf_now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+__attribute__((constructor)) static void tf_on_load(void) { g.t_load = tf_now_ns(); }
+
+void tf_lock(void) {
+  if (g.threaded) pthread_mutex_lock(&g.lock);
+}
+void tf_unlock(void) {
+  if (g.threaded) pthread_mutex_unlock(&g.lock);
+}
+
+void tf_recorder_fail(const char *what) {
+  int expected = ST_RECORDING;
+  atomic_compare_exchange_strong(&g.state, &expected, ST_FAILED);
+  if (!atomic_flag_test_and_set(&g.warned))
+    fprintf(stderr, "tracefold: warning: rank %d: %s; recording stopped, the trace keeps what was recorded before\n",
+            g.rank, what);
+}
+
+/* ------------------------------------------------------------ the call */
+
+static void register_thread(tf_thread *th) {
+  th->registered = 1;
+  th->index = atomic_fetch_add(&g.nthreads, 1);
+  th->last_end = 0; /* first event of a thread: compute delta 0 */
+}
+
+int tf_call_begin(tf_call *c, uint32_t fn, void *ra) {
+  int st = atomic_load_explicit(&g.state, memory_order_relaxed);
+  if (st != ST_RECORDING) {
+    if (st == ST_FAILED) atomic_fetch_add_explicit(&g.lost, 1, memory_order_relaxed);
+    return 0;
+  }
+  tf_thread *th = &ts;
+  if (!th->registered) register_thread(th);
+  th->nvals = 0;
+  th->oom = 0;
+  c->fn = fn;
+  c->ra = ra;
+  c->th = th;
+  c->t0 = c->t1 = 0;
+  return 1;
+}
+
+void tf_call_clock_start(tf_call *c) { c->t0 = tf_now_ns(); }
+void tf_call_clock_stop(tf_call *c) { c->t1 = tf_now_ns(); }
+
+void tf_put(tf_call *c, int64_t v) {
+  tf_thread *th = c->th;
+  if (th->nvals == th->cap) {
+    uint32_t cap = th->cap ? 2 * th->cap : 256;
+    int64_t *nv = realloc(th->vals, cap * sizeof *nv);
+    if (!nv) {
+      th->oom = 1;
+      return;
+    }
+    th->vals = nv;
+    th->cap = cap;
+  }
+  th->vals[th->nvals++] = v;
+}
+
+MPI_Status *tf_statuses_scratch(tf_call *c, int n) {
+  tf_thread *th = c->th;
+  if (n <= 0) return MPI_STATUSES_IGNORE;
+  if (n > th->nstatuses) {
+    MPI_Status *s = realloc(th->statuses, (size_t)n * sizeof *s);
+    if (!s) {
+      th->oom = 1;
+      return MPI_STATUSES_IGNORE;
+    }
+    th->statuses = s;
+    th->nstatuses = n;
+  }
+  return th->statuses;
+}
+
+tf_req_snap *tf_req_get_all(tf_call *c, const MPI_Request *rs, int n) {
+  tf_thread *th = c->th;
+  if (n <= 0) return NULL;
+  if (n > th->nsnaps) {
+    tf_req_snap *s = realloc(th->snaps, (size_t)n * sizeof *s);
+    if (!s) {
+      th->oom = 1;
+      return NULL;
+    }
+    th->snaps = s;
+    th->nsnaps = n;
+  }
+  for (int i = 0; i < n; i++) th->snaps[i] = tf_req_get(rs[i]);
+  return th->snaps;
+}
+
+void tf_call_end(tf_call *c) {
+  tf_thread *th = c->th;
+  if (th->oom) {
+    atomic_fetch_add(&g.lost, 1);
+    tf_recorder_fail("out of memory while recording a call");
+    return;
+  }
+  uint64_t compute = th->last_end && c->t0 > th->last_end ? c->t0 - th->last_end : 0;
+  uint64_t duration = c->t1 > c->t0 ? c->t1 - c->t0 : 0;
+  th->last_end = c->t1;
+  tf_lock();
+  if (atomic_load(&g.state) == ST_RECORDING && g.writer) {
+    int is_new = 0;
+    int64_t site = tf_callsite_index(c->ra, &is_new);
+    if (site < 0) {
+      tf_unlock();
+      atomic_fetch_add(&g.lost, 1);
+      tf_recorder_fail("cannot register a call site (out of memory)");
+      return;
+    }
+    if (is_new) {
+      const tf_site *s = tf_callsite_get((uint32_t)site);
+      tf_flat_writer_callsite(g.writer, (uint32_t)site, s->sig, s->module, s->offset);
+    }
+    tf_flat_writer_event(g.writer, c->fn, th->index, (uint32_t)site, compute, duration, th->nvals, th->vals);
+  }
+  tf_unlock();
+}
+
+/* ------------------------------------------------------------ lifecycle */
+
+static void stop_run(const char *msg) {
+  /* a bad TRACEFOLD_* setting: stop every rank cleanly, one message */
+  int bad = msg != NULL, first_bad = INT_MAX, me = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &me);
+  int mine = bad ? me : INT_MAX;
+  PMPI_Allreduce(&mine, &first_bad, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (first_bad == INT_MAX) return;
+  if (first_bad == me) fprintf(stderr, "tracefold: %s (run stopped at MPI_Init)\n", msg);
+  PMPI_Finalize();
+  exit(2);
+}
+
+static const char *exe_path(void) {
+  static char buf[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "?";
+  buf[n] = 0;
+  return buf;
+}
+
+/* Rank 0 creates the trace directory; the others learn its name. */
+static int choose_output(void) {
+  int ok = 1;
+  if (g.rank == 0) {
+    if (g.cfg.output) {
+      snprintf(g.path, sizeof g.path, "%s", g.cfg.output);
+      if (mkdir(g.path, 0777) != 0 && errno != EEXIST) ok = 0;
+      struct stat sb;
+      if (ok && (stat(g.path, &sb) != 0 || !S_ISDIR(sb.st_mode))) ok = 0;
+    } else {
+      const char *exe = strrchr(exe_path(), '/');
+      exe = exe ? exe + 1 : exe_path();
+      ok = 0;
+      for (int k = 1; k < 10000; k++) {
+        if (k == 1)
+          snprintf(g.path, sizeof g.path, "tracefold-%.200s-%dp", exe, g.nranks);
+        else
+          snprintf(g.path, sizeof g.path, "tracefold-%.200s-%dp.%d", exe, g.nranks, k);
+        if (mkdir(g.path, 0777) == 0) { /* atomic claim: never reuse an earlier trace */
+          ok = 1;
+          break;
+        }
+        if (errno != EEXIST) break;
+      }
+    }
+    if (!ok) fprintf(stderr, "tracefold: warning: cannot create trace directory %s: %s; not tracing\n", g.path,
+                     strerror(errno));
+  }
+  PMPI_Bcast(&ok, 1, MPI_INT, 0, g.comm);
+  PMPI_Bcast(g.path, (int)sizeof g.path, MPI_CHAR, 0, g.comm);
+  return ok;
+}
+
+void tf_recorder_start(int init_rc) {
+  if (init_rc != MPI_SUCCESS) return;
+  char err[512];
+  int bad = tf_config_read(&g.cfg, err, sizeof err);
+  stop_run(bad ? err : NULL);
+  PMPI_Comm_rank(MPI_COMM_WORLD, &g.rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &g.nranks);
+  PMPI_Query_thread(&g.provided);
+  g.threaded = g.provided == MPI_THREAD_MULTIPLE;
+  /* the thread that initialised MPI is thread 0; its first compute delta runs from library load */
+  ts.registered = 1;
+  ts.index = atomic_fetch_add(&g.nthreads, 1);
+  ts.last_end = g.t_load;
+  if (g.cfg.mode == TF_MODE_OFF) return;
+  if (tf_handles_init() != 0) {
+    tf_recorder_fail("out of memory at MPI_Init");
+    return;
+  }
+  PMPI_Comm_dup(MPI_COMM_WORLD, &g.comm);
+  if (!choose_output()) return;
+  char file[PATH_MAX + 32], lib[MPI_MAX_LIBRARY_VERSION_STRING + 1];
+  int liblen = 0;
+  PMPI_Get_library_version(lib, &liblen);
+  lib[strcspn(lib, "\n")] = 0;
+  snprintf(file, sizeof file, "%s/rank-%d.flat", g.path, g.rank);
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  tf_flat_info info = {.rank = g.rank,
+                       .nranks = g.nranks,
+                       .thread_level = g.provided,
+                       .start_unix_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec,
+                       .exe = exe_path(),
+                       .mpi = lib,
+                       .nfuncs = TF_FN_COUNT,
+                       .funcs = tf_schema};
+  g.writer = tf_flat_writer_open(file, &info, err, sizeof err);
+  if (!g.writer) {
+    tf_recorder_fail(err);
+    return;
+  }
+  atomic_store(&g.state, ST_RECORDING);
+}
+
+void tf_recorder_before_finalize(void) {
+  if (g.comm != MPI_COMM_NULL) PMPI_Comm_free(&g.comm);
+}
+
+static void close_trace(void) {
+  tf_lock();
+  int had = g.writer != NULL;
+  atomic_store(&g.state, ST_DONE);
+  if (g.writer) {
+    char err[512];
+    uint64_t lost = atomic_load(&g.lost);
+    if (lost) tf_flat_writer_lost(g.writer, lost);
+    if (tf_flat_writer_close(g.writer, err, sizeof err) != TF_OK)
+      fprintf(stderr, "tracefold: warning: rank %d: %s\n", g.rank, err);
+    g.writer = NULL;
+  }
+  tf_unlock();
+  if (had && g.rank == 0) fprintf(stderr, "tracefold: trace written to %s (%d ranks)\n", g.path, g.nranks);
+}
+
+void tf_recorder_stop(void) {
+  close_trace();
+  tf_callsites_free();
+  tf_handles_free();
+}
+
+void tf_recorder_abort(void) { close_trace(); }
