@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# setup.sh — install what tracefold needs on Debian 12 (as root) and build it.
+#
+#   scripts/setup.sh [mpich|openmpi|asan]...   (default: mpich)
+#
+# Builds into build/ (MPICH, the default MPI), build-openmpi/ (Open MPI) and
+# build-asan/ (MPICH, AddressSanitizer + UndefinedBehaviorSanitizer). Both
+# MPIs coexist: their compilers and launchers are named explicitly
+# (mpicc.mpich / mpirun.mpich, mpicc.openmpi / mpirun.openmpi), so Debian's
+# mpicc/mpirun alternatives do not matter.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(build-essential cmake gfortran python3 mpich libmpich-dev openmpi-bin libopenmpi-dev binutils)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+configure() { # dir, extra cmake args...
+  local dir=$1
+  shift
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >"$dir.configure.log" 2>&1 ||
+    { cat "$dir.configure.log" >&2; exit 1; }
+  cmake --build "$dir" -j"$(nproc)" 2>&1 | grep -E "error|warning|Error" >&2 || true
+  cmake --build "$dir" -j"$(nproc)" >/dev/null
+}
+mpich=(-DMPI_C_COMPILER=mpicc.mpich -DMPI_Fortran_COMPILER=mpif90.mpich -DMPIEXEC_EXECUTABLE=/usr/bin/mpirun.mpich)
+openmpi=(-DMPI_C_COMPILER=mpicc.openmpi -DMPI_Fortran_COMPILER=mpif90.openmpi -DMPIEXEC_EXECUTABLE=/usr/bin/mpirun.openmpi)
+
+[ $# -gt 0 ] || set -- mpich
+for what in "$@"; do
+  case "$what" in
+    mpich) configure build "${mpich[@]}" ;;
+    openmpi) configure build-openmpi "${openmpi[@]}" -DTF_TEST_NP="1;2;4" ;;
+    asan) configure build-asan "${mpich[@]}" -DTF_SANITIZE=ON ;;
+    *) echo "setup.sh: unknown build '$what' (mpich, openmpi, asan)" >&2; exit 2 ;;
+  esac
+  echo "setup: built $what"
+done

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# test.sh — set up, then run the whole test suite through ctest:
+#   build/         MPICH: unit tests and every workload at 1, 2, 4, 9, 16 ranks
+#   build-openmpi/ Open MPI: every workload (C and Fortran) at 1, 2, 4 ranks
+#   build-asan/    unit tests under AddressSanitizer + UBSan
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh mpich openmpi asan
+export MPIR_CVAR_POLLS_BEFORE_YIELD=1
+status=0
+for dir in build build-openmpi; do
+  echo "== ctest in $dir"
+  (cd "$dir" && ctest --output-on-failure -j2) || status=1
+done
+echo "== ctest -L unit in build-asan"
+(cd build-asan && ctest --output-on-failure -L unit) || status=1
+exit $status

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# config_errors.sh — TRACEFOLD_* settings: a bad value or an unknown variable
+# stops the run at MPI_Init with one line naming the variable, the value and
+# what is accepted (never a run that silently goes untraced); the default
+# output name never overwrites an earlier trace.
+#
+# usage: config_errors.sh "MPIRUN ARGS" LIBTRACEFOLD PROGRAM
+set -euo pipefail
+mpirun=$1 lib=$2 prog=$3
+export MPIR_CVAR_POLLS_BEFORE_YIELD=1
+work=$(mktemp -d "${TMPDIR:-/tmp}/tf-cfg.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+expect_stop() { # VAR=VALUE  expected-substring
+  local setting=$1 want=$2 rc=0
+  # shellcheck disable=SC2086
+  $mpirun -np 2 env LD_PRELOAD="$lib" "$setting" "$prog" >out 2>err || rc=$?
+  [ "$rc" -ne 0 ] || fail "$setting: the run was not stopped"
+  grep -q "$want" err || { cat err >&2; fail "$setting: message lacks '$want'"; }
+  [ "$(grep -c '^tracefold:' err)" -eq 1 ] || { cat err >&2; fail "$setting: expected exactly one tracefold line"; }
+  ! grep -q '^checksum' out || fail "$setting: the program ran on"
+  echo "ok: $setting stops the run: $(grep '^tracefold:' err)"
+}
+expect_stop TRACEFOLD_MODE=bogus 'TRACEFOLD_MODE="bogus" is not valid; accepted: flat, off'
+expect_stop TRACEFOLD_MODEE=flat 'unknown variable TRACEFOLD_MODEE'
+expect_stop TRACEFOLD_OUTPUT= 'TRACEFOLD_OUTPUT is empty'
+
+# default names: two runs in one directory give two traces
+for i in 1 2; do
+  # shellcheck disable=SC2086
+  $mpirun -np 2 env LD_PRELOAD="$lib" "$prog" >"out$i" 2>/dev/null || fail "default-name run $i failed"
+done
+n=$(find . -maxdepth 1 -type d -name 'tracefold-*-2p*' | wc -l)
+[ "$n" -eq 2 ] || { ls >&2; fail "expected 2 distinct default trace directories, found $n"; }
+echo "ok: default output names are never reused ($(find . -maxdepth 1 -type d -name 'tracefold-*' -printf '%f ' ))"
+
+# TRACEFOLD_MODE=off: no trace, same output
+# shellcheck disable=SC2086
+$mpirun -np 2 env LD_PRELOAD="$lib" TRACEFOLD_MODE=off TRACEFOLD_OUTPUT=offtrace "$prog" >out3 2>/dev/null
+[ ! -e offtrace ] || fail "TRACEFOLD_MODE=off wrote a trace"
+cmp -s out1 out3 || fail "output differs with TRACEFOLD_MODE=off"
+echo "ok: TRACEFOLD_MODE=off records nothing"

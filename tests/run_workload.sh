@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# run_workload.sh — one integration test: a bundled workload at P ranks, run
+# without and with the recorder under real mpirun.
+#
+# Checks (each against an independent oracle):
+#   1. the program's stdout (including its checksum line) is byte-identical
+#      with and without the recorder;
+#   2. for every rank, the calls per MPI function in the reference trace
+#      equal the counts the workload itself kept in the same traced run;
+#   3. the trace has one file per rank and `tracefold dump` reads every file,
+#      printing exactly as many lines as the trace holds events;
+#   4. (--min-threads K) events carry at least K distinct thread ids.
+#
+# usage: run_workload.sh --mpirun "CMD ARGS" --np P --lib LIBTRACEFOLD --cli TRACEFOLD
+#                        [--min-threads K] -- PROGRAM [ARGS...]
+set -euo pipefail
+
+min_threads=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --mpirun) mpirun=$2; shift 2 ;;
+    --np) np=$2; shift 2 ;;
+    --lib) lib=$2; shift 2 ;;
+    --cli) cli=$2; shift 2 ;;
+    --min-threads) min_threads=$2; shift 2 ;;
+    --) shift; break ;;
+    *) echo "run_workload.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+prog=("$@")
+export MPIR_CVAR_POLLS_BEFORE_YIELD=1
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/tf-test.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# shellcheck disable=SC2086
+$mpirun -np "$np" "${prog[@]}" -c "$work/plain" >"$work/plain.out" 2>"$work/plain.err" ||
+  { cat "$work/plain.err" >&2; fail "untraced run exited non-zero"; }
+# shellcheck disable=SC2086
+$mpirun -np "$np" env LD_PRELOAD="$lib" TRACEFOLD_MODE=flat TRACEFOLD_OUTPUT="$work/trace" \
+  "${prog[@]}" -c "$work/traced" >"$work/traced.out" 2>"$work/traced.err" ||
+  { cat "$work/traced.err" >&2; fail "traced run exited non-zero"; }
+
+grep -q '^checksum: ' "$work/plain.out" || fail "the workload printed no checksum line"
+diff -u "$work/plain.out" "$work/traced.out" >&2 || fail "output differs with the recorder"
+
+nfiles=$(find "$work/trace" -name 'rank-*.flat' | wc -l)
+[ "$nfiles" -eq "$np" ] || fail "expected $np rank files, found $nfiles"
+
+for ((r = 0; r < np; r++)); do
+  [ -f "$work/traced.$r" ] || fail "workload wrote no counts for rank $r"
+  "$cli" counts --rank "$r" "$work/trace" >"$work/trace.$r" || fail "tracefold counts failed on rank $r"
+  diff -u "$work/traced.$r" "$work/trace.$r" >&2 || fail "rank $r: trace event counts differ from the workload's own counts"
+done
+
+"$cli" dump "$work/trace" >"$work/dump" || fail "tracefold dump failed"
+events=$(awk '{s += $2} END {print s}' < <(for ((r = 0; r < np; r++)); do awk '{print $1, $2}' "$work/traced.$r"; done))
+lines=$(wc -l <"$work/dump")
+[ "$lines" -eq "$events" ] || fail "dump printed $lines lines, the workload made $events calls"
+
+if [ "$min_threads" -gt 0 ]; then
+  nthreads=$(awk '{print $2}' "$work/dump" | sort -u | wc -l)
+  [ "$nthreads" -ge "$min_threads" ] || fail "events carry $nthreads thread ids, expected at least $min_threads"
+fi
+echo "ok: $(basename "${prog[0]}") np=$np: $events events, output identical, counts match on all $np ranks"
