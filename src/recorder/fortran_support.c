@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "recorder.h"
+#include "tf_schema.h"
 
 /* Fortran MPI_IN_PLACE and MPI_BOTTOM are addresses of common blocks */
 extern int mpi_fortran_in_place_ __attribute__((weak));
@@ -54,3 +55,42 @@ MPI_Status *tf_fortran_scratch_status(int n) {
   TF_GROW(sts, nsts, n < 1 ? 1 : n);
   return sts;
 }
+
+/* MPI_INIT / MPI_INIT_THREAD: Open MPI's Fortran versions call PMPI_Init*
+ * directly, so the recorder starts here for Fortran programs. Same fields
+ * as the C wrappers (mpi.table): MPI_Init none; MPI_Init_thread required,
+ * provided. */
+static int fortran_init(void *ra, int threaded, int required, int *provided) {
+  uint64_t t0 = tf_now_ns();
+  int rc = threaded ? PMPI_Init_thread(NULL, NULL, required, provided) : PMPI_Init(NULL, NULL);
+  uint64_t t1 = tf_now_ns();
+  tf_recorder_start(rc);
+  tf_call c;
+  if (tf_call_begin(&c, threaded ? TF_FN_MPI_Init_thread : TF_FN_MPI_Init, ra)) {
+    if (threaded) tf_put(&c, tf_int_val(required));
+    c.t0 = t0;
+    c.t1 = t1;
+    if (threaded) tf_put(&c, tf_int_val(*provided));
+    tf_call_end(&c);
+  }
+  return rc;
+}
+
+#define TF_FORTRAN_INIT(sym)                                                                                    \
+  void sym(MPI_Fint *ierr);                                                                                    \
+  void sym(MPI_Fint *ierr) { *ierr = fortran_init(__builtin_return_address(0), 0, 0, NULL); }
+#define TF_FORTRAN_INIT_THREAD(sym)                                                                             \
+  void sym(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr);                                            \
+  void sym(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr) {                                           \
+    int p = 0;                                                                                                 \
+    *ierr = fortran_init(__builtin_return_address(0), 1, *required, &p);                                       \
+    *provided = p;                                                                                             \
+  }
+TF_FORTRAN_INIT(mpi_init_)
+TF_FORTRAN_INIT(mpi_init)
+TF_FORTRAN_INIT(mpi_init__)
+TF_FORTRAN_INIT(MPI_INIT)
+TF_FORTRAN_INIT_THREAD(mpi_init_thread_)
+TF_FORTRAN_INIT_THREAD(mpi_init_thread)
+TF_FORTRAN_INIT_THREAD(mpi_init_thread__)
+TF_FORTRAN_INIT_THREAD(MPI_INIT_THREAD)

@@ -639,7 +639,9 @@ def emit_fortran(f, fn_id):
             t = "MPI_Fint" if bare == "int" else "MPI_Aint"
             fparams.append("%s *%s" % (t, p.name))
             if p.is_array or b.endswith("*"):
-                if bare == "int" and p.is_array:
+                if bare == "int" and p.dims.count("[") == 2:
+                    cargs.append("(int (*)%s)%s" % (p.dims[p.dims.index("]") + 1:], p.name))
+                elif bare == "int" and p.is_array:
                     cargs.append("(int *)%s" % p.name)  # MPI_Fint == int on this ABI
                 else:
                     cargs.append("(%s *)%s" % (bare, p.name))
@@ -714,7 +716,7 @@ def main():
             continue
         rec = emit_wrapper(f, g, "TF_FN_" + f.name)
         head = "static int tf_fortran_%s(void *tf_ra%s" % (f.short, ", " if f.params else "")
-        rec = rec.replace("int MPI_%s(" % f.short, head, 1).replace("(void *tf_ra, void)", "(void *tf_ra)")
+        rec = rec.replace("int MPI_%s(" % f.short, head, 1).replace("(void *tf_ravoid)", "(void *tf_ra)")
         rec = rec.replace("__builtin_return_address(0)", "tf_ra")
         fo.append(rec)
         fo.append(text)

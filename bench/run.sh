@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# run.sh — run the tracefold benchmarks against an existing build and record
+# the figures in bench/RESULTS.md. Builds nothing itself.
+#
+# usage: bench/run.sh BUILD_DIR
+#   BUILD_DIR  a configured and built tree (needs bench/bench_callcost,
+#              src/recorder/libtracefold.so, src/cli/tracefold)
+# environment (optional):
+#   MPIRUN  launcher            [mpirun.mpich]
+#   ITERS   iterations per rep  [20000]
+#   REPS    reps per run        [21]   (callcost reports the median rep)
+#   PAIRS   untraced/traced run pairs [6] (ordered U T, T U, U T, ... so slow
+#           drift of the machine's load cancels; the median pair is reported)
+#
+# Recorder cost per call (flat mode): bench_callcost runs untraced and traced
+# (LD_PRELOAD=libtracefold.so, TRACEFOLD_MODE=flat, output in a temporary
+# directory removed afterwards). Per pair: added ns per intercepted call =
+# (traced - untraced ns/iter) / calls per iter; ratio = traced / untraced.
+# Flat bytes/event = total size of the rank-*.flat files / events counted by
+# `tracefold summary` (whole run, warm-up and barriers included).
+#
+# RESULTS.md is shared with later benchmarks: this script replaces only its
+# own section ("## Recorder cost per call (flat mode)", up to the next "## "
+# heading) and keeps every other section as it is.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+build=${1:?usage: bench/run.sh BUILD_DIR}
+build=$(cd "$build" && pwd)
+bin=$build/bench/bench_callcost
+lib=$build/src/recorder/libtracefold.so
+cli=$build/src/cli/tracefold
+for f in "$bin" "$lib" "$cli"; do
+  [[ -x $f || -f $f ]] || { echo "run.sh: missing $f (build the project first)" >&2; exit 2; }
+done
+MPIRUN=${MPIRUN:-mpirun.mpich}
+ITERS=${ITERS:-20000}
+REPS=${REPS:-21}
+PAIRS=${PAIRS:-6}
+export MPIR_CVAR_POLLS_BEFORE_YIELD=1
+# a stray TRACEFOLD_* in the caller's environment would stop or alter the runs
+unset LD_PRELOAD TRACEFOLD_MODE TRACEFOLD_OUTPUT
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tf-bench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+log=$tmp/runs.txt
+: >"$log"
+
+run_untraced() { # $1 = pair index
+  "$MPIRUN" -n 2 "$bin" "$ITERS" "$REPS" >"$tmp/out" || { cat "$tmp/out" >&2; exit 1; }
+  sed "s/^/pair $1 untraced /" "$tmp/out" >>"$log"
+}
+
+run_traced() { # $1 = pair index
+  local t=$tmp/trace
+  rm -rf "$t"
+  "$MPIRUN" -n 2 env LD_PRELOAD="$lib" TRACEFOLD_MODE=flat TRACEFOLD_OUTPUT="$t" "$bin" "$ITERS" "$REPS" \
+    >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/out" "$tmp/err" >&2; exit 1; }
+  sed "s/^/pair $1 traced /" "$tmp/out" >>"$log"
+  local bytes events mpi
+  bytes=$(cat "$t"/rank-*.flat | wc -c)
+  "$cli" summary "$t" >"$tmp/summary"
+  events=$(sed -n 's/^trace: .* ranks, \([0-9]*\) events$/\1/p' "$tmp/summary")
+  mpi=$(sed -n 's/^MPI: //p' "$tmp/summary" | tr -s ' \t' ' ')
+  [[ -n $events ]] || { echo "run.sh: cannot read the event count from tracefold summary" >&2; cat "$tmp/summary" >&2; exit 1; }
+  echo "pair $1 trace $bytes $events" >>"$log"
+  echo "$mpi" >"$tmp/mpi"
+  rm -rf "$t"
+}
+
+start=$(date +%s)
+echo "run.sh: callcost, $PAIRS pairs of untraced/traced runs, $ITERS iterations x $REPS reps each" >&2
+for ((p = 1; p <= PAIRS; p++)); do
+  if ((p % 2)); then run_untraced "$p"; run_traced "$p"; else run_traced "$p"; run_untraced "$p"; fi
+  echo "  pair $p done ($(($(date +%s) - start)) s)" >&2
+done
+
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+python3 - "$log" "$here/RESULTS.md" "$(date -u '+%Y-%m-%d %H:%M UTC')" "$(nproc)" "$cpu" "$(cat "$tmp/mpi")" \
+  "$ITERS" "$REPS" "$PAIRS" "$(uname -r)" "$(cut -d' ' -f1-3 /proc/loadavg)" <<'EOF'
+import re, statistics, sys
+
+log, results, date, nproc, cpu, mpi, iters, reps, pairs, kernel, load = sys.argv[1:]
+runs = {}  # (pair, kind) -> {bench: (ns, calls)}
+trace = []  # (bytes, events)
+for line in open(log):
+    w = line.split()
+    if w[2] == "trace":
+        trace.append((int(w[3]), int(w[4])))
+        continue
+    m = re.fullmatch(r"(\w+)_ns_per_iter", w[3])
+    if m and w[5:6] == ["calls_per_iter"]:
+        runs.setdefault((int(w[1]), w[2]), {})[m.group(1)] = (float(w[4]), int(w[6]))
+
+med = statistics.median
+names = {"p2p": "Irecv+Isend+Waitall, 8 B, 2 ranks", "allreduce": "Allreduce, 8 B (1 double), 2 ranks"}
+bpe = med(b / e for b, e in trace)
+rows, detail = [], []
+for bench in ("p2p", "allreduce"):
+    ps = sorted(p for (p, k) in runs if k == "untraced" and (p, "traced") in runs)
+    u = [runs[(p, "untraced")][bench][0] for p in ps]
+    t = [runs[(p, "traced")][bench][0] for p in ps]
+    calls = runs[(ps[0], "traced")][bench][1]
+    added = [(b - a) / calls for a, b in zip(u, t)]
+    ratio = [b / a for a, b in zip(u, t)]
+    rows.append(f"| {bench}: {names[bench]} | {med(u):.0f} | {med(t):.0f} | {med(added):.0f} "
+                f"| {med(ratio):.2f} | {bpe:.1f} |")
+    detail.append(f"- {bench} ({calls} intercepted call{'s' if calls > 1 else ''}/iter), per pair "
+                  f"untraced→traced ns/iter: " + ", ".join(f"{a:.0f}→{b:.0f}" for a, b in zip(u, t))
+                  + "; added ns/call: " + ", ".join(f"{x:.0f}" for x in added))
+    print(f"{bench}: untraced {med(u):.0f} ns/iter, traced {med(t):.0f} ns/iter, "
+          f"added {med(added):.0f} ns per intercepted call, ratio {med(ratio):.2f}", file=sys.stderr)
+print(f"flat trace: {bpe:.1f} bytes/event ({trace[0][1]} events, {trace[0][0]} bytes per traced run)", file=sys.stderr)
+
+heading = "## Recorder cost per call (flat mode)"
+section = f"""{heading}
+
+Written by `bench/run.sh` on {date}.
+Machine: {nproc} cores, {cpu}, Linux {kernel}; load average at the end of the run: {load} (shared, noisy).
+MPI: {mpi}; `MPIR_CVAR_POLLS_BEFORE_YIELD=1`.
+
+How measured: `bench_callcost` (bench/callcost.c) on 2 ranks times {iters} iterations per repetition with
+`clock_gettime(CLOCK_MONOTONIC)`, {reps} repetitions per benchmark after a warm-up, and reports the median
+repetition. It runs {pairs} times untraced and {pairs} times traced (`LD_PRELOAD=libtracefold.so
+TRACEFOLD_MODE=flat`), alternating U T, T U, ... within the same invocation. Added ns per intercepted call =
+(traced − untraced ns/iter) / intercepted calls per iteration, median over pairs; ratio = traced / untraced,
+median over pairs; the ns/iter columns are medians over runs. Flat bytes/event = size of all `rank-*.flat`
+files / events counted by `tracefold summary` (whole run, including warm-up and barriers).
+
+| benchmark | untraced ns/iter | traced ns/iter | added ns per intercepted call | ratio | flat bytes/event |
+|---|---:|---:|---:|---:|---:|
+{chr(10).join(rows)}
+
+Per pair:
+{chr(10).join(detail)}
+"""
+
+try:
+    text = open(results).read()
+except FileNotFoundError:
+    text = "# tracefold benchmark results\n\nEach section is written by the benchmark named in it; rerun it to refresh.\n"
+lines = text.splitlines(keepends=True)
+start = next((i for i, l in enumerate(lines) if l.rstrip("\n") == heading), None)
+if start is None:
+    text = text.rstrip("\n") + "\n\n" + section
+else:
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+    rest = "".join(lines[end:])
+    text = "".join(lines[:start]) + section + ("\n" + rest if rest else "")
+open(results, "w").write(text)
+print(f"run.sh: wrote {results}", file=sys.stderr)
+EOF
+echo "run.sh: done in $(($(date +%s) - start)) s" >&2
