@@ -78,19 +78,25 @@ static int fortran_init(void *ra, int threaded, int required, int *provided) {
 
 #define TF_FORTRAN_INIT(sym)                                                                                    \
   void sym(MPI_Fint *ierr);                                                                                    \
-  void sym(MPI_Fint *ierr) { *ierr = fortran_init(__builtin_return_address(0), 0, 0, NULL); }
+  void sym(MPI_Fint *ierr) {                                                                                   \
+    int rc = fortran_init(__builtin_return_address(0), 0, 0, NULL);                                            \
+    if (ierr) *ierr = rc; /* optional in mpi_f08 */                                                            \
+  }
 #define TF_FORTRAN_INIT_THREAD(sym)                                                                             \
   void sym(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr);                                            \
   void sym(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr) {                                           \
     int p = 0;                                                                                                 \
-    *ierr = fortran_init(__builtin_return_address(0), 1, *required, &p);                                       \
+    int rc = fortran_init(__builtin_return_address(0), 1, *required, &p);                                      \
+    if (ierr) *ierr = rc;                                                                                      \
     *provided = p;                                                                                             \
   }
 TF_FORTRAN_INIT(mpi_init_)
 TF_FORTRAN_INIT(mpi_init)
 TF_FORTRAN_INIT(mpi_init__)
 TF_FORTRAN_INIT(MPI_INIT)
+TF_FORTRAN_INIT(mpi_init_f08_)
 TF_FORTRAN_INIT_THREAD(mpi_init_thread_)
 TF_FORTRAN_INIT_THREAD(mpi_init_thread)
 TF_FORTRAN_INIT_THREAD(mpi_init_thread__)
 TF_FORTRAN_INIT_THREAD(MPI_INIT_THREAD)
+TF_FORTRAN_INIT_THREAD(mpi_init_thread_f08_)

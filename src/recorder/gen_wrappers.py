@@ -631,7 +631,7 @@ def emit_fortran(f, fn_id):
             conv.append("int ign_%s = %s == MPI_F_STATUSES_IGNORE;" % (p.name, p.name))
             conv.append("MPI_Status *c_%s = ign_%s ? MPI_STATUSES_IGNORE : tf_fortran_scratch_status(%s);"
                         % (p.name, p.name, n))
-            conv.append("if (!c_%s) { *ierr = MPI_ERR_NO_MEM; return; }" % p.name)
+            conv.append("if (!ign_%s && !c_%s) { *ierr = MPI_ERR_NO_MEM; return; }" % (p.name, p.name))
             cargs.append("c_%s" % p.name)
             back.append("if (!ign_%s) for (int i = 0; i < %s; i++) PMPI_Status_c2f(&c_%s[i], %s + i * TF_F_STATUS_SIZE);"
                         % (p.name, n, p.name, p.name))
@@ -656,11 +656,15 @@ def emit_fortran(f, fn_id):
     sig = ", ".join(fparams)
     pnames = ", ".join(re.match(r".*?(\w+)$", x).group(1) for x in fparams)
     lines = ["static void tf_fw_%s(void *tf_ra, %s) {" % (f.short, sig)]
+    lines.append("  MPI_Fint tf_ierr_unused;")
+    lines.append("  if (!ierr) ierr = &tf_ierr_unused; /* optional in mpi_f08 */")
     lines += ["  " + x for x in conv]
     lines.append("  *ierr = tf_fortran_%s(tf_ra%s);" % (f.short, "".join(", " + a for a in cargs)))
     lines += ["  " + x for x in back]
     lines.append("}")
-    for sym in (lname + "_", lname, lname + "__", f.name.upper()):
+    # mpif.h / use mpi manglings, and Open MPI's mpi_f08 symbols (same
+    # by-reference ABI: handles are one-integer derived types, ierror optional)
+    for sym in (lname + "_", lname, lname + "__", f.name.upper(), lname + "_f08_"):
         lines.append("void %s(%s);" % (sym, sig))
         lines.append("void %s(%s) { tf_fw_%s(__builtin_return_address(0), %s); }" % (sym, sig, f.short, pnames))
     return "\n".join(lines)

@@ -49,6 +49,7 @@ struct tf_thread {
 
 static struct {
   _Atomic int state;
+  int started; /* tf_recorder_start ran */
   int threaded;
   int rank, nranks, provided;
   tf_config cfg;
@@ -71,6 +72,18 @@ uint64_t tf_now_ns(void) {
 }
 
 __attribute__((constructor)) static void tf_on_load(void) { g.t_load = tf_now_ns(); }
+
+/* A program whose MPI calls never reach the recorder (MPICH's mpi_f08
+ * bindings call the library internally) must not go silently untraced. */
+__attribute__((destructor)) static void tf_on_unload(void) {
+  if (g.started) return;
+  int init = 0, fin = 0;
+  PMPI_Initialized(&init);
+  PMPI_Finalized(&fin);
+  if (init || fin)
+    fprintf(stderr, "tracefold: warning: this program used MPI but its calls never reached tracefold (the mpi_f08 "
+                    "bindings of this MPI library are not intercepted); no trace was written\n");
+}
 
 void tf_lock(void) {
   if (g.threaded) pthread_mutex_lock(&g.lock);
@@ -247,6 +260,7 @@ static int choose_output(void) {
 
 void tf_recorder_start(int init_rc) {
   if (init_rc != MPI_SUCCESS) return;
+  g.started = 1;
   char err[512];
   int bad = tf_config_read(&g.cfg, err, sizeof err);
   stop_run(bad ? err : NULL);
