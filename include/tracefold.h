@@ -47,7 +47,7 @@ extern "C" {
 /* ---- field kinds: what a parameter slot means ---------------------------- */
 typedef enum tf_field_kind {
   TF_FIELD_INT = 0,     /* plain integer argument (color, key, ndims, ...) */
-  TF_FIELD_COMM,        /* communicator id (0 null, 1 world, 2 self, else derived) */
+  TF_FIELD_COMM,        /* communicator id (1 world, 2 self, derived >= 16, TF_NULL_HANDLE null/unknown) */
   TF_FIELD_COMM_NEW,    /* communicator id created by the call */
   TF_FIELD_PEER,        /* peer rank as offset from the caller's rank in comm */
   TF_FIELD_ROOT,        /* root rank in comm (absolute) */

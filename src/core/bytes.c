@@ -10,10 +10,7 @@ int tf_buf_reserve(tf_buf *b, size_t extra) {
   size_t cap = b->cap ? b->cap : 4096;
   while (cap < b->len + extra) cap *= 2;
   uint8_t *d = realloc(b->data, cap);
-  if (!d) {
-    b->failed = 1;
-    return -1;
-  }
+  if (!d) return -1; /* the buffer stays as it was: the caller drops its record */
   b->data = d;
   b->cap = cap;
   return 0;

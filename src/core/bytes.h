@@ -21,20 +21,27 @@ static inline int64_t tf_unzigzag(uint64_t u) { return (int64_t)(u >> 1) ^ -(int
 typedef struct tf_buf {
   uint8_t *data;
   size_t len, cap;
-  int failed; /* 1 after an allocation failure: further writes are dropped */
+  int failed; /* 1 after a put_* could not grow the buffer (the content is then incomplete) */
 } tf_buf;
 
+/* Make room for `extra` more bytes: 0, or -1 (buffer unchanged) if memory is short. */
 int tf_buf_reserve(tf_buf *b, size_t extra);
 void tf_buf_free(tf_buf *b);
 
 static inline void tf_buf_put_bytes(tf_buf *b, const void *p, size_t n) {
-  if (tf_buf_reserve(b, n)) return;
+  if (tf_buf_reserve(b, n)) {
+    b->failed = 1;
+    return;
+  }
   memcpy(b->data + b->len, p, n);
   b->len += n;
 }
 static inline void tf_buf_put_u8(tf_buf *b, uint8_t v) { tf_buf_put_bytes(b, &v, 1); }
 static inline void tf_buf_put_uvar(tf_buf *b, uint64_t v) {
-  if (tf_buf_reserve(b, 10)) return;
+  if (tf_buf_reserve(b, 10)) {
+    b->failed = 1;
+    return;
+  }
   uint8_t *p = b->data + b->len;
   while (v >= 0x80) {
     *p++ = (uint8_t)(v | 0x80);

@@ -174,8 +174,9 @@ tf_status tf_flat_open(const char *path, tf_flat_reader **out, char *err, size_t
                 version, TF_FLAT_VERSION);
   }
   if (r->len < 16) {
+    size_t len = r->len;
     tf_flat_close(r);
-    return fail(err, errlen, TF_ERR_TRUNCATED, "%s: truncated (%zu bytes)", path, r->len);
+    return fail(err, errlen, TF_ERR_TRUNCATED, "%s: truncated (%zu bytes)", path, len);
   }
   uint32_t stored_crc = (uint32_t)r->data[r->len - 4] | (uint32_t)r->data[r->len - 3] << 8 |
                         (uint32_t)r->data[r->len - 2] << 16 | (uint32_t)r->data[r->len - 1] << 24;

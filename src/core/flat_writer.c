@@ -66,18 +66,23 @@ tf_flat_writer *tf_flat_writer_open(const char *path, const tf_flat_info *info, 
   return w;
 }
 
-void tf_flat_writer_callsite(tf_flat_writer *w, uint32_t index, uint64_t sig, const char *module, uint64_t offset) {
+int tf_flat_writer_callsite(tf_flat_writer *w, uint32_t index, uint64_t sig, const char *module, uint64_t offset) {
   tf_buf *b = &w->buf;
+  size_t mlen = module ? strlen(module) : 0;
+  if (w->io_error || tf_buf_reserve(b, 1 + 10 + 8 + 10 + mlen + 10)) return -1; /* whole record or nothing */
   tf_buf_put_u8(b, REC_CALLSITE);
   tf_buf_put_uvar(b, index);
   tf_buf_put_u64(b, sig);
   tf_buf_put_str(b, module);
   tf_buf_put_uvar(b, offset);
+  return 0;
 }
 
-void tf_flat_writer_event(tf_flat_writer *w, uint32_t fn, uint32_t thread, uint32_t callsite_index,
-                          uint64_t compute_ns, uint64_t duration_ns, uint32_t nvals, const int64_t *vals) {
+int tf_flat_writer_event(tf_flat_writer *w, uint32_t fn, uint32_t thread, uint32_t callsite_index,
+                         uint64_t compute_ns, uint64_t duration_ns, uint32_t nvals, const int64_t *vals) {
   tf_buf *b = &w->buf;
+  /* reserve the worst case first: an event is written whole or not at all */
+  if (w->io_error || tf_buf_reserve(b, 1 + 6 * 10 + (size_t)nvals * 10)) return -1;
   tf_buf_put_u8(b, REC_EVENT);
   tf_buf_put_uvar(b, fn);
   tf_buf_put_uvar(b, thread);
@@ -88,6 +93,7 @@ void tf_flat_writer_event(tf_flat_writer *w, uint32_t fn, uint32_t thread, uint3
   for (uint32_t i = 0; i < nvals; i++) tf_buf_put_svar(b, vals[i]);
   w->nevents++;
   if (b->len >= TF_FLUSH_AT) flush_buf(w);
+  return w->io_error ? -1 : 0;
 }
 
 void tf_flat_writer_lost(tf_flat_writer *w, uint64_t n) {

@@ -17,10 +17,12 @@ typedef struct tf_flat_writer tf_flat_writer;
  * table; nevents/callsites are ignored. NULL on failure (message in err). */
 tf_flat_writer *tf_flat_writer_open(const char *path, const tf_flat_info *info, char *err, size_t errlen);
 
-/* Declare call site `index` (indices are dense, in order of first use). */
-void tf_flat_writer_callsite(tf_flat_writer *w, uint32_t index, uint64_t sig, const char *module, uint64_t offset);
+/* Declare call site `index` (indices are dense, in order of first use).
+ * Like tf_flat_writer_event: 0 on success; -1 when the record could not be
+ * buffered (it is then left out whole) or an earlier flush failed. */
+int tf_flat_writer_callsite(tf_flat_writer *w, uint32_t index, uint64_t sig, const char *module, uint64_t offset);
 
-void tf_flat_writer_event(tf_flat_writer *w, uint32_t fn, uint32_t thread, uint32_t callsite_index,
+int tf_flat_writer_event(tf_flat_writer *w, uint32_t fn, uint32_t thread, uint32_t callsite_index,
                           uint64_t compute_ns, uint64_t duration_ns, uint32_t nvals, const int64_t *vals);
 
 /* Record that `n` calls were not recorded (after an internal failure). */

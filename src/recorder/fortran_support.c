@@ -15,11 +15,20 @@
 /* Fortran MPI_IN_PLACE and MPI_BOTTOM are addresses of common blocks */
 extern int mpi_fortran_in_place_ __attribute__((weak));
 extern int mpi_fortran_bottom_ __attribute__((weak));
+extern int mpi_fortran_unweighted_ __attribute__((weak));
+extern int mpi_fortran_weights_empty_ __attribute__((weak));
 
 void *tf_fortran_buf(void *buf) {
   if (&mpi_fortran_in_place_ && buf == (void *)&mpi_fortran_in_place_) return MPI_IN_PLACE;
   if (&mpi_fortran_bottom_ && buf == (void *)&mpi_fortran_bottom_) return MPI_BOTTOM;
   return buf;
+}
+
+const int *tf_fortran_weights(const MPI_Fint *w) {
+  if (&mpi_fortran_unweighted_ && (const void *)w == (const void *)&mpi_fortran_unweighted_) return MPI_UNWEIGHTED;
+  if (&mpi_fortran_weights_empty_ && (const void *)w == (const void *)&mpi_fortran_weights_empty_)
+    return MPI_WEIGHTS_EMPTY;
+  return (const int *)w;
 }
 
 static _Thread_local MPI_Request *reqs;

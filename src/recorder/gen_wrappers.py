@@ -120,6 +120,7 @@ def expand(expr):
     expr = re.sub(r"\bINPLACE\((\w+)\)", r"((const void *)(\1) == MPI_IN_PLACE)", expr)
     expr = re.sub(r"\bISROOT\b", "tf_is_root(&ci, root)", expr)
     expr = re.sub(r"\bINROOTGROUP\b", "(root == MPI_ROOT || root == MPI_PROC_NULL)", expr)
+    expr = re.sub(r"\bLOCALSIZE\b", "ci.size", expr)
     expr = re.sub(r"\bSIZE\b", "tf_coll_size(&ci)", expr)
     expr = re.sub(r"\bINDEG\b", "tf_nbr.in", expr)
     expr = re.sub(r"\bOUTDEG\b", "tf_nbr.out", expr)
@@ -314,7 +315,7 @@ class Gen:
             if n == self.ctx:
                 self.pre.append("tf_put(&c, ci.id);")
             else:
-                self.pre.append("tf_put(&c, tf_comm_get(%s).id);" % n)
+                self.put_scalar(self.pre, cond, "tf_comm_get(%s).id" % n)
             return
         if b == "MPI_Comm*":
             if "use" in a:
@@ -449,9 +450,9 @@ class Gen:
         if cp.is_array and dp.is_array:
             val = "tf_bytes_w(%s, %s, %s)" % (cp.name, dp.name, expand(cp.ann["n"]))
         elif cp.is_array:
-            val = "tf_sum_ints(%s, %s) * dt_%s.size" % (cp.name, expand(cp.ann["n"]), dp.name)
+            val = "tf_bytes(tf_sum_ints(%s, %s), dt_%s.size)" % (cp.name, expand(cp.ann["n"]), dp.name)
         else:
-            val = "(int64_t)%s * dt_%s.size" % (cp.name, dp.name)
+            val = "tf_bytes(%s, dt_%s.size)" % (cp.name, dp.name)
         self.pre.append("tf_put(&c, (%s) ? (int64_t)(%s) : TF_NONE);" % (cond, val))
 
     def status_post_single(self):
@@ -638,8 +639,15 @@ def emit_fortran(f, fn_id):
         elif bare in ("int", "MPI_Aint"):
             t = "MPI_Fint" if bare == "int" else "MPI_Aint"
             fparams.append("%s *%s" % (t, p.name))
+            if p.name == "index":  # Fortran indices are 1-based
+                back.append("if (*ierr == MPI_SUCCESS && *index != MPI_UNDEFINED) *index += 1;")
+            if p.name == "array_of_indices":
+                back.append("if (*ierr == MPI_SUCCESS && *outcount != MPI_UNDEFINED)"
+                            " for (int i = 0; i < *outcount; i++) array_of_indices[i] += 1;")
             if p.is_array or b.endswith("*"):
-                if bare == "int" and p.dims.count("[") == 2:
+                if p.name.endswith("weights"):
+                    cargs.append("(int *)tf_fortran_weights(%s)" % p.name)
+                elif bare == "int" and p.dims.count("[") == 2:
                     cargs.append("(int (*)%s)%s" % (p.dims[p.dims.index("]") + 1:], p.name))
                 elif bare == "int" and p.is_array:
                     cargs.append("(int *)%s" % p.name)  # MPI_Fint == int on this ABI
@@ -647,9 +655,12 @@ def emit_fortran(f, fn_id):
                     cargs.append("(%s *)%s" % (bare, p.name))
             else:
                 cargs.append("(%s)*%s" % (bare, p.name))
+        elif b == "MPI_Info":
+            fparams.append("MPI_Fint *%s" % p.name)
+            cargs.append("PMPI_Info_f2c(*%s)" % p.name)
         elif "skip" in p.ann:
             fparams.append("void *%s" % p.name)
-            cargs.append("MPI_INFO_NULL" if "MPI_Info" in b else "NULL")
+            cargs.append("NULL")
         else:
             return None
     fparams.append("MPI_Fint *ierr")

@@ -17,6 +17,7 @@ typedef struct tf_obj {
   uint64_t key;
   int64_t id;
   int64_t comm_id;      /* communicator the object belongs to */
+  int64_t bytes;        /* datatypes: size in bytes, or TF_UNDEFINED */
   int32_t rank, size, remote_size;
   uint8_t is_inter, kind, persistent, used;
   uint64_t children;    /* communicators: how many created from this one */

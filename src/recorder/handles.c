@@ -21,7 +21,8 @@
  *   the MPI library reuses (MPICH does) gets a new id.
  * Datatypes and ops: predefined ones by their position in
  *   tracefold_predefined.h; derived/user ones per rank from 1000 in creation
- *   order. Groups and matched messages: per rank from 1.
+ *   order. Groups: MPI_GROUP_EMPTY = 1, others per rank from 2; matched
+ *   messages per rank from 1.
  *
  * Unknown handles (objects made by functions tracefold does not intercept)
  * are registered on first sight so that later events stay consistent.
@@ -203,7 +204,11 @@ int64_t tf_sum_ints(const int *v, int n) {
 
 int64_t tf_bytes_w(const int *counts, const MPI_Datatype *types, int n) {
   int64_t s = 0;
-  for (int i = 0; i < n; i++) s += (int64_t)counts[i] * tf_dtype_get(types[i]).size;
+  for (int i = 0; i < n; i++) {
+    int64_t size = tf_dtype_get(types[i]).size;
+    if (size < 0) return TF_UNDEFINED;
+    s += (int64_t)counts[i] * size;
+  }
   return s;
 }
 
@@ -223,7 +228,7 @@ tf_dtype_ref tf_dtype_get(MPI_Datatype t) {
   tf_obj *o = tf_map_find(&h.dtypes, key_of_dtype(t));
   tf_dtype_ref r;
   if (o) {
-    r = (tf_dtype_ref){o->id, o->size};
+    r = (tf_dtype_ref){o->id, o->bytes};
     tf_unlock();
     return r;
   }
@@ -239,7 +244,7 @@ tf_dtype_ref tf_dtype_new(MPI_Datatype t) {
   int64_t id = h.next_dtype++;
   if (o) {
     o->id = id;
-    o->size = (int32_t)size;
+    o->bytes = size;
   }
   tf_unlock();
   if (!o) out_of_memory();
@@ -290,7 +295,9 @@ int64_t tf_op_get(MPI_Op op) { return op == MPI_OP_NULL ? TF_NULL_HANDLE : simpl
 int64_t tf_op_new(MPI_Op op) { return simple_new(&h.ops, key_of_op(op), &h.next_op); }
 void tf_op_forget(MPI_Op op) { simple_forget(&h.ops, key_of_op(op)); }
 int64_t tf_group_get(MPI_Group g) {
-  return g == MPI_GROUP_NULL ? TF_NULL_HANDLE : simple_get(&h.groups, key_of_group(g), &h.next_group);
+  if (g == MPI_GROUP_NULL) return TF_NULL_HANDLE;
+  if (g == MPI_GROUP_EMPTY) return 1;
+  return simple_get(&h.groups, key_of_group(g), &h.next_group);
 }
 int64_t tf_group_new(MPI_Group g) {
   if (g == MPI_GROUP_NULL) return TF_NULL_HANDLE;
@@ -477,7 +484,7 @@ int tf_handles_init(void) {
     tf_obj *o = tf_map_put(&h.dtypes, key_of_dtype(name));                                                       \
     if (!o) return -1;                                                                                         \
     o->id = id;                                                                                                \
-    o->size = (int32_t)type_size(name);                                                                        \
+    o->bytes = type_size(name);                                                                        \
   }                                                                                                            \
   id++;
   TF_PREDEFINED_DTYPES(TF_ADD_DTYPE)

@@ -184,23 +184,28 @@ void tf_call_end(tf_call *c) {
   uint64_t compute = th->last_end && c->t0 > th->last_end ? c->t0 - th->last_end : 0;
   uint64_t duration = c->t1 > c->t0 ? c->t1 - c->t0 : 0;
   th->last_end = c->t1;
+  const char *failure = NULL;
   tf_lock();
-  if (atomic_load(&g.state) == ST_RECORDING && g.writer) {
+  if (atomic_load(&g.state) != ST_RECORDING || !g.writer) {
+    atomic_fetch_add(&g.lost, 1); /* the recorder failed during this call */
+  } else {
     int is_new = 0;
     int64_t site = tf_callsite_index(c->ra, &is_new);
     if (site < 0) {
-      tf_unlock();
-      atomic_fetch_add(&g.lost, 1);
-      tf_recorder_fail("cannot register a call site (out of memory)");
-      return;
+      failure = "cannot determine the call site (out of memory, or no caller frame outside MPI)";
+    } else {
+      if (is_new) {
+        const tf_site *s = tf_callsite_get((uint32_t)site);
+        if (tf_flat_writer_callsite(g.writer, (uint32_t)site, s->sig, s->module, s->offset)) failure = "out of memory in the trace buffer";
+      }
+      if (!failure &&
+          tf_flat_writer_event(g.writer, c->fn, th->index, (uint32_t)site, compute, duration, th->nvals, th->vals))
+        failure = "cannot write the trace (out of memory or I/O error)";
     }
-    if (is_new) {
-      const tf_site *s = tf_callsite_get((uint32_t)site);
-      tf_flat_writer_callsite(g.writer, (uint32_t)site, s->sig, s->module, s->offset);
-    }
-    tf_flat_writer_event(g.writer, c->fn, th->index, (uint32_t)site, compute, duration, th->nvals, th->vals);
+    if (failure) atomic_fetch_add(&g.lost, 1);
   }
   tf_unlock();
+  if (failure) tf_recorder_fail(failure);
 }
 
 /* ------------------------------------------------------------ lifecycle */

@@ -68,6 +68,9 @@ typedef struct tf_degrees {
 } tf_degrees;
 tf_degrees tf_neighbor_degrees(MPI_Comm comm);
 int64_t tf_sum_ints(const int *v, int n);
+/* payload bytes of count elements of a datatype of `size` bytes; UNDEFINED
+ * when the datatype's size is (MPI_Type_size gave MPI_UNDEFINED) */
+static inline int64_t tf_bytes(int64_t count, int64_t size) { return size < 0 ? TF_UNDEFINED : count * size; }
 int64_t tf_bytes_w(const int *counts, const MPI_Datatype *types, int n);
 
 enum { TF_NEWCOMM_PARENT, TF_NEWCOMM_GROUP, TF_NEWCOMM_INTER };
@@ -129,6 +132,7 @@ void tf_unlock(void);
 /* ---- Fortran support (fortran_support.c) ---- */
 #define TF_F_STATUS_SIZE ((int)(sizeof(MPI_Status) / sizeof(MPI_Fint)))
 void *tf_fortran_buf(void *buf);
+const int *tf_fortran_weights(const MPI_Fint *w); /* MPI_UNWEIGHTED / MPI_WEIGHTS_EMPTY */
 MPI_Request *tf_fortran_scratch_request(const MPI_Fint *f, int n);
 MPI_Datatype *tf_fortran_scratch_type(const MPI_Fint *f, int n);
 MPI_Status *tf_fortran_scratch_status(int n);
