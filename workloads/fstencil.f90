@@ -10,7 +10,7 @@
 ! last MPI_ALLREDUCE sums the field for the checksum.
 !
 ! Counts oracle: this program cannot use the C WL() macro, so the module
-! wlcount below counts each call by its C name ("MPI_Sendrecv", ...) and
+! wlcount (wlcount.f90) counts each call by its C name ("MPI_Sendrecv", ...) and
 ! writes PREFIX.<rank> in the same format as wl_common.c (one "MPI_Name count"
 ! line per function, sorted by name) when run with -c PREFIX. Per rank
 ! (I = iterations, same on every rank):
@@ -19,71 +19,14 @@
 !   MPI_Allreduce I/5 + 1, MPI_Finalize 1.
 ! Options: -s N (default 32), -i I (default 20), -c PREFIX.
 
-module wlcount
-  implicit none
-  private
-  public :: wl, wl_write
-  integer, parameter :: maxf = 64
-  character(len=32) :: names(maxf)
-  integer(8) :: counts(maxf)
-  integer :: nf = 0
-contains
-  ! Count one call of the MPI function with C name `name`.
-  subroutine wl(name)
-    character(len=*), intent(in) :: name
-    integer :: i
-    do i = 1, nf
-      if (names(i) == name) then
-        counts(i) = counts(i) + 1
-        return
-      end if
-    end do
-    if (nf == maxf) stop 'wlcount: too many distinct MPI functions'
-    nf = nf + 1
-    names(nf) = name
-    counts(nf) = 1
-  end subroutine wl
-
-  ! Write "<prefix>.<rank>", sorted by name like strcmp (blank padding sorts
-  ! below every character of an MPI name, so llt agrees with strcmp here).
-  subroutine wl_write(prefix, rank)
-    character(len=*), intent(in) :: prefix
-    integer, intent(in) :: rank
-    character(len=32) :: tname
-    character(len=16) :: rstr
-    integer(8) :: tcount
-    integer :: i, j, u
-    do i = 2, nf
-      tname = names(i)
-      tcount = counts(i)
-      j = i - 1
-      do while (j >= 1)
-        if (.not. llt(tname, names(j))) exit
-        names(j + 1) = names(j)
-        counts(j + 1) = counts(j)
-        j = j - 1
-      end do
-      names(j + 1) = tname
-      counts(j + 1) = tcount
-    end do
-    write (rstr, '(I0)') rank
-    open (newunit=u, file=trim(prefix)//'.'//trim(rstr), status='replace', action='write')
-    do i = 1, nf
-      write (u, '(A,1X,I0)') trim(names(i)), counts(i)
-    end do
-    close (u)
-  end subroutine wl_write
-end module wlcount
-
 program fstencil
-  use, intrinsic :: iso_fortran_env, only: error_unit
   use wlcount
   implicit none
   include 'mpif.h'
 
-  integer :: iters, n, rank, nprocs, ierr, left, right, step, i, j, nargs, k
+  integer :: iters, n, rank, nprocs, ierr, left, right, step, i, j
   integer :: status(MPI_STATUS_SIZE), statuses(MPI_STATUS_SIZE, 4), req(4)
-  character(len=4096) :: prefix, arg
+  character(len=4096) :: prefix
   logical :: have_prefix
   double precision, allocatable :: u(:, :), unew(:, :)
   double precision :: res, gres, total, gtotal, v
@@ -96,38 +39,9 @@ program fstencil
   call wl('MPI_Comm_size')
   call MPI_COMM_SIZE(MPI_COMM_WORLD, nprocs, ierr)
 
-  ! -i ITERS, -s SIZE, -c PREFIX (same options as wl_parse_args)
   iters = 20
   n = 32
-  have_prefix = .false.
-  prefix = ''
-  nargs = command_argument_count()
-  k = 1
-  do while (k <= nargs)
-    call get_command_argument(k, arg)
-    if (k == nargs .or. (arg /= '-i' .and. arg /= '-s' .and. arg /= '-c')) then
-      if (rank == 0) write (error_unit, '(A)') 'usage: wl_fstencil [-i iters] [-s size] [-c counts_prefix]'
-      stop 2
-    end if
-    select case (trim(arg))
-    case ('-i')
-      call get_command_argument(k + 1, arg)
-      read (arg, *, iostat=ierr) iters
-      if (ierr /= 0) iters = 0
-    case ('-s')
-      call get_command_argument(k + 1, arg)
-      read (arg, *, iostat=ierr) n
-      if (ierr /= 0) n = 0
-    case ('-c')
-      call get_command_argument(k + 1, prefix)
-      have_prefix = .true.
-    end select
-    k = k + 2
-  end do
-  if (iters < 1 .or. n < 1) then
-    if (rank == 0) write (error_unit, '(A)') 'wl_fstencil: -i and -s must be positive'
-    stop 2
-  end if
+  call wl_parse('wl_fstencil', rank, iters, n, prefix, have_prefix)
 
   left = rank - 1
   right = rank + 1
