@@ -27,10 +27,7 @@
 int main(int argc, char **argv) {
   wl_args args;
   int rank, nprocs;
-  WL(MPI_Init, &argc, &argv);
-  WL(MPI_Comm_rank, MPI_COMM_WORLD, &rank);
-  WL(MPI_Comm_size, MPI_COMM_WORLD, &nprocs);
-  wl_parse_args(argc, argv, 12, 8, &args);
+  wl_start(&argc, &argv, 12, 8, &args, &rank, &nprocs);
 
   int dims[2] = {0, 0};
   WL(MPI_Dims_create, nprocs, 2, dims);

@@ -39,10 +39,7 @@ static int cmp_int(const void *a, const void *b) {
 int main(int argc, char **argv) {
   wl_args args;
   int rank, nprocs;
-  WL(MPI_Init, &argc, &argv);
-  WL(MPI_Comm_rank, MPI_COMM_WORLD, &rank);
-  WL(MPI_Comm_size, MPI_COMM_WORLD, &nprocs);
-  wl_parse_args(argc, argv, 10, 1024, &args);
+  wl_start(&argc, &argv, 10, 1024, &args, &rank, &nprocs);
   const int nkeys = args.size;
   if (rank == 0) printf("alltoallv: %d ranks, %d keys per rank, %d iterations\n", nprocs, nkeys, args.iters);
 

@@ -31,10 +31,7 @@
 int main(int argc, char **argv) {
   wl_args args;
   int rank, nprocs;
-  WL(MPI_Init, &argc, &argv);
-  WL(MPI_Comm_rank, MPI_COMM_WORLD, &rank);
-  WL(MPI_Comm_size, MPI_COMM_WORLD, &nprocs);
-  wl_parse_args(argc, argv, 10, 256, &args);
+  wl_start(&argc, &argv, 10, 256, &args, &rank, &nprocs);
   const int n = args.size;
 
   int levels = 0; /* ceil(log2(nprocs)) */

@@ -47,10 +47,7 @@ static int compute_task(int task, int work, double *res) {
 int main(int argc, char **argv) {
   wl_args args;
   int rank, nprocs;
-  WL(MPI_Init, &argc, &argv);
-  WL(MPI_Comm_rank, MPI_COMM_WORLD, &rank);
-  WL(MPI_Comm_size, MPI_COMM_WORLD, &nprocs);
-  wl_parse_args(argc, argv, 20, 2000, &args);
+  wl_start(&argc, &argv, 20, 2000, &args, &rank, &nprocs);
   const int ntasks = 4 * args.iters, work = args.size;
   double res[MAXLEN];
 

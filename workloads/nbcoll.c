@@ -36,10 +36,7 @@ static void work_chunk(double *w, int lo, int hi, int it) {
 int main(int argc, char **argv) {
   wl_args args;
   int rank, nprocs;
-  WL(MPI_Init, &argc, &argv);
-  WL(MPI_Comm_rank, MPI_COMM_WORLD, &rank);
-  WL(MPI_Comm_size, MPI_COMM_WORLD, &nprocs);
-  wl_parse_args(argc, argv, 20, 256, &args);
+  wl_start(&argc, &argv, 20, 256, &args, &rank, &nprocs);
   const int n = args.size;
   if (rank == 0) printf("nbcoll: %d ranks, %d doubles, %d iterations\n", nprocs, n, args.iters);
 

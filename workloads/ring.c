@@ -20,10 +20,7 @@
 int main(int argc, char **argv) {
   wl_args args;
   int rank, nprocs;
-  WL(MPI_Init, &argc, &argv);
-  WL(MPI_Comm_rank, MPI_COMM_WORLD, &rank);
-  WL(MPI_Comm_size, MPI_COMM_WORLD, &nprocs);
-  wl_parse_args(argc, argv, 20, 64, &args);
+  wl_start(&argc, &argv, 20, 64, &args, &rank, &nprocs);
   const int n = args.size;
   const int right = (rank + 1) % nprocs, left = (rank + nprocs - 1) % nprocs;
   if (rank == 0) printf("ring: %d ranks, %d doubles, %d steps\n", nprocs, n, args.iters);

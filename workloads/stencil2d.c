@@ -25,10 +25,7 @@ enum { TAG_SOUTH, TAG_NORTH, TAG_EAST, TAG_WEST }; /* direction of travel */
 int main(int argc, char **argv) {
   wl_args args;
   int rank, nprocs;
-  WL(MPI_Init, &argc, &argv);
-  WL(MPI_Comm_rank, MPI_COMM_WORLD, &rank);
-  WL(MPI_Comm_size, MPI_COMM_WORLD, &nprocs);
-  wl_parse_args(argc, argv, 20, 32, &args);
+  wl_start(&argc, &argv, 20, 32, &args, &rank, &nprocs);
   const int n = args.size;
   const size_t ld = (size_t)n + 2; /* row length including ghosts */
 

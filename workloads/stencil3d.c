@@ -49,10 +49,7 @@ static void face_copy(double *u, int n, int dim, int layer, double *buf, int to_
 int main(int argc, char **argv) {
   wl_args args;
   int rank, nprocs, crank;
-  WL(MPI_Init, &argc, &argv);
-  WL(MPI_Comm_rank, MPI_COMM_WORLD, &rank);
-  WL(MPI_Comm_size, MPI_COMM_WORLD, &nprocs);
-  wl_parse_args(argc, argv, 20, 12, &args);
+  wl_start(&argc, &argv, 20, 12, &args, &rank, &nprocs);
   const int n = args.size;
   const size_t face = (size_t)n * (size_t)n;
   const size_t total = ((size_t)n + 2) * ((size_t)n + 2) * ((size_t)n + 2);

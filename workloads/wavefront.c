@@ -39,10 +39,7 @@ static void recv_checked(double *buf, int n, int src, int tag, int rank) {
 int main(int argc, char **argv) {
   wl_args args;
   int rank, nprocs;
-  WL(MPI_Init, &argc, &argv);
-  WL(MPI_Comm_rank, MPI_COMM_WORLD, &rank);
-  WL(MPI_Comm_size, MPI_COMM_WORLD, &nprocs);
-  wl_parse_args(argc, argv, 6, 16, &args);
+  wl_start(&argc, &argv, 6, 16, &args, &rank, &nprocs);
   const int n = args.size;
   const size_t ld = (size_t)n + 2;
 

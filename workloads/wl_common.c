@@ -38,6 +38,13 @@ void wl_parse_args(int argc, char **argv, int default_iters, int default_size, w
   }
 }
 
+void wl_start(int *argc, char ***argv, int default_iters, int default_size, wl_args *args, int *rank, int *nprocs) {
+  WL(MPI_Init, argc, argv);
+  WL(MPI_Comm_rank, MPI_COMM_WORLD, rank);
+  WL(MPI_Comm_size, MPI_COMM_WORLD, nprocs);
+  wl_parse_args(*argc, *argv, default_iters, default_size, args);
+}
+
 void wl_count_inc(const char *name) {
   pthread_mutex_lock(&wl_lock);
   int i;

@@ -27,6 +27,10 @@ typedef struct wl_args {
   const char *counts_prefix; /* NULL: do not write counts */
 } wl_args;
 
+/* The common start of a workload: MPI_Init, MPI_Comm_rank and MPI_Comm_size
+ * of MPI_COMM_WORLD (each counted), then wl_parse_args. */
+void wl_start(int *argc, char ***argv, int default_iters, int default_size, wl_args *args, int *rank, int *nprocs);
+
 /* Parse -i/-s/-c; unknown options print usage and exit(2). */
 void wl_parse_args(int argc, char **argv, int default_iters, int default_size, wl_args *out);
 
