@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "flat_writer.h"
 #include "tracefold.h"
 
@@ -119,7 +120,17 @@ static void test_damaged(void) {
   remove("flat_bad.flat");
 }
 
+static void test_crc32(void) {
+  /* the standard check value, and equality of split and whole computations at every split */
+  CHECK(tf_crc32(0, "123456789", 9) == 0xCBF43926u);
+  unsigned char buf[100];
+  for (int i = 0; i < 100; i++) buf[i] = (unsigned char)(i * 37 + 11);
+  uint32_t whole = tf_crc32(0, buf, sizeof buf);
+  for (size_t k = 0; k <= sizeof buf; k++) CHECK(tf_crc32(tf_crc32(0, buf, k), buf + k, sizeof buf - k) == whole);
+}
+
 int main(void) {
+  test_crc32();
   test_round_trip();
   test_damaged();
   if (failures) {
