@@ -110,22 +110,15 @@ int64_t tf_comm_new(const tf_comm_info *parent, MPI_Comm newcomm, int how, int t
   (void)group;
   int64_t id;
   if (how == TF_NEWCOMM_PARENT) {
-    /* parent->id identifies the parent; its child counter lives in the map */
-    static uint64_t world_children;
-    uint64_t n;
+    /* the parent's child counter lives in its record, found by id
+     * (communicators are few and creation is rare) */
+    uint64_t n = 0;
     tf_lock();
-    if (parent->id == TF_COMM_WORLD_ID) {
-      n = world_children++;
-    } else {
-      /* find the parent record by id: parents are few, and creation is rare */
-      tf_obj *p = NULL;
-      for (size_t i = 0; i < h.comms.cap; i++)
-        if (h.comms.slots[i].used == 1 && h.comms.slots[i].id == parent->id) {
-          p = &h.comms.slots[i];
-          break;
-        }
-      n = p ? p->children++ : 0;
-    }
+    for (size_t i = 0; i < h.comms.cap; i++)
+      if (h.comms.slots[i].used == 1 && h.comms.slots[i].id == parent->id) {
+        n = h.comms.slots[i].children++;
+        break;
+      }
     tf_unlock();
     id = mix_id((uint64_t)parent->id, n);
   } else if (how == TF_NEWCOMM_GROUP) {
