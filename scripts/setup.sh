@@ -26,10 +26,11 @@ fi
 configure() { # dir, extra cmake args...
   local dir=$1
   shift
-  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >"$dir.configure.log" 2>&1 ||
-    { cat "$dir.configure.log" >&2; exit 1; }
-  cmake --build "$dir" -j"$(nproc)" 2>&1 | grep -E "error|warning|Error" >&2 || true
-  cmake --build "$dir" -j"$(nproc)" >/dev/null
+  mkdir -p "$dir"
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >"$dir/configure.log" 2>&1 ||
+    { cat "$dir/configure.log" >&2; exit 1; }
+  cmake --build "$dir" -j"$(nproc)" >"$dir/build.log" 2>&1 ||
+    { grep -E -B2 -A4 "error|Error" "$dir/build.log" >&2; exit 1; }
 }
 mpich=(-DMPI_C_COMPILER=mpicc.mpich -DMPI_Fortran_COMPILER=mpif90.mpich -DMPIEXEC_EXECUTABLE=/usr/bin/mpirun.mpich)
 openmpi=(-DMPI_C_COMPILER=mpicc.openmpi -DMPI_Fortran_COMPILER=mpif90.openmpi -DMPIEXEC_EXECUTABLE=/usr/bin/mpirun.openmpi)

@@ -154,6 +154,7 @@ class Gen:
         self.decl = []  # declarations before the pre code
         self.call_args = []
         self.uses_nbr = False
+        self.bytes_done = set()
 
     def field(self, name, kind, is_array=False):
         self.fields.append((name, kind, is_array))
@@ -330,8 +331,8 @@ class Gen:
                 salt = "tag" if "tag" in names else "0"
                 kind = "TF_NEWCOMM_INTER" if f.name == "MPI_Intercomm_create" else (
                     "TF_NEWCOMM_GROUP" if f.name == "MPI_Comm_create_group" else "TF_NEWCOMM_PARENT")
-                self.post.append("tf_put(&c, tf_comm_new(&ci, rc == MPI_SUCCESS ? *%s : MPI_COMM_NULL, %s, %s%s));"
-                                 % (n, kind, salt, ", group" if kind == "TF_NEWCOMM_GROUP" else ", MPI_GROUP_NULL"))
+                self.post.append("tf_put(&c, tf_comm_new(&ci, rc == MPI_SUCCESS ? *%s : MPI_COMM_NULL, %s, %s));"
+                                 % (n, kind, salt))
             else:
                 raise SystemExit("%s: unknown MPI_Comm* %s" % (f.name, n))
             return
@@ -421,26 +422,18 @@ class Gen:
         raise SystemExit("%s: no rule for parameter %r" % (f.name, p.decl))
 
     def maybe_bytes(self, prefix):
-        """Emit a bytes field once both the count and the datatype of a prefix are known."""
+        """Emit a bytes field for each count whose datatype is now known: the
+        datatype of the same prefix (sendcount/sendtype), else the plain
+        "datatype" (MPI_Reduce_scatter's recvcounts)."""
         if prefix is None or self.f.category not in ("p2p", "coll"):
             return
-        dprefix = prefix
-        if prefix not in self.dtypes and len(self.dtypes) == 1 and prefix in self.counts and \
-                all(k not in self.counts for k in self.dtypes):
-            dprefix = next(iter(self.dtypes))
-        if prefix not in self.counts or dprefix not in self.dtypes:
-            # reduce_scatter: recvcounts with "datatype"
-            if prefix in self.counts and "" in self.dtypes:
-                dprefix = ""
-            elif dprefix in self.dtypes and len(self.counts) == 1:
-                prefix = next(iter(self.counts))
-            else:
-                return
-        if getattr(self, "bytes_done", None) is None:
-            self.bytes_done = set()
-        if prefix in self.bytes_done:
-            return
-        self.bytes_done.add(prefix)
+        for cprefix in list(self.counts):
+            dprefix = cprefix if cprefix in self.dtypes else ("" if "" in self.dtypes else None)
+            if dprefix is not None and cprefix not in self.bytes_done:
+                self.bytes_done.add(cprefix)
+                self.emit_bytes(cprefix, dprefix)
+
+    def emit_bytes(self, prefix, dprefix):
         cp, ccond = self.counts[prefix]
         dp, dcond = self.dtypes[dprefix]
         name = prefix + "bytes"
@@ -497,10 +490,6 @@ class Gen:
         }
         if n in forget:
             self.post.append(forget[n])
-        if n in ("MPI_Start",):
-            self.post.append("if (rc == MPI_SUCCESS) tf_req_started(&snap);")
-        if n in ("MPI_Startall",):
-            self.post.append("if (rc == MPI_SUCCESS && snaps) for (int i = 0; i < count; i++) tf_req_started(&snaps[i]);")
 
 # ------------------------------------------------------------- emitting
 

@@ -106,8 +106,7 @@ tf_comm_info tf_comm_get(MPI_Comm comm) {
   return ci;
 }
 
-int64_t tf_comm_new(const tf_comm_info *parent, MPI_Comm newcomm, int how, int tag, MPI_Group group) {
-  (void)group;
+int64_t tf_comm_new(const tf_comm_info *parent, MPI_Comm newcomm, int how, int tag) {
   int64_t id;
   if (how == TF_NEWCOMM_PARENT) {
     /* the parent's child counter lives in its record, found by id
@@ -391,8 +390,6 @@ void tf_req_completed(const tf_req_snap *s) {
   tf_req_forget(s);
 }
 
-void tf_req_started(const tf_req_snap *s) { (void)s; /* persistent requests keep their id */ }
-
 void tf_req_forget(const tf_req_snap *s) {
   if (s->handle == MPI_REQUEST_NULL) return;
   tf_lock();
@@ -422,17 +419,16 @@ void tf_put_req_status(tf_call *c, const tf_req_snap *s, const MPI_Status *st, i
 
 /* three arrays (src, tag, bytes) over the completed requests listed by idx */
 static void put_status_arrays(tf_call *c, const tf_req_snap *snaps, int n, const int *idx, const MPI_Status *sts) {
-  static const int which[3] = {0, 1, 2};
-  for (int w = 0; w < 3; w++) {
+  for (int w = 0; w < 3; w++) { /* 0: source, 1: tag, 2: bytes */
     tf_put_len(c, n);
     for (int k = 0; k < n; k++) {
       const tf_req_snap *s = &snaps[idx ? idx[k] : k];
       const MPI_Status *st = &sts[k];
       if (s->kind != TF_REQ_RECV) {
         tf_put(c, TF_NONE);
-      } else if (which[w] == 0) {
+      } else if (w == 0) {
         tf_put(c, tf_peer(&s->ci, st->MPI_SOURCE));
-      } else if (which[w] == 1) {
+      } else if (w == 1) {
         tf_put(c, tf_tag_val(st->MPI_TAG));
       } else {
         int cnt = 0;

@@ -74,7 +74,7 @@ static inline int64_t tf_bytes(int64_t count, int64_t size) { return size < 0 ? 
 int64_t tf_bytes_w(const int *counts, const MPI_Datatype *types, int n);
 
 enum { TF_NEWCOMM_PARENT, TF_NEWCOMM_GROUP, TF_NEWCOMM_INTER };
-int64_t tf_comm_new(const tf_comm_info *parent, MPI_Comm newcomm, int how, int tag, MPI_Group group);
+int64_t tf_comm_new(const tf_comm_info *parent, MPI_Comm newcomm, int how, int tag);
 void tf_comm_forget(MPI_Comm comm);
 
 typedef struct tf_dtype_ref {
@@ -111,7 +111,6 @@ tf_req_snap tf_req_get(MPI_Request r);
 tf_req_snap *tf_req_get_all(tf_call *c, const MPI_Request *rs, int n);
 void tf_put_req_ids(tf_call *c, const tf_req_snap *snaps, int n);
 void tf_req_completed(const tf_req_snap *s); /* nonpersistent: forget */
-void tf_req_started(const tf_req_snap *s);
 void tf_req_forget(const tf_req_snap *s);
 
 /* statuses: matched source (offset), tag and bytes, or "-" when not a receive */
