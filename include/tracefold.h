@@ -122,11 +122,20 @@ const char *tf_field_kind_name(unsigned kind);
 /* Format a parameter value for display ("ANY_SOURCE", "-1", ...). */
 void tf_format_value(int64_t v, char *buf, size_t len);
 
-/* ---- flat (reference) traces: one file per rank ------------------------- */
+/* ---- per-rank trace files: flat (reference) or compressed ------------------
+ * A flat file holds every event as it happened. A compressed file holds
+ * the same events folded into nested loops whose parameters are value
+ * sequences (doc/FOLDING.md); reading it unrolls them, event for event.
+ * Both share one container (doc/FORMAT.md) and this reader. */
 #define TF_FLAT_MAGIC "TFFLAT\r\n"
+#define TF_COMP_MAGIC "TFCOMP\r\n"
 #define TF_FLAT_VERSION 1
+#define TF_COMP_VERSION 1
 
-typedef struct tf_flat_info {
+typedef enum tf_file_kind { TF_FILE_FLAT = 0, TF_FILE_COMPRESSED = 1 } tf_file_kind;
+
+typedef struct tf_file_info {
+  int32_t kind;          /* tf_file_kind */
   int32_t rank, nranks;
   int32_t thread_level;  /* MPI thread level provided */
   uint64_t start_unix_ns;
@@ -134,27 +143,33 @@ typedef struct tf_flat_info {
   const char *mpi;       /* MPI library version string */
   uint64_t nevents;      /* from the file's end record */
   uint64_t lost_events;  /* calls not recorded after an internal failure (0 normally) */
+  uint32_t nsegments;    /* compressed: folded segments (1 unless the memory cap was reached) */
   uint32_t nfuncs;
   const tf_func_desc *funcs;
   uint32_t ncallsites;
   const tf_callsite *callsites;
-} tf_flat_info;
+} tf_file_info;
 
-typedef struct tf_flat_reader tf_flat_reader;
+typedef struct tf_file_reader tf_file_reader;
 
-/* Open and fully validate a flat trace file (magic, version, checksum,
+/* Open and validate a trace file of either kind (magic, version, checksum,
  * structure). On failure returns an error and writes a message naming the
  * file into err (may be NULL). */
-tf_status tf_flat_open(const char *path, tf_flat_reader **out, char *err, size_t errlen);
-const tf_flat_info *tf_flat_get_info(const tf_flat_reader *r);
-/* Next event: 1 and *ev filled, 0 at the end. Events were validated at open. */
-int tf_flat_next(tf_flat_reader *r, tf_event *ev);
-void tf_flat_rewind(tf_flat_reader *r);
-void tf_flat_close(tf_flat_reader *r);
+tf_status tf_file_open(const char *path, tf_file_reader **out, char *err, size_t errlen);
+const tf_file_info *tf_file_get_info(const tf_file_reader *r);
+/* Next event: 1 and *ev filled, 0 at the end, -1 if the file turns out
+ * malformed while unrolling (tf_file_error says where). Flat files are
+ * validated completely at open and never give -1. For compressed files
+ * compute_ns/duration_ns are the mean of the folded event's deltas. */
+int tf_file_next(tf_file_reader *r, tf_event *ev);
+const char *tf_file_error(const tf_file_reader *r);
+void tf_file_rewind(tf_file_reader *r);
+void tf_file_close(tf_file_reader *r);
 
-/* List the per-rank files of a flat trace directory, sorted by rank.
- * *paths is malloc'ed (free each, then the array). */
-tf_status tf_flat_list_dir(const char *dir, char ***paths, int *n, char *err, size_t errlen);
+/* List the per-rank files of one kind in a trace directory
+ * ("rank-<R>.flat" or "rank-<R>.tfc"), sorted by rank. *paths is malloc'ed
+ * (free each, then the array). */
+tf_status tf_list_dir(const char *dir, tf_file_kind kind, char ***paths, int *n, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -68,21 +68,21 @@ int main(int argc, char **argv) {
   }
   char **paths, err[512];
   int np;
-  if (tf_flat_list_dir(argv[1], &paths, &np, err, sizeof err) != TF_OK || np > MAXR) {
+  if (tf_list_dir(argv[1], TF_FILE_COMPRESSED, &paths, &np, err, sizeof err) != TF_OK || np > MAXR) {
     fprintf(stderr, "check_ids: %s\n", err);
     return 1;
   }
   const char *module0 = NULL;
   for (int r = 0; r < np; r++) {
-    tf_flat_reader *rd;
-    if (tf_flat_open(paths[r], &rd, err, sizeof err) != TF_OK) {
+    tf_file_reader *rd;
+    if (tf_file_open(paths[r], &rd, err, sizeof err) != TF_OK) {
       fprintf(stderr, "check_ids: %s\n", err);
       return 1;
     }
-    const tf_flat_info *fi = tf_flat_get_info(rd);
+    const tf_file_info *fi = tf_file_get_info(rd);
     if (r == 0 && fi->ncallsites) module0 = strdup(fi->callsites[0].module);
     tf_event ev;
-    while (tf_flat_next(rd, &ev) == 1 && nev[r] < MAXEV) {
+    while (tf_file_next(rd, &ev) == 1 && nev[r] < MAXEV) {
       const tf_func_desc *fd = &fi->funcs[ev.fn];
       ev_t *e = &evs[r][nev[r]++];
       snprintf(e->fn, sizeof e->fn, "%s", fd->name);
@@ -91,7 +91,7 @@ int main(int argc, char **argv) {
       e->newreq = field(fd, &ev, TF_FIELD_REQ_NEW);
       e->comm = field(fd, &ev, TF_FIELD_COMM);
     }
-    tf_flat_close(rd);
+    tf_file_close(rd);
     free(paths[r]);
   }
   free(paths);

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "bytes.h"
-#include "flat_writer.h"
+#include "file_writer.h"
 #include "tracefold.h"
 
 static int failures;
@@ -25,42 +25,42 @@ static const tf_field_desc send_fields[] = {{"count", TF_FIELD_COUNT, 0}, {"dest
 static const tf_func_desc funcs[] = {{"MPI_Init", 0, NULL}, {"MPI_Send", 3, send_fields}};
 
 static void write_sample(const char *path, int nevents) {
-  tf_flat_info info = {.rank = 1, .nranks = 4, .thread_level = 0, .start_unix_ns = 42, .exe = "prog",
+  tf_file_info info = {.rank = 1, .nranks = 4, .thread_level = 0, .start_unix_ns = 42, .exe = "prog",
                        .mpi = "MPI x", .nfuncs = 2, .funcs = funcs};
   char err[256];
-  tf_flat_writer *w = tf_flat_writer_open(path, &info, err, sizeof err);
+  tf_file_writer *w = tf_file_writer_open(path, TF_FILE_FLAT, &info, err, sizeof err);
   CHECK(w != NULL);
   if (!w) return;
-  tf_flat_writer_callsite(w, 0, 0x1234, "prog", 77);
-  tf_flat_writer_event(w, 0, 0, 0, 5, 6, 0, NULL);
+  tf_file_writer_callsite(w, 0, 0x1234, "prog", 77);
+  tf_file_writer_event(w, 0, 0, 0, 5, 6, 0, NULL);
   for (int i = 0; i < nevents; i++) {
     int64_t v[] = {i, i % 2 ? -1 : TF_PROC_NULL, 2, INT64_MAX, TF_NONE};
-    tf_flat_writer_event(w, 1, (uint32_t)(i % 3), 0, (uint64_t)i * 1000, 17, 5, v);
+    tf_file_writer_event(w, 1, (uint32_t)(i % 3), 0, (uint64_t)i * 1000, 17, 5, v);
   }
-  CHECK(tf_flat_writer_close(w, err, sizeof err) == TF_OK);
+  CHECK(tf_file_writer_close(w, err, sizeof err) == TF_OK);
 }
 
 static void test_round_trip(void) {
   const char *path = "flat_rt.flat";
   write_sample(path, 1000);
-  tf_flat_reader *r;
+  tf_file_reader *r;
   char err[256];
-  CHECK(tf_flat_open(path, &r, err, sizeof err) == TF_OK);
+  CHECK(tf_file_open(path, &r, err, sizeof err) == TF_OK);
   if (!r) return;
-  const tf_flat_info *fi = tf_flat_get_info(r);
+  const tf_file_info *fi = tf_file_get_info(r);
   CHECK(fi->rank == 1 && fi->nranks == 4 && fi->nevents == 1001 && fi->ncallsites == 1);
   CHECK(strcmp(fi->exe, "prog") == 0 && strcmp(fi->funcs[1].name, "MPI_Send") == 0);
   CHECK(fi->funcs[1].fields[2].is_array == 1 && fi->callsites[0].sig == 0x1234 && fi->callsites[0].offset == 77);
   tf_event ev;
-  CHECK(tf_flat_next(r, &ev) == 1 && ev.fn == 0 && ev.compute_ns == 5 && ev.duration_ns == 6);
+  CHECK(tf_file_next(r, &ev) == 1 && ev.fn == 0 && ev.compute_ns == 5 && ev.duration_ns == 6);
   for (int i = 0; i < 1000; i++) {
-    CHECK(tf_flat_next(r, &ev) == 1);
+    CHECK(tf_file_next(r, &ev) == 1);
     CHECK(ev.fn == 1 && ev.nvals == 5 && ev.vals[0] == i && ev.vals[1] == (i % 2 ? -1 : TF_PROC_NULL));
     CHECK(ev.vals[3] == INT64_MAX && ev.vals[4] == TF_NONE && ev.thread == (uint32_t)(i % 3));
     CHECK(ev.compute_ns == (uint64_t)i * 1000 && ev.callsite == 0x1234);
   }
-  CHECK(tf_flat_next(r, &ev) == 0);
-  tf_flat_close(r);
+  CHECK(tf_file_next(r, &ev) == 0);
+  tf_file_close(r);
   remove(path);
 }
 
@@ -87,10 +87,10 @@ static void test_damaged(void) {
   long n = file_bytes("flat_ok.flat", &d);
   CHECK(n > 40);
   char err[256];
-  tf_flat_reader *r;
+  tf_file_reader *r;
   for (long len = 0; len < n; len++) { /* every truncation */
     put_bytes("flat_bad.flat", d, len);
-    tf_status st = tf_flat_open("flat_bad.flat", &r, err, sizeof err);
+    tf_status st = tf_file_open("flat_bad.flat", &r, err, sizeof err);
     CHECK(st != TF_OK && r == NULL);
     CHECK(strstr(err, "flat_bad.flat") != NULL);
   }
@@ -99,20 +99,20 @@ static void test_damaged(void) {
     memcpy(c, d, (size_t)n);
     c[i] ^= 0x5a;
     put_bytes("flat_bad.flat", c, n);
-    CHECK(tf_flat_open("flat_bad.flat", &r, err, sizeof err) != TF_OK);
+    CHECK(tf_file_open("flat_bad.flat", &r, err, sizeof err) != TF_OK);
     free(c);
   }
   unsigned char *c = malloc((size_t)n);
   memcpy(c, d, (size_t)n);
   c[8] = 99; /* version */
   put_bytes("flat_bad.flat", c, n);
-  CHECK(tf_flat_open("flat_bad.flat", &r, err, sizeof err) == TF_ERR_VERSION);
+  CHECK(tf_file_open("flat_bad.flat", &r, err, sizeof err) == TF_ERR_VERSION);
   CHECK(strstr(err, "version 99") != NULL);
   memcpy(c, d, (size_t)n);
   c[0] = 'X';
   put_bytes("flat_bad.flat", c, n);
-  CHECK(tf_flat_open("flat_bad.flat", &r, err, sizeof err) == TF_ERR_FORMAT);
-  CHECK(tf_flat_open("does-not-exist.flat", &r, err, sizeof err) == TF_ERR_IO);
+  CHECK(tf_file_open("flat_bad.flat", &r, err, sizeof err) == TF_ERR_FORMAT);
+  CHECK(tf_file_open("does-not-exist.flat", &r, err, sizeof err) == TF_ERR_IO);
   CHECK(strstr(err, "does-not-exist.flat") != NULL);
   free(c);
   free(d);

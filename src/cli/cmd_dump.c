@@ -1,27 +1,39 @@
-/* cmd_dump.c — `tracefold dump`: one line per event, every field.
+/* cmd_dump.c — `tracefold dump` and `tracefold unroll`: one line per event,
+ * every field.
  *
- *   <rank> <thread> <seq> <function> cs=<signature> compute=<ns> dur=<ns> <field>=<value>...
+ *   <rank> <thread> <seq> <function> cs=<signature> [compute=<ns> dur=<ns>] <field>=<value>...
  * Arrays print as [a,b,c]; "-" is a value that is not significant for this
  * call on this rank; peers and matched sources are offsets from the caller.
+ * `dump` reads the flat (reference) files of a trace when there are any,
+ * `unroll` the compressed ones, so that with TRACEFOLD_MODE=both
+ *   diff <(tracefold dump --no-time T) <(tracefold unroll --no-time T)
+ * checks that folding lost nothing. (Compressed files keep per-event time
+ * statistics, not each delta: unroll prints the mean.)
  */
 #include <inttypes.h>
 #include <stdio.h>
 
 #include "cli.h"
 
-int cmd_dump(int argc, char **argv) {
+static int print_events(int argc, char **argv, tf_want want, const char *verb) {
+  long rank;
+  int no_time, rc = tf_take_options(&argc, &argv, verb, &rank, &no_time);
+  if (rc) return rc;
   tf_input in;
-  if (tf_input_open(argc, argv, &in)) return 1;
+  if (tf_input_open(argc, argv, want, verb, &in)) return 1;
   char v[64];
-  for (int i = 0; i < in.n; i++) {
-    tf_flat_reader *r = in.readers[i];
-    const tf_flat_info *fi = tf_flat_get_info(r);
+  int found = rank < 0, bad = 0;
+  for (int i = 0; i < in.n && !bad; i++) {
+    tf_file_reader *r = in.readers[i];
+    const tf_file_info *fi = tf_file_get_info(r);
+    if (rank >= 0 && fi->rank != rank) continue;
+    found = 1;
     tf_event ev;
     uint64_t seq = 0;
-    while (tf_flat_next(r, &ev) == 1) {
+    while ((rc = tf_input_next(r, &ev)) == 1) {
       const tf_func_desc *fd = &fi->funcs[ev.fn];
-      printf("%d %u %" PRIu64 " %s cs=%016" PRIx64 " compute=%" PRIu64 " dur=%" PRIu64, fi->rank, ev.thread, seq++,
-             fd->name, ev.callsite, ev.compute_ns, ev.duration_ns);
+      printf("%d %u %" PRIu64 " %s cs=%016" PRIx64, fi->rank, ev.thread, seq++, fd->name, ev.callsite);
+      if (!no_time) printf(" compute=%" PRIu64 " dur=%" PRIu64, ev.compute_ns, ev.duration_ns);
       uint32_t pos = 0;
       for (uint32_t k = 0; k < fd->nfields; k++) {
         const tf_field_desc *f = &fd->fields[k];
@@ -40,7 +52,15 @@ int cmd_dump(int argc, char **argv) {
       }
       printf("\n");
     }
+    if (rc < 0) bad = 1;
   }
   tf_input_close(&in);
-  return ferror(stdout) ? 1 : 0;
+  if (!found) {
+    fprintf(stderr, "tracefold %s: rank %ld is not in the trace\n", verb, rank);
+    return 2;
+  }
+  return bad || ferror(stdout) ? 1 : 0;
 }
+
+int cmd_dump(int argc, char **argv) { return print_events(argc, argv, TF_WANT_FLAT_FIRST, "dump"); }
+int cmd_unroll(int argc, char **argv) { return print_events(argc, argv, TF_WANT_COMPRESSED, "unroll"); }

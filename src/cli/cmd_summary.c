@@ -17,7 +17,7 @@ typedef struct tally {
 } tally;
 
 static int count_all(tf_input *in, tally *t) {
-  const tf_flat_info *f0 = tf_flat_get_info(in->readers[0]);
+  const tf_file_info *f0 = tf_file_get_info(in->readers[0]);
   t->nfuncs = f0->nfuncs;
   t->funcs = f0->funcs;
   t->nranks = in->n;
@@ -29,14 +29,15 @@ static int count_all(tf_input *in, tally *t) {
     return -1;
   }
   for (int r = 0; r < in->n; r++) {
-    const tf_flat_info *fi = tf_flat_get_info(in->readers[r]);
+    const tf_file_info *fi = tf_file_get_info(in->readers[r]);
     if (fi->nfuncs != t->nfuncs) {
       fprintf(stderr, "tracefold: rank %d was recorded with a different function table\n", fi->rank);
       return -1;
     }
     tf_event ev;
-    tf_flat_rewind(in->readers[r]);
-    while (tf_flat_next(in->readers[r], &ev) == 1) {
+    tf_file_rewind(in->readers[r]);
+    int rc;
+    while ((rc = tf_input_next(in->readers[r], &ev)) == 1) {
       t->calls[(size_t)ev.fn * (size_t)in->n + (size_t)r]++;
       t->events++;
       const tf_func_desc *fd = &t->funcs[ev.fn];
@@ -50,6 +51,7 @@ static int count_all(tf_input *in, tally *t) {
         pos++;
       }
     }
+    if (rc < 0) return -1;
   }
   return 0;
 }
@@ -61,20 +63,20 @@ static void tally_free(tally *t) {
 
 int cmd_summary(int argc, char **argv) {
   tf_input in;
-  if (tf_input_open(argc, argv, &in)) return 1;
+  if (tf_input_open(argc, argv, TF_WANT_COMPRESSED_FIRST, "summary", &in)) return 1;
   tally t;
   if (count_all(&in, &t)) {
     tally_free(&t);
     tf_input_close(&in);
     return 1;
   }
-  const tf_flat_info *f0 = tf_flat_get_info(in.readers[0]);
+  const tf_file_info *f0 = tf_file_get_info(in.readers[0]);
   printf("trace: %d of %d ranks, %" PRIu64 " events\nprogram: %s\nMPI: %s\n\n", in.n, f0->nranks, t.events, f0->exe,
          f0->mpi);
   int per_rank = in.n <= 8;
   printf("%-26s %10s", "function", "calls");
   if (per_rank)
-    for (int r = 0; r < in.n; r++) printf(" %8s%d", "rank", tf_flat_get_info(in.readers[r])->rank);
+    for (int r = 0; r < in.n; r++) printf(" %8s%d", "rank", tf_file_get_info(in.readers[r])->rank);
   else
     printf(" %10s %10s", "min/rank", "max/rank");
   printf(" %14s\n", "bytes");
@@ -104,22 +106,14 @@ static int by_name(const void *a, const void *b) {
 }
 
 int cmd_counts(int argc, char **argv) {
-  long want = -1;
-  if (argc >= 2 && strcmp(argv[0], "--rank") == 0) {
-    char *end;
-    want = strtol(argv[1], &end, 10);
-    if (*end || want < 0) {
-      fprintf(stderr, "tracefold counts: --rank takes a rank number, not \"%s\"\n", argv[1]);
-      return 2;
-    }
-    argc -= 2;
-    argv += 2;
-  }
+  long want;
+  int orc = tf_take_options(&argc, &argv, "counts", &want, NULL);
+  if (orc) return orc;
   tf_input in;
-  if (tf_input_open(argc, argv, &in)) return 1;
+  if (tf_input_open(argc, argv, TF_WANT_COMPRESSED_FIRST, "counts", &in)) return 1;
   int pick = -1;
   for (int r = 0; r < in.n; r++)
-    if (want < 0 ? in.n == 1 : tf_flat_get_info(in.readers[r])->rank == want) pick = r;
+    if (want < 0 ? in.n == 1 : tf_file_get_info(in.readers[r])->rank == want) pick = r;
   if (pick < 0) {
     fprintf(stderr, want < 0 ? "tracefold counts: the trace has several ranks; choose one with --rank R\n"
                              : "tracefold counts: rank %ld is not in the trace\n", want);

@@ -10,15 +10,17 @@ static const struct {
   int (*run)(int, char **);
   const char *help;
 } verbs[] = {
-    {"dump", cmd_dump, "TRACE...            print every event, one line each, every field"},
-    {"summary", cmd_summary, "TRACE...         calls and bytes by function and rank"},
-    {"counts", cmd_counts, "[--rank R] TRACE...  one rank's calls by function (MPI_Name count)"},
+    {"show", cmd_show, "[--rank R] TRACE...            the loop structure of a compressed trace"},
+    {"unroll", cmd_unroll, "[--rank R] [--no-time] TRACE  every event of a compressed trace, one line each"},
+    {"dump", cmd_dump, "[--rank R] [--no-time] TRACE    every event, one line each (flat files if present)"},
+    {"summary", cmd_summary, "TRACE...                    calls and bytes by function and rank"},
+    {"counts", cmd_counts, "[--rank R] TRACE...          one rank's calls by function (MPI_Name count)"},
 };
 
 static void usage(FILE *f) {
   fprintf(f, "usage: tracefold <verb> [args]\n\nverbs:\n");
-  for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) fprintf(f, "  %-8s %s\n", verbs[i].name, verbs[i].help);
-  fprintf(f, "\nTRACE is a trace directory (tracefold-<program>-<P>p) or one rank's file (rank-<R>.flat).\n"
+  for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) fprintf(f, "  %-7s %s\n", verbs[i].name, verbs[i].help);
+  fprintf(f, "\nTRACE is a trace directory (tracefold-<program>-<P>p) or one rank's file (rank-<R>.tfc, rank-<R>.flat).\n"
              "Record with: mpirun -np P env LD_PRELOAD=/path/to/libtracefold.so ./program\n");
 }
 

@@ -4,23 +4,45 @@
  * untraced, so every variable starting with TRACEFOLD_ must be one we know,
  * with a value we accept; otherwise the run stops at MPI_Init (recorder.c).
  *
- *   TRACEFOLD_MODE    flat (per-rank reference trace) | off   [flat]
- *   TRACEFOLD_OUTPUT  trace path (flat: a directory)          [tracefold-<exe>-<P>p, never reused]
+ *   TRACEFOLD_MODE    compressed | flat | both | off           [compressed]
+ *   TRACEFOLD_OUTPUT  trace directory                          [tracefold-<exe>-<P>p, never reused]
+ *   TRACEFOLD_MEMORY  cap of one rank's folded trace: bytes, or
+ *                     with a K, M or G suffix (powers of 1024)  [256M]
  */
 #define _POSIX_C_SOURCE 200809L
 #include "config.h"
 
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 extern char **environ;
 
-static const char *const known[] = {"TRACEFOLD_MODE", "TRACEFOLD_OUTPUT"};
+static const char *const known[] = {"TRACEFOLD_MODE", "TRACEFOLD_OUTPUT", "TRACEFOLD_MEMORY"};
+
+/* "4096", "64K", "256M", "1G" -> bytes; -1 if malformed or out of range. */
+static int parse_size(const char *s, size_t *out) {
+  if (!*s || *s < '0' || *s > '9') return -1;
+  errno = 0;
+  char *end;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno) return -1;
+  unsigned shift = 0;
+  if (*end == 'K' || *end == 'k') shift = 10;
+  else if (*end == 'M' || *end == 'm') shift = 20;
+  else if (*end == 'G' || *end == 'g') shift = 30;
+  if (shift) end++;
+  if (*end || v > (SIZE_MAX >> shift)) return -1;
+  *out = (size_t)v << shift;
+  return 0;
+}
 
 int tf_config_read(tf_config *cfg, char *err, size_t errlen) {
-  cfg->mode = TF_MODE_FLAT;
+  cfg->mode = TF_MODE_COMPRESSED;
   cfg->output = NULL;
+  cfg->memory = TF_DEFAULT_MEMORY;
   for (char **e = environ; e && *e; e++) {
     if (strncmp(*e, "TRACEFOLD_", 10) != 0) continue;
     size_t n = strcspn(*e, "=");
@@ -28,20 +50,30 @@ int tf_config_read(tf_config *cfg, char *err, size_t errlen) {
     for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
       if (strlen(known[k]) == n && strncmp(*e, known[k], n) == 0) ok = 1;
     if (!ok) {
-      snprintf(err, errlen, "unknown variable %.*s (known: TRACEFOLD_MODE, TRACEFOLD_OUTPUT)", (int)n, *e);
+      snprintf(err, errlen, "unknown variable %.*s (known: TRACEFOLD_MODE, TRACEFOLD_OUTPUT, TRACEFOLD_MEMORY)",
+               (int)n, *e);
       return -1;
     }
   }
   const char *mode = getenv("TRACEFOLD_MODE");
   if (mode) {
-    if (strcmp(mode, "flat") == 0) {
-      cfg->mode = TF_MODE_FLAT;
-    } else if (strcmp(mode, "off") == 0) {
-      cfg->mode = TF_MODE_OFF;
-    } else {
-      snprintf(err, errlen, "TRACEFOLD_MODE=\"%s\" is not valid; accepted: flat, off", mode);
+    static const struct {
+      const char *name;
+      tf_mode mode;
+    } modes[] = {{"compressed", TF_MODE_COMPRESSED}, {"flat", TF_MODE_FLAT}, {"both", TF_MODE_BOTH}, {"off", TF_MODE_OFF}};
+    size_t k = 0;
+    while (k < sizeof modes / sizeof modes[0] && strcmp(mode, modes[k].name) != 0) k++;
+    if (k == sizeof modes / sizeof modes[0]) {
+      snprintf(err, errlen, "TRACEFOLD_MODE=\"%s\" is not valid; accepted: compressed, flat, both, off", mode);
       return -1;
     }
+    cfg->mode = modes[k].mode;
+  }
+  const char *mem = getenv("TRACEFOLD_MEMORY");
+  if (mem && (parse_size(mem, &cfg->memory) || cfg->memory < 4096)) {
+    snprintf(err, errlen, "TRACEFOLD_MEMORY=\"%s\" is not valid; accepted: a size of at least 4096 bytes, "
+                          "optionally with a K, M or G suffix (e.g. 64M)", mem);
+    return -1;
   }
   const char *out = getenv("TRACEFOLD_OUTPUT");
   if (out) {

@@ -4,12 +4,15 @@
 
 #include <stddef.h>
 
-typedef enum { TF_MODE_FLAT, TF_MODE_OFF } tf_mode;
+typedef enum { TF_MODE_COMPRESSED, TF_MODE_FLAT, TF_MODE_BOTH, TF_MODE_OFF } tf_mode;
 
 typedef struct tf_config {
   tf_mode mode;
   const char *output; /* TRACEFOLD_OUTPUT, NULL for the default name */
+  size_t memory;      /* TRACEFOLD_MEMORY: cap of one rank's folded trace, bytes */
 } tf_config;
+
+#define TF_DEFAULT_MEMORY ((size_t)256 << 20)
 
 /* Read and validate. 0 on success; otherwise -1 and one line in err naming
  * the variable, its value and what is accepted. */

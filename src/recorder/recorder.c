@@ -29,8 +29,9 @@
 #include <unistd.h>
 
 #include "callsite.h"
+#include "compressor.h"
 #include "config.h"
-#include "flat_writer.h"
+#include "file_writer.h"
 #include "tf_schema.h"
 
 enum { ST_IDLE, ST_RECORDING, ST_FAILED, ST_DONE };
@@ -54,7 +55,10 @@ static struct {
   int rank, nranks, provided;
   tf_config cfg;
   char path[PATH_MAX];
-  tf_flat_writer *writer;
+  tf_file_writer *flat;  /* rank-R.flat (modes flat, both) */
+  tf_file_writer *comp;  /* rank-R.tfc (modes compressed, both) */
+  tf_compressor compressor;
+  int cap_warned;
   MPI_Comm comm; /* private duplicate of MPI_COMM_WORLD */
   uint64_t t_load;
   _Atomic uint32_t nthreads;
@@ -186,7 +190,7 @@ void tf_call_end(tf_call *c) {
   th->last_end = c->t1;
   const char *failure = NULL;
   tf_lock();
-  if (atomic_load(&g.state) != ST_RECORDING || !g.writer) {
+  if (atomic_load(&g.state) != ST_RECORDING) {
     atomic_fetch_add(&g.lost, 1); /* the recorder failed during this call */
   } else {
     int is_new = 0;
@@ -194,13 +198,27 @@ void tf_call_end(tf_call *c) {
     if (site < 0) {
       failure = "cannot determine the call site (out of memory, or no caller frame outside MPI)";
     } else {
+      uint32_t si = (uint32_t)site;
       if (is_new) {
-        const tf_site *s = tf_callsite_get((uint32_t)site);
-        if (tf_flat_writer_callsite(g.writer, (uint32_t)site, s->sig, s->module, s->offset)) failure = "out of memory in the trace buffer";
+        const tf_site *s = tf_callsite_get(si);
+        if ((g.flat && tf_file_writer_callsite(g.flat, si, s->sig, s->module, s->offset)) ||
+            (g.comp && tf_file_writer_callsite(g.comp, si, s->sig, s->module, s->offset)))
+          failure = "out of memory in the trace buffer";
       }
-      if (!failure &&
-          tf_flat_writer_event(g.writer, c->fn, th->index, (uint32_t)site, compute, duration, th->nvals, th->vals))
+      if (!failure && g.flat &&
+          tf_file_writer_event(g.flat, c->fn, th->index, si, compute, duration, th->nvals, th->vals))
         failure = "cannot write the trace (out of memory or I/O error)";
+      if (!failure && g.comp) {
+        int rc = tf_compressor_event(&g.compressor, g.comp, c->fn, th->index, si, compute, duration, th->nvals,
+                                     th->vals);
+        if (rc < 0) failure = "cannot fold or write the compressed trace (out of memory or I/O error)";
+        if (rc == 1 && !g.cap_warned) {
+          g.cap_warned = 1;
+          fprintf(stderr, "tracefold: warning: rank %d: the folded trace reached TRACEFOLD_MEMORY (%zu bytes); it is "
+                          "written in segments from here on (still lossless; loops do not fold across segments)\n",
+                  g.rank, g.cfg.memory);
+        }
+      }
     }
     if (failure) atomic_fetch_add(&g.lost, 1);
   }
@@ -288,10 +306,9 @@ void tf_recorder_start(int init_rc) {
   int liblen = 0;
   PMPI_Get_library_version(lib, &liblen);
   lib[strcspn(lib, "\n")] = 0;
-  snprintf(file, sizeof file, "%s/rank-%d.flat", g.path, g.rank);
   struct timespec now;
   clock_gettime(CLOCK_REALTIME, &now);
-  tf_flat_info info = {.rank = g.rank,
+  tf_file_info info = {.rank = g.rank,
                        .nranks = g.nranks,
                        .thread_level = g.provided,
                        .start_unix_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec,
@@ -299,10 +316,20 @@ void tf_recorder_start(int init_rc) {
                        .mpi = lib,
                        .nfuncs = TF_FN_COUNT,
                        .funcs = tf_schema};
-  g.writer = tf_flat_writer_open(file, &info, err, sizeof err);
-  if (!g.writer) {
-    tf_recorder_fail(err);
-    return;
+  if (g.cfg.mode == TF_MODE_FLAT || g.cfg.mode == TF_MODE_BOTH) {
+    snprintf(file, sizeof file, "%s/rank-%d.flat", g.path, g.rank);
+    if (!(g.flat = tf_file_writer_open(file, TF_FILE_FLAT, &info, err, sizeof err))) {
+      tf_recorder_fail(err);
+      return;
+    }
+  }
+  if (g.cfg.mode == TF_MODE_COMPRESSED || g.cfg.mode == TF_MODE_BOTH) {
+    snprintf(file, sizeof file, "%s/rank-%d.tfc", g.path, g.rank);
+    if (!(g.comp = tf_file_writer_open(file, TF_FILE_COMPRESSED, &info, err, sizeof err))) {
+      tf_recorder_fail(err);
+      return;
+    }
+    tf_compressor_init(&g.compressor, tf_schema, TF_FN_COUNT, g.cfg.memory);
   }
   atomic_store(&g.state, ST_RECORDING);
 }
@@ -311,18 +338,31 @@ void tf_recorder_before_finalize(void) {
   if (g.comm != MPI_COMM_NULL) PMPI_Comm_free(&g.comm);
 }
 
+static void close_writer(tf_file_writer **w, uint64_t lost) {
+  if (!*w) return;
+  char err[512];
+  if (lost) tf_file_writer_lost(*w, lost);
+  if (tf_file_writer_close(*w, err, sizeof err) != TF_OK) fprintf(stderr, "tracefold: warning: rank %d: %s\n", g.rank, err);
+  *w = NULL;
+}
+
 static void close_trace(void) {
   tf_lock();
-  int had = g.writer != NULL;
-  atomic_store(&g.state, ST_DONE);
-  if (g.writer) {
-    char err[512];
-    uint64_t lost = atomic_load(&g.lost);
-    if (lost) tf_flat_writer_lost(g.writer, lost);
-    if (tf_flat_writer_close(g.writer, err, sizeof err) != TF_OK)
-      fprintf(stderr, "tracefold: warning: rank %d: %s\n", g.rank, err);
-    g.writer = NULL;
+  int had = g.flat || g.comp;
+  int was = atomic_exchange(&g.state, ST_DONE);
+  uint64_t lost = atomic_load(&g.lost);
+  if (g.comp) {
+    /* after a failure the folded structure may be incomplete: write it only if recording was healthy */
+    if (was == ST_RECORDING && tf_compressor_finish(&g.compressor, g.comp) != 0) {
+      fprintf(stderr, "tracefold: warning: rank %d: cannot write the last segment of the compressed trace\n", g.rank);
+      lost += g.compressor.folder.nevents;
+    } else if (was != ST_RECORDING) {
+      lost += g.compressor.folder.nevents;
+    }
+    tf_compressor_free(&g.compressor);
   }
+  close_writer(&g.flat, atomic_load(&g.lost));
+  close_writer(&g.comp, lost);
   tf_unlock();
   if (had && g.rank == 0) fprintf(stderr, "tracefold: trace written to %s (%d ranks)\n", g.path, g.nranks);
 }

@@ -1,4 +1,4 @@
-/* flat_reader.c — reads and validates flat (reference) trace files.
+/* file_reader.c — reads and validates flat (reference) trace files.
  *
  * The whole file is loaded, its CRC-32 checked, and every record parsed once
  * at open against the file's own function table (a scalar field takes one
@@ -15,14 +15,16 @@
 #include <string.h>
 
 #include "bytes.h"
+#include "segment.h"
 #include "tracefold.h"
+#include "unroll.h"
 
-enum { REC_END = 0, REC_EVENT = 1, REC_CALLSITE = 2, REC_LOST = 3 };
+enum { REC_END = 0, REC_EVENT = 1, REC_CALLSITE = 2, REC_LOST = 3, REC_SEGMENT = 4 };
 
-struct tf_flat_reader {
+struct tf_file_reader {
   uint8_t *data;
   size_t len;
-  tf_flat_info info;
+  tf_file_info info;
   tf_func_desc *funcs;
   tf_field_desc *fields;
   char **strings; /* every string allocated for info/funcs/callsites */
@@ -32,6 +34,14 @@ struct tf_flat_reader {
   tf_cursor cur;     /* iteration state */
   int64_t *vals;
   uint32_t capvals;
+  /* compressed files */
+  tf_fnode ***segs;
+  uint32_t *segn;
+  tf_mem mem;
+  tf_unroll unroll;
+  int unrolling;
+  char path[200];
+  char error[512];
 };
 
 static tf_status fail(char *err, size_t errlen, tf_status st, const char *fmt, ...) {
@@ -44,7 +54,7 @@ static tf_status fail(char *err, size_t errlen, tf_status st, const char *fmt, .
   return st;
 }
 
-static char *keep_string(tf_flat_reader *r, tf_cursor *c) {
+static char *keep_string(tf_file_reader *r, tf_cursor *c) {
   uint64_t n = tf_cur_uvar(c);
   if (c->bad || n > (uint64_t)(c->end - c->p)) {
     c->bad = 1;
@@ -65,8 +75,15 @@ static char *keep_string(tf_flat_reader *r, tf_cursor *c) {
   return s;
 }
 
-void tf_flat_close(tf_flat_reader *r) {
+void tf_file_close(tf_file_reader *r) {
   if (!r) return;
+  if (r->unrolling) tf_unroll_free(&r->unroll);
+  for (uint32_t s = 0; s < r->info.nsegments; s++) {
+    for (uint32_t i = 0; i < r->segn[s]; i++) tf_fnode_free(r->segs[s][i], &r->mem);
+    free(r->segs[s]);
+  }
+  free(r->segs);
+  free(r->segn);
   for (size_t i = 0; i < r->nstrings; i++) free(r->strings[i]);
   free(r->strings);
   free(r->funcs);
@@ -122,7 +139,7 @@ static int event_values_fit(const tf_func_desc *fd, const int64_t *vals, uint32_
   return pos == nvals;
 }
 
-static int grow_vals(tf_flat_reader *r, uint64_t n) {
+static int grow_vals(tf_file_reader *r, uint64_t n) {
   if (n <= r->capvals) return 0;
   int64_t *v = realloc(r->vals, (size_t)n * sizeof *v);
   if (!v) return -1;
@@ -132,7 +149,7 @@ static int grow_vals(tf_flat_reader *r, uint64_t n) {
 }
 
 /* Decode one event record body (after the tag) into ev; 0 ok, -1 malformed. */
-static int decode_event(tf_flat_reader *r, tf_cursor *c, tf_event *ev, int check) {
+static int decode_event(tf_file_reader *r, tf_cursor *c, tf_event *ev, int check) {
   uint64_t fn = tf_cur_uvar(c), thread = tf_cur_uvar(c), cs = tf_cur_uvar(c);
   uint64_t comp = tf_cur_uvar(c), dur = tf_cur_uvar(c), nvals = tf_cur_uvar(c);
   if (c->bad) return -1;
@@ -153,29 +170,31 @@ static int decode_event(tf_flat_reader *r, tf_cursor *c, tf_event *ev, int check
   return 0;
 }
 
-tf_status tf_flat_open(const char *path, tf_flat_reader **out, char *err, size_t errlen) {
+tf_status tf_file_open(const char *path, tf_file_reader **out, char *err, size_t errlen) {
   *out = NULL;
-  tf_flat_reader *r = calloc(1, sizeof *r);
+  tf_file_reader *r = calloc(1, sizeof *r);
   if (!r) return fail(err, errlen, TF_ERR_NOMEM, "%s: out of memory", path);
   tf_status st = load_file(path, &r->data, &r->len, err, errlen);
   if (st) {
-    tf_flat_close(r);
+    tf_file_close(r);
     return st;
   }
-  if (r->len < 12 || memcmp(r->data, TF_FLAT_MAGIC, 8) != 0) {
-    tf_flat_close(r);
-    return fail(err, errlen, TF_ERR_FORMAT, "%s: not a tracefold flat trace (bad magic)", path);
+  int comp = r->len >= 8 && memcmp(r->data, TF_COMP_MAGIC, 8) == 0;
+  if (r->len < 12 || (!comp && memcmp(r->data, TF_FLAT_MAGIC, 8) != 0)) {
+    tf_file_close(r);
+    return fail(err, errlen, TF_ERR_FORMAT, "%s: not a tracefold trace file (bad magic)", path);
   }
+  r->info.kind = comp ? TF_FILE_COMPRESSED : TF_FILE_FLAT;
   tf_cursor c = {r->data + 8, r->data + r->len, 0};
-  uint32_t version = tf_cur_u32(&c);
-  if (version != TF_FLAT_VERSION) {
-    tf_flat_close(r);
-    return fail(err, errlen, TF_ERR_VERSION, "%s: flat format version %u, this reader knows version %u", path,
-                version, TF_FLAT_VERSION);
+  uint32_t version = tf_cur_u32(&c), known = comp ? TF_COMP_VERSION : TF_FLAT_VERSION;
+  if (version != known) {
+    tf_file_close(r);
+    return fail(err, errlen, TF_ERR_VERSION, "%s: %s format version %u, this reader knows version %u", path,
+                comp ? "compressed" : "flat", version, known);
   }
   if (r->len < 16) {
     size_t len = r->len;
-    tf_flat_close(r);
+    tf_file_close(r);
     return fail(err, errlen, TF_ERR_TRUNCATED, "%s: truncated (%zu bytes)", path, len);
   }
   uint32_t stored_crc = (uint32_t)r->data[r->len - 4] | (uint32_t)r->data[r->len - 3] << 8 |
@@ -184,7 +203,7 @@ tf_status tf_flat_open(const char *path, tf_flat_reader **out, char *err, size_t
   c.end = r->data + r->len - 4;
 
   /* header */
-  tf_flat_info *in = &r->info;
+  tf_file_info *in = &r->info;
   uint64_t rank = tf_cur_uvar(&c), nranks = tf_cur_uvar(&c);
   int64_t level = tf_cur_svar(&c);
   in->start_unix_ns = tf_cur_uvar(&c);
@@ -204,7 +223,7 @@ tf_status tf_flat_open(const char *path, tf_flat_reader **out, char *err, size_t
   r->fields = malloc(capf * sizeof *r->fields);
   if (!r->funcs || !first_field || !r->fields) {
     free(first_field);
-    tf_flat_close(r);
+    tf_file_close(r);
     return fail(err, errlen, TF_ERR_NOMEM, "%s: out of memory", path);
   }
   for (uint64_t i = 0; i < nfuncs; i++) {
@@ -221,7 +240,7 @@ tf_status tf_flat_open(const char *path, tf_flat_reader **out, char *err, size_t
         tf_field_desc *nfd = realloc(r->fields, 2 * capf * sizeof *nfd);
         if (!nfd) {
           free(first_field);
-          tf_flat_close(r);
+          tf_file_close(r);
           return fail(err, errlen, TF_ERR_NOMEM, "%s: out of memory", path);
         }
         r->fields = nfd;
@@ -261,7 +280,7 @@ tf_status tf_flat_open(const char *path, tf_flat_reader **out, char *err, size_t
         capcs = capcs ? 2 * capcs : 64;
         tf_callsite *ncs = realloc(r->callsites, capcs * sizeof *ncs);
         if (!ncs) {
-          tf_flat_close(r);
+          tf_file_close(r);
           return fail(err, errlen, TF_ERR_NOMEM, "%s: out of memory", path);
         }
         r->callsites = ncs;
@@ -275,20 +294,54 @@ tf_status tf_flat_open(const char *path, tf_flat_reader **out, char *err, size_t
     } else if (tag == REC_LOST) {
       in->lost_events += tf_cur_uvar(&c);
       if (c.bad) goto truncated;
-    } else if (tag == REC_EVENT) {
+    } else if (tag == REC_EVENT && !comp) {
       tf_event ev;
       if (decode_event(r, &c, &ev, 1)) goto malformed_or_truncated;
       nev++;
+    } else if (tag == REC_SEGMENT && comp) {
+      uint64_t segev = tf_cur_uvar(&c), seglen = tf_cur_uvar(&c);
+      if (c.bad || seglen > (uint64_t)(c.end - c.p)) goto malformed_or_truncated;
+      if (segev > UINT64_MAX / 2 - nev) goto malformed;
+      uint32_t ns = in->nsegments;
+      tf_fnode ***nsegs = realloc(r->segs, (ns + 1) * sizeof *nsegs);
+      if (nsegs) r->segs = nsegs;
+      uint32_t *nsegn = nsegs ? realloc(r->segn, (ns + 1) * sizeof *nsegn) : NULL;
+      if (!nsegn) {
+        tf_file_close(r);
+        return fail(err, errlen, TF_ERR_NOMEM, "%s: out of memory", path);
+      }
+      r->segn = nsegn;
+      tf_cursor sc = {c.p, c.p + seglen, 0};
+      const char *why = NULL;
+      int rc = tf_segment_decode(&sc, segev, in->nfuncs, in->ncallsites, &r->segs[ns], &r->segn[ns], &r->mem, &why);
+      in->nsegments++; /* even when partial: close frees it */
+      if (rc || sc.p != sc.end) {
+        st = crc_ok ? TF_ERR_FORMAT : TF_ERR_CHECKSUM;
+        fail(err, errlen, st, "%s: %s in segment %u at byte %zu", path,
+             crc_ok ? (why ? why : "trailing bytes") : "corrupted (checksum mismatch)", ns, (size_t)(sc.p - r->data));
+        tf_file_close(r);
+        return st;
+      }
+      c.p = sc.end;
+      nev += segev;
     } else {
       goto malformed;
     }
   }
   if (!crc_ok) {
-    tf_flat_close(r);
+    tf_file_close(r);
     return fail(err, errlen, TF_ERR_CHECKSUM, "%s: checksum mismatch (file corrupted)", path);
   }
   in->callsites = r->callsites;
-  tf_flat_rewind(r);
+  if (comp) {
+    if (tf_unroll_init(&r->unroll, (tf_fnode **const *)r->segs, r->segn, in->nsegments, in->funcs)) {
+      tf_file_close(r);
+      return fail(err, errlen, TF_ERR_NOMEM, "%s: out of memory", path);
+    }
+    r->unrolling = 1;
+    snprintf(r->path, sizeof r->path, "%s", path); /* named in later errors */
+  }
+  tf_file_rewind(r);
   *out = r;
   return TF_OK;
 
@@ -298,23 +351,52 @@ malformed:
   st = crc_ok ? TF_ERR_FORMAT : TF_ERR_CHECKSUM;
   fail(err, errlen, st, "%s: %s at byte %zu", path, crc_ok ? "malformed content" : "corrupted (checksum mismatch)",
        (size_t)(c.p - r->data));
-  tf_flat_close(r);
+  tf_file_close(r);
   return st;
 truncated:
   fail(err, errlen, TF_ERR_TRUNCATED, "%s: truncated (file ends inside the trace; %zu bytes)", path, r->len);
-  tf_flat_close(r);
+  tf_file_close(r);
   return TF_ERR_TRUNCATED;
 }
 
-const tf_flat_info *tf_flat_get_info(const tf_flat_reader *r) { return &r->info; }
+const tf_file_info *tf_file_get_info(const tf_file_reader *r) { return &r->info; }
 
-void tf_flat_rewind(tf_flat_reader *r) {
+void tf_file_rewind(tf_file_reader *r) {
+  if (r->unrolling) tf_unroll_rewind(&r->unroll);
   r->cur.p = r->data + r->records_at;
   r->cur.end = r->data + r->len - 4;
   r->cur.bad = 0;
 }
 
-int tf_flat_next(tf_flat_reader *r, tf_event *ev) {
+const char *tf_file_error(const tf_file_reader *r) { return r->error; }
+
+uint32_t tf_file_folded(const tf_file_reader *r, tf_fnode **const **segs, const uint32_t **segn) {
+  *segs = (tf_fnode **const *)r->segs;
+  *segn = r->segn;
+  return r->unrolling ? r->info.nsegments : 0;
+}
+
+static int next_unrolled(tf_file_reader *r, tf_event *ev) {
+  tf_unroll_event ue;
+  int rc = tf_unroll_next(&r->unroll, &ue);
+  if (rc < 0) {
+    snprintf(r->error, sizeof r->error, "%s: malformed content: %s", r->path, r->unroll.error);
+    return -1;
+  }
+  if (rc == 0) return 0;
+  uint64_t occ = ue.node->nvals.nvalues;
+  *ev = (tf_event){.fn = ue.fn,
+                   .thread = ue.thread,
+                   .callsite = r->callsites[ue.site].sig,
+                   .compute_ns = occ ? ue.node->compute.sum / occ : 0,
+                   .duration_ns = occ ? ue.node->duration.sum / occ : 0,
+                   .nvals = ue.nvals,
+                   .vals = ue.vals};
+  return 1;
+}
+
+int tf_file_next(tf_file_reader *r, tf_event *ev) {
+  if (r->unrolling) return next_unrolled(r, ev);
   for (;;) {
     uint8_t tag = tf_cur_u8(&r->cur);
     if (r->cur.bad || tag == REC_END) return 0;

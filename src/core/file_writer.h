@@ -1,4 +1,4 @@
-/* flat_writer.h — writes a flat (reference) trace file, one per rank.
+/* file_writer.h — writes a flat (reference) trace file, one per rank.
  *
  * Internal to tracefold (used by the recorder and by tests that fabricate
  * traces). The layout is specified in doc/FORMAT.md, "Flat trace". Events
@@ -11,25 +11,29 @@
 
 #include "tracefold.h"
 
-typedef struct tf_flat_writer tf_flat_writer;
+typedef struct tf_file_writer tf_file_writer;
 
 /* Create `path` and write the header. info->funcs/nfuncs give the function
  * table; nevents/callsites are ignored. NULL on failure (message in err). */
-tf_flat_writer *tf_flat_writer_open(const char *path, const tf_flat_info *info, char *err, size_t errlen);
+tf_file_writer *tf_file_writer_open(const char *path, tf_file_kind kind, const tf_file_info *info, char *err,
+                                    size_t errlen);
 
 /* Declare call site `index` (indices are dense, in order of first use).
- * Like tf_flat_writer_event: 0 on success; -1 when the record could not be
+ * Like tf_file_writer_event: 0 on success; -1 when the record could not be
  * buffered (it is then left out whole) or an earlier flush failed. */
-int tf_flat_writer_callsite(tf_flat_writer *w, uint32_t index, uint64_t sig, const char *module, uint64_t offset);
+int tf_file_writer_callsite(tf_file_writer *w, uint32_t index, uint64_t sig, const char *module, uint64_t offset);
 
-int tf_flat_writer_event(tf_flat_writer *w, uint32_t fn, uint32_t thread, uint32_t callsite_index,
+int tf_file_writer_event(tf_file_writer *w, uint32_t fn, uint32_t thread, uint32_t callsite_index,
                           uint64_t compute_ns, uint64_t duration_ns, uint32_t nvals, const int64_t *vals);
 
+/* Compressed files: one segment record, the encoded nodes of `nevents` events. */
+int tf_file_writer_segment(tf_file_writer *w, const uint8_t *nodes, size_t len, uint64_t nevents);
+
 /* Record that `n` calls were not recorded (after an internal failure). */
-void tf_flat_writer_lost(tf_flat_writer *w, uint64_t n);
+void tf_file_writer_lost(tf_file_writer *w, uint64_t n);
 
 /* Write the end record and checksum, close the file, free the writer.
  * Returns TF_OK or the first error met while writing (message in err). */
-tf_status tf_flat_writer_close(tf_flat_writer *w, char *err, size_t errlen);
+tf_status tf_file_writer_close(tf_file_writer *w, char *err, size_t errlen);
 
 #endif

@@ -1,6 +1,6 @@
-/* flat_writer.c — encoder for flat (reference) trace files; see flat_writer.h. */
+/* file_writer.c — encoder for flat (reference) trace files; see file_writer.h. */
 #define _POSIX_C_SOURCE 200809L
-#include "flat_writer.h"
+#include "file_writer.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -11,9 +11,9 @@
 
 #define TF_FLUSH_AT (1u << 20)
 
-enum { REC_END = 0, REC_EVENT = 1, REC_CALLSITE = 2, REC_LOST = 3 };
+enum { REC_END = 0, REC_EVENT = 1, REC_CALLSITE = 2, REC_LOST = 3, REC_SEGMENT = 4 };
 
-struct tf_flat_writer {
+struct tf_file_writer {
   FILE *f;
   char *path;
   tf_buf buf;
@@ -22,15 +22,16 @@ struct tf_flat_writer {
   int io_error; /* errno of the first failed write, 0 if none */
 };
 
-static void flush_buf(tf_flat_writer *w) {
+static void flush_buf(tf_file_writer *w) {
   if (w->buf.len == 0) return;
   w->crc = tf_crc32(w->crc, w->buf.data, w->buf.len);
   if (!w->io_error && fwrite(w->buf.data, 1, w->buf.len, w->f) != w->buf.len) w->io_error = errno ? errno : EIO;
   w->buf.len = 0;
 }
 
-tf_flat_writer *tf_flat_writer_open(const char *path, const tf_flat_info *info, char *err, size_t errlen) {
-  tf_flat_writer *w = calloc(1, sizeof *w);
+tf_file_writer *tf_file_writer_open(const char *path, tf_file_kind kind, const tf_file_info *info, char *err,
+                                    size_t errlen) {
+  tf_file_writer *w = calloc(1, sizeof *w);
   if (!w || !(w->path = strdup(path))) {
     if (err) snprintf(err, errlen, "%s: out of memory", path);
     free(w);
@@ -44,8 +45,8 @@ tf_flat_writer *tf_flat_writer_open(const char *path, const tf_flat_info *info, 
     return NULL;
   }
   tf_buf *b = &w->buf;
-  tf_buf_put_bytes(b, TF_FLAT_MAGIC, 8);
-  tf_buf_put_u32(b, TF_FLAT_VERSION);
+  tf_buf_put_bytes(b, kind == TF_FILE_COMPRESSED ? TF_COMP_MAGIC : TF_FLAT_MAGIC, 8);
+  tf_buf_put_u32(b, kind == TF_FILE_COMPRESSED ? TF_COMP_VERSION : TF_FLAT_VERSION);
   tf_buf_put_uvar(b, (uint64_t)info->rank);
   tf_buf_put_uvar(b, (uint64_t)info->nranks);
   tf_buf_put_svar(b, info->thread_level);
@@ -66,7 +67,7 @@ tf_flat_writer *tf_flat_writer_open(const char *path, const tf_flat_info *info, 
   return w;
 }
 
-int tf_flat_writer_callsite(tf_flat_writer *w, uint32_t index, uint64_t sig, const char *module, uint64_t offset) {
+int tf_file_writer_callsite(tf_file_writer *w, uint32_t index, uint64_t sig, const char *module, uint64_t offset) {
   tf_buf *b = &w->buf;
   size_t mlen = module ? strlen(module) : 0;
   if (w->io_error || tf_buf_reserve(b, 1 + 10 + 8 + 10 + mlen + 10)) return -1; /* whole record or nothing */
@@ -78,7 +79,7 @@ int tf_flat_writer_callsite(tf_flat_writer *w, uint32_t index, uint64_t sig, con
   return 0;
 }
 
-int tf_flat_writer_event(tf_flat_writer *w, uint32_t fn, uint32_t thread, uint32_t callsite_index,
+int tf_file_writer_event(tf_file_writer *w, uint32_t fn, uint32_t thread, uint32_t callsite_index,
                          uint64_t compute_ns, uint64_t duration_ns, uint32_t nvals, const int64_t *vals) {
   tf_buf *b = &w->buf;
   /* reserve the worst case first: an event is written whole or not at all */
@@ -96,12 +97,24 @@ int tf_flat_writer_event(tf_flat_writer *w, uint32_t fn, uint32_t thread, uint32
   return w->io_error ? -1 : 0;
 }
 
-void tf_flat_writer_lost(tf_flat_writer *w, uint64_t n) {
+int tf_file_writer_segment(tf_file_writer *w, const uint8_t *nodes, size_t len, uint64_t nevents) {
+  tf_buf *b = &w->buf;
+  if (w->io_error || tf_buf_reserve(b, 1 + 10 + 10 + len)) return -1;
+  tf_buf_put_u8(b, REC_SEGMENT);
+  tf_buf_put_uvar(b, nevents);
+  tf_buf_put_uvar(b, len);
+  tf_buf_put_bytes(b, nodes, len);
+  w->nevents += nevents;
+  if (b->len >= TF_FLUSH_AT) flush_buf(w);
+  return w->io_error ? -1 : 0;
+}
+
+void tf_file_writer_lost(tf_file_writer *w, uint64_t n) {
   tf_buf_put_u8(&w->buf, REC_LOST);
   tf_buf_put_uvar(&w->buf, n);
 }
 
-tf_status tf_flat_writer_close(tf_flat_writer *w, char *err, size_t errlen) {
+tf_status tf_file_writer_close(tf_file_writer *w, char *err, size_t errlen) {
   tf_buf *b = &w->buf;
   tf_buf_put_u8(b, REC_END);
   tf_buf_put_uvar(b, w->nevents);

@@ -1,4 +1,4 @@
-/* flat_dir.c — a flat trace is a directory of per-rank files "rank-<R>.flat". */
+/* file_dir.c — a trace directory holds per-rank files "rank-<R>.flat" and/or "rank-<R>.tfc". */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <errno.h>
@@ -18,7 +18,7 @@ static int by_rank(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-tf_status tf_flat_list_dir(const char *dir, char ***paths, int *n, char *err, size_t errlen) {
+tf_status tf_list_dir(const char *dir, tf_file_kind kind, char ***paths, int *n, char *err, size_t errlen) {
   *paths = NULL;
   *n = 0;
   DIR *d = opendir(dir);
@@ -30,10 +30,12 @@ tf_status tf_flat_list_dir(const char *dir, char ***paths, int *n, char *err, si
   size_t ne = 0, cap = 0;
   struct dirent *de;
   tf_status st = TF_OK;
+  const char *suffix = kind == TF_FILE_COMPRESSED ? ".tfc" : ".flat";
   while ((de = readdir(d))) {
     long rank;
     int used = 0;
-    if (sscanf(de->d_name, "rank-%ld.flat%n", &rank, &used) != 1 || de->d_name[used] != 0 || rank < 0) continue;
+    if (sscanf(de->d_name, "rank-%ld%n", &rank, &used) != 1 || strcmp(de->d_name + used, suffix) != 0 || rank < 0)
+      continue;
     if (ne == cap) {
       cap = cap ? 2 * cap : 64;
       entry *ns = realloc(es, cap * sizeof *ns);
@@ -55,7 +57,7 @@ tf_status tf_flat_list_dir(const char *dir, char ***paths, int *n, char *err, si
   }
   closedir(d);
   if (st == TF_OK && ne == 0) {
-    if (err) snprintf(err, errlen, "%s: no rank-<R>.flat files in this directory", dir);
+    if (err) snprintf(err, errlen, "%s: no rank-<R>%s files in this directory", dir, suffix);
     st = TF_ERR_FORMAT;
   }
   char **out = st == TF_OK ? malloc(ne * sizeof *out) : NULL;

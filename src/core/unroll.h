@@ -1,0 +1,52 @@
+/* unroll.h — regenerate the event sequence of folded segments, one event at
+ * a time, without expanding them: a stack of loop frames plus one reader
+ * per value sequence. Memory is proportional to the folded size.
+ */
+#ifndef TF_UNROLL_H
+#define TF_UNROLL_H
+
+#include "segment.h"
+#include "value_codec.h"
+
+typedef struct tf_unroll_frame {
+  tf_fnode *const *nodes;
+  uint32_t n, i;
+  uint64_t left; /* iterations left after the current one */
+} tf_unroll_frame;
+
+typedef struct tf_unroll_event {
+  uint32_t fn, thread, site;
+  const tf_fnode *node; /* the folded event it is an occurrence of */
+  uint32_t nvals;
+  const int64_t *vals;
+} tf_unroll_event;
+
+typedef struct tf_unroll {
+  tf_fnode **const *segs; /* segment node lists (borrowed) */
+  const uint32_t *segn;
+  uint32_t nsegs, seg;
+  const tf_func_desc *funcs;
+  tf_codec codec;
+  tf_unroll_frame stack[TF_SEGMENT_MAXDEPTH + 2];
+  uint32_t depth;
+  int64_t *vals;
+  uint32_t cap;
+  const char *error;
+} tf_unroll;
+
+/* Attach value readers to every node; 0 or -1 (out of memory). */
+int tf_unroll_init(tf_unroll *u, tf_fnode **const *segs, const uint32_t *segn, uint32_t nsegs,
+                   const tf_func_desc *funcs);
+void tf_unroll_rewind(tf_unroll *u);
+/* 1 and *ev, 0 at the end, -1 malformed (u->error says why). */
+int tf_unroll_next(tf_unroll *u, tf_unroll_event *ev);
+/* Detach the value readers. */
+void tf_unroll_free(tf_unroll *u);
+
+/* The folded segments of a compressed trace file (file_reader.c), for
+ * tools that walk the loop structure: number of segments (0 for a flat
+ * file), their node lists and lengths. */
+struct tf_file_reader;
+uint32_t tf_file_folded(const struct tf_file_reader *r, tf_fnode **const **segs, const uint32_t **segn);
+
+#endif
