@@ -2,7 +2,8 @@
 # config_errors.sh — TRACEFOLD_* settings: a bad value or an unknown variable
 # stops the run at MPI_Init with one line naming the variable, the value and
 # what is accepted (never a run that silently goes untraced); the default
-# output name never overwrites an earlier trace.
+# output name never overwrites an earlier trace; the default mode writes the
+# compressed trace only.
 #
 # usage: config_errors.sh "MPIRUN ARGS" LIBTRACEFOLD PROGRAM
 set -euo pipefail
@@ -23,9 +24,12 @@ expect_stop() { # VAR=VALUE  expected-substring
   ! grep -q '^checksum' out || fail "$setting: the program ran on"
   echo "ok: $setting stops the run: $(grep '^tracefold:' err)"
 }
-expect_stop TRACEFOLD_MODE=bogus 'TRACEFOLD_MODE="bogus" is not valid; accepted: flat, off'
+expect_stop TRACEFOLD_MODE=bogus 'TRACEFOLD_MODE="bogus" is not valid; accepted: compressed, flat, both, off'
 expect_stop TRACEFOLD_MODEE=flat 'unknown variable TRACEFOLD_MODEE'
 expect_stop TRACEFOLD_OUTPUT= 'TRACEFOLD_OUTPUT is empty'
+expect_stop TRACEFOLD_MEMORY=lots 'TRACEFOLD_MEMORY="lots" is not valid'
+expect_stop TRACEFOLD_MEMORY=64Q 'TRACEFOLD_MEMORY="64Q" is not valid'
+expect_stop TRACEFOLD_MEMORY=100 'TRACEFOLD_MEMORY="100" is not valid; accepted: a size of at least 4096 bytes'
 
 # default names: two runs in one directory give two traces
 for i in 1 2; do
@@ -35,6 +39,10 @@ done
 n=$(find . -maxdepth 1 -type d -name 'tracefold-*-2p*' | wc -l)
 [ "$n" -eq 2 ] || { ls >&2; fail "expected 2 distinct default trace directories, found $n"; }
 echo "ok: default output names are never reused ($(find . -maxdepth 1 -type d -name 'tracefold-*' -printf '%f ' ))"
+d=$(find . -maxdepth 1 -type d -name 'tracefold-*-2p' | head -1)
+[ -f "$d/rank-0.tfc" ] && [ -f "$d/rank-1.tfc" ] && [ -z "$(find "$d" -name '*.flat')" ] ||
+  { ls "$d" >&2; fail "the default mode should write rank-<R>.tfc files only"; }
+echo "ok: the default mode writes the compressed trace"
 
 # TRACEFOLD_MODE=off: no trace, same output
 # shellcheck disable=SC2086

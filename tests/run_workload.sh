@@ -2,14 +2,20 @@
 # run_workload.sh — one integration test: a bundled workload at P ranks, run
 # without and with the recorder under real mpirun.
 #
-# Checks (each against an independent oracle):
+# The traced run records both the reference (flat) and the compressed
+# (loop-folded) trace (TRACEFOLD_MODE=both). Checks, each against an
+# independent oracle:
 #   1. the program's stdout (including its checksum line) is byte-identical
 #      with and without the recorder;
-#   2. for every rank, the calls per MPI function in the reference trace
-#      equal the counts the workload itself kept in the same traced run;
-#   3. the trace has one file per rank and `tracefold dump` reads every file,
-#      printing exactly as many lines as the trace holds events;
-#   4. (--min-threads K) events carry at least K distinct thread ids.
+#   2. for every rank, the calls per MPI function in the reference trace and
+#      in the compressed trace equal the counts the workload itself kept in
+#      the same traced run;
+#   3. the trace has one flat and one compressed file per rank, and
+#      `tracefold dump` prints exactly as many lines as the workload made calls;
+#   4. lossless folding: `tracefold unroll` of the compressed trace equals
+#      `tracefold dump` of the reference trace, event for event, every field
+#      (time deltas aside: the compressed trace keeps their statistics);
+#   5. (--min-threads K) events carry at least K distinct thread ids.
 #
 # usage: run_workload.sh --mpirun "CMD ARGS" --np P --lib LIBTRACEFOLD --cli TRACEFOLD
 #                        [--min-threads K] -- PROGRAM [ARGS...]
@@ -38,20 +44,25 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 $mpirun -np "$np" "${prog[@]}" -c "$work/plain" >"$work/plain.out" 2>"$work/plain.err" ||
   { cat "$work/plain.err" >&2; fail "untraced run exited non-zero"; }
 # shellcheck disable=SC2086
-$mpirun -np "$np" env LD_PRELOAD="$lib" TRACEFOLD_MODE=flat TRACEFOLD_OUTPUT="$work/trace" \
+$mpirun -np "$np" env LD_PRELOAD="$lib" TRACEFOLD_MODE=both TRACEFOLD_OUTPUT="$work/trace" \
   "${prog[@]}" -c "$work/traced" >"$work/traced.out" 2>"$work/traced.err" ||
   { cat "$work/traced.err" >&2; fail "traced run exited non-zero"; }
 
 grep -q '^checksum: ' "$work/plain.out" || fail "the workload printed no checksum line"
 diff -u "$work/plain.out" "$work/traced.out" >&2 || fail "output differs with the recorder"
 
-nfiles=$(find "$work/trace" -name 'rank-*.flat' | wc -l)
-[ "$nfiles" -eq "$np" ] || fail "expected $np rank files, found $nfiles"
+for kind in flat tfc; do
+  nfiles=$(find "$work/trace" -name "rank-*.$kind" | wc -l)
+  [ "$nfiles" -eq "$np" ] || fail "expected $np rank-*.$kind files, found $nfiles"
+done
 
 for ((r = 0; r < np; r++)); do
   [ -f "$work/traced.$r" ] || fail "workload wrote no counts for rank $r"
-  "$cli" counts --rank "$r" "$work/trace" >"$work/trace.$r" || fail "tracefold counts failed on rank $r"
-  diff -u "$work/traced.$r" "$work/trace.$r" >&2 || fail "rank $r: trace event counts differ from the workload's own counts"
+  for kind in flat tfc; do
+    "$cli" counts "$work/trace/rank-$r.$kind" >"$work/trace.$r" || fail "tracefold counts failed on rank-$r.$kind"
+    diff -u "$work/traced.$r" "$work/trace.$r" >&2 ||
+      fail "rank $r: event counts in rank-$r.$kind differ from the workload's own counts"
+  done
 done
 
 "$cli" dump "$work/trace" >"$work/dump" || fail "tracefold dump failed"
@@ -59,8 +70,18 @@ events=$(awk '{s += $2} END {print s}' < <(for ((r = 0; r < np; r++)); do awk '{
 lines=$(wc -l <"$work/dump")
 [ "$lines" -eq "$events" ] || fail "dump printed $lines lines, the workload made $events calls"
 
+"$cli" dump --no-time "$work/trace" >"$work/reference" || fail "tracefold dump --no-time failed"
+"$cli" unroll --no-time "$work/trace" >"$work/unrolled" || fail "tracefold unroll failed"
+cmp -s "$work/reference" "$work/unrolled" || {
+  diff "$work/reference" "$work/unrolled" | head -20 >&2
+  fail "the unrolled compressed trace differs from the reference trace"
+}
+flat_bytes=$(cat "$work"/trace/rank-*.flat | wc -c)
+tfc_bytes=$(cat "$work"/trace/rank-*.tfc | wc -c)
+
 if [ "$min_threads" -gt 0 ]; then
   nthreads=$(awk '{print $2}' "$work/dump" | sort -u | wc -l)
   [ "$nthreads" -ge "$min_threads" ] || fail "events carry $nthreads thread ids, expected at least $min_threads"
 fi
-echo "ok: $(basename "${prog[0]}") np=$np: $events events, output identical, counts match on all $np ranks"
+echo "ok: $(basename "${prog[0]}") ${prog[*]:1} np=$np: $events events, output identical, counts match on all $np ranks," \
+  "unroll = reference; $flat_bytes flat bytes, $tfc_bytes compressed"

@@ -125,7 +125,7 @@ static int32_t kmap_get(const tf_folder *f, uint64_t key) {
 
 static int kmap_set(tf_folder *f, uint64_t key, int32_t pos) {
   if ((f->kused + 1) * 4 > f->kcap * 3) {
-    uint32_t ncap = f->kcap ? 2 * f->kcap : 1024;
+    uint32_t ncap = f->kcap ? 2 * f->kcap : 64;
     tf_kgram_slot *nm = calloc(ncap, sizeof *nm);
     if (!nm) {
       f->mem.failed = 1;
@@ -176,7 +176,7 @@ static inline uint64_t win(const tf_folder *f, uint32_t a, uint32_t b) { return 
 
 static int reserve(tf_folder *f) {
   if (f->n < f->cap) return 0;
-  uint32_t cap = f->cap ? 2 * f->cap : 256;
+  uint32_t cap = f->cap ? 2 * f->cap : 64;
   tf_fnode **s = realloc(f->seq, cap * sizeof *s);
   if (s) f->seq = s;
   uint64_t *pre = s ? realloc(f->pre, (cap + 1) * sizeof *pre) : NULL;
