@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # demo.sh — set up, then trace a bundled MPI program (stencil2d, 4 ranks) and
-# print what was captured: calls and bytes by function and rank, and the
-# first events of rank 1 as the reference trace holds them.
+# print what was captured: calls and bytes by function and rank, rank 1's
+# folded loop structure, and its first events unrolled from it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh mpich
@@ -15,7 +15,13 @@ echo
 echo "== tracefold summary $out/trace"
 build/src/cli/tracefold summary "$out/trace"
 echo
-echo "== tracefold dump (rank 1, first 12 events)"
-build/src/cli/tracefold dump "$out/trace/rank-1.flat" | head -12
+echo "== tracefold show --rank 1 (the loops rank 1 ran, each parameter as a value sequence)"
+build/src/cli/tracefold show --rank 1 "$out/trace"
+echo
+echo "== tracefold unroll --rank 1 (first 12 of its events, regenerated from the loops)"
+build/src/cli/tracefold unroll --rank 1 "$out/trace" >"$out/unrolled"
+head -12 "$out/unrolled"
+echo
+echo "== rank 1: $(wc -l <"$out/unrolled") events in $(wc -c <"$out/trace/rank-1.tfc") bytes (a 14 KB function table included)"
 echo
 echo "The trace is in $out/trace"
