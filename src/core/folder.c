@@ -99,7 +99,8 @@ static void absorb(tf_fnode *x, tf_fnode *y, tf_mem *m) {
   if (x->is_loop) {
     tf_vseq_append(&x->iters, &y->iters, m);
     absorb_list(x->body, y->body, x->nbody, m);
-    y->nbody = 0; /* the body nodes were freed by absorb_list */
+    m->bytes -= y->nbody * sizeof *y->body;
+    y->nbody = 0; /* the body nodes were freed by absorb_list; tf_fnode_free frees the array */
   } else {
     tf_vseq_append(&x->nvals, &y->nvals, m);
     if (grow_slots(x, y->nslots, m) == 0)

@@ -107,7 +107,7 @@ static int get_item(dec *d, tf_vitem *it, uint32_t depth, vfacts *f) {
     f->count = it->count;
     f->min = it->base < last ? it->base : last;
     f->max = it->base < last ? last : it->base;
-    f->sum = clampv(((__int128)it->base + last) * (__int128)it->count / 2);
+    f->sum = clampv(clampv((__int128)it->base + last) * (__int128)it->count / 2);
     return 0;
   }
   if (kind != IT_REPEAT) return bad(d, "unknown value-sequence item");
