@@ -43,6 +43,18 @@ static void restart(tf_fnode *const *nodes, uint32_t n) {
   }
 }
 
+/* After the last event: every value sequence must have been read to its end. */
+static int all_read(tf_fnode *const *nodes, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) {
+    tf_fnode *x = nodes[i];
+    int64_t v;
+    for (uint32_t j = 0; j < nreaders(x); j++)
+      if (tf_vseq_iter_next(x->rd[j], &v)) return 0;
+    if (x->is_loop && !all_read(x->body, x->nbody)) return 0;
+  }
+  return 1;
+}
+
 int tf_unroll_init(tf_unroll *u, tf_fnode **const *segs, const uint32_t *segn, uint32_t nsegs,
                    const tf_func_desc *funcs) {
   *u = (tf_unroll){.segs = segs, .segn = segn, .nsegs = nsegs, .funcs = funcs};
@@ -72,6 +84,8 @@ int tf_unroll_next(tf_unroll *u, tf_unroll_event *ev) {
   if (u->error) return -1;
   for (;;) {
     if (u->depth == 0) {
+      if (u->seg > 0 && !all_read(u->segs[u->seg - 1], u->segn[u->seg - 1]))
+        return fail(u, "a parameter sequence holds values no event uses");
       if (u->seg == u->nsegs) return 0;
       u->stack[0] = (tf_unroll_frame){.nodes = u->segs[u->seg], .n = u->segn[u->seg]};
       u->seg++;
