@@ -1129,7 +1129,7 @@ static size_t node_bytes(const tf_fnode *x) {
 static size_t folder_bytes(const tf_folder *f) {
   size_t b = (size_t)f->cap * (sizeof *f->seq + sizeof *f->pre + sizeof *f->pw + sizeof *f->kprev +
                                sizeof *f->ext_head + sizeof *f->ext_next) +
-             (size_t)f->kcap * sizeof *f->kmap;
+             (size_t)f->kcap * sizeof *f->kmap + f->pool_bytes;
   for (uint32_t i = 0; i < f->n; i++) b += node_bytes(f->seq[i]);
   return b;
 }

@@ -25,9 +25,11 @@ typedef struct tf_compressor {
   int64_t *scratch;   /* transformed values of the current event */
   uint32_t nscratch;
   tf_buf seg;         /* encoding buffer of a segment */
+  uint8_t *plain;     /* [fn]: 1 if the function has no array and no request field (no transform needed) */
 } tf_compressor;
 
-void tf_compressor_init(tf_compressor *c, const tf_func_desc *funcs, uint32_t nfuncs, size_t cap_bytes);
+/* 0, or -1 when out of memory. */
+int tf_compressor_init(tf_compressor *c, const tf_func_desc *funcs, uint32_t nfuncs, size_t cap_bytes);
 /* 0: folded; 1: folded, and the cap was reached so a segment was written;
  * -1: failure (memory or I/O; the caller stops recording). */
 int tf_compressor_event(tf_compressor *c, tf_file_writer *w, uint32_t fn, uint32_t thread, uint32_t site,

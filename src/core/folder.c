@@ -92,26 +92,91 @@ static int grow_slots(tf_fnode *x, uint32_t n, tf_mem *m) {
   return 0;
 }
 
+/* ------------------------------------------------- recycled event nodes */
+
+static inline int fresh(const tf_vseq *s) { return s->n == 0 && s->tcount == 1; } /* one value, never folded */
+
+/* Free an event node, or keep it for reuse when its pool bucket has room. */
+static void recycle(tf_folder *f, tf_fnode *y) {
+  tf_mem *m = &f->mem;
+  uint32_t k = y->nslots;
+  if (y->is_loop || k >= TF_FOLD_POOL_SLOTS || f->npool[k] >= TF_FOLD_POOL_DEPTH) {
+    tf_fnode_free(y, m);
+    return;
+  }
+  if (!fresh(&y->nvals)) tf_vseq_free(&y->nvals, m);
+  for (uint32_t j = 0; j < k; j++)
+    if (y->slots[j].items) tf_vseq_free(&y->slots[j], m);
+  y->body = (tf_fnode **)f->pool[k];
+  f->pool[k] = y;
+  f->npool[k]++;
+  f->pool_bytes += sizeof *y + k * sizeof *y->slots;
+}
+
+/* A node for one occurrence of an event with nvals values. */
+static tf_fnode *new_event(tf_folder *f, uint32_t fn, uint32_t thread, uint32_t site, uint32_t nvals) {
+  tf_fnode *x = NULL;
+  if (nvals < TF_FOLD_POOL_SLOTS && f->pool[nvals]) {
+    x = f->pool[nvals];
+    f->pool[nvals] = (tf_fnode *)x->body;
+    f->npool[nvals]--;
+    f->pool_bytes -= sizeof *x + nvals * sizeof *x->slots;
+    x->body = NULL;
+    x->fn = fn;
+    x->thread = thread;
+    x->site = site;
+    x->shape = tf_mix(tf_mix(tf_mix(K_EVENT, fn), thread), site);
+    x->compute = x->duration = (tf_timestat){.min = UINT64_MAX};
+    return x;
+  }
+  x = tf_fnode_new_event(fn, thread, site, &f->mem);
+  if (x && grow_slots(x, nvals, &f->mem)) {
+    tf_fnode_free(x, &f->mem);
+    return NULL;
+  }
+  return x;
+}
+
+static void pool_free(tf_folder *f) {
+  for (uint32_t k = 0; k < TF_FOLD_POOL_SLOTS; k++)
+    while (f->pool[k]) {
+      tf_fnode *x = f->pool[k];
+      f->pool[k] = (tf_fnode *)x->body;
+      x->body = NULL;
+      tf_fnode_free(x, &f->mem);
+    }
+  memset(f->npool, 0, sizeof f->npool);
+  f->pool_bytes = 0;
+}
+
 /* Merge the later occurrence(s) y into x (same structure): values and
  * counts are appended, y is freed. */
-static void absorb_list(tf_fnode **x, tf_fnode **y, uint32_t n, tf_mem *m);
-static void absorb(tf_fnode *x, tf_fnode *y, tf_mem *m) {
+static void absorb_list(tf_folder *f, tf_fnode **x, tf_fnode **y, uint32_t n);
+static void absorb(tf_folder *f, tf_fnode *x, tf_fnode *y) {
+  tf_mem *m = &f->mem;
   if (x->is_loop) {
     tf_vseq_append(&x->iters, &y->iters, m);
-    absorb_list(x->body, y->body, x->nbody, m);
+    absorb_list(f, x->body, y->body, x->nbody);
     m->bytes -= y->nbody * sizeof *y->body;
     y->nbody = 0; /* the body nodes were freed by absorb_list; tf_fnode_free frees the array */
+    tf_fnode_free(y, m);
+    return;
+  }
+  if (fresh(&y->nvals)) { /* the common case: one occurrence, push its values */
+    tf_vseq_push(&x->nvals, y->nvals.tbase, m);
+    if (grow_slots(x, y->nslots, m) == 0)
+      for (uint32_t j = 0; j < y->nslots; j++) tf_vseq_push(&x->slots[j], y->slots[j].tbase, m);
   } else {
     tf_vseq_append(&x->nvals, &y->nvals, m);
     if (grow_slots(x, y->nslots, m) == 0)
       for (uint32_t j = 0; j < y->nslots; j++) tf_vseq_append(&x->slots[j], &y->slots[j], m);
-    stat_merge(&x->compute, &y->compute);
-    stat_merge(&x->duration, &y->duration);
   }
-  tf_fnode_free(y, m);
+  stat_merge(&x->compute, &y->compute);
+  stat_merge(&x->duration, &y->duration);
+  recycle(f, y);
 }
-static void absorb_list(tf_fnode **x, tf_fnode **y, uint32_t n, tf_mem *m) {
-  for (uint32_t i = 0; i < n; i++) absorb(x[i], y[i], m);
+static void absorb_list(tf_folder *f, tf_fnode **x, tf_fnode **y, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) absorb(f, x[i], y[i]);
 }
 
 /* -------------------------------------------------------- K-gram index */
@@ -160,6 +225,7 @@ void tf_folder_init(tf_folder *f) { memset(f, 0, sizeof *f); }
 void tf_folder_reset(tf_folder *f) {
   tf_mem *m = &f->mem;
   for (uint32_t i = 0; i < f->n; i++) tf_fnode_free(f->seq[i], m);
+  pool_free(f);
   free(f->seq);
   free(f->pre);
   free(f->pw);
@@ -265,7 +331,7 @@ static int fold_new(tf_folder *f, uint32_t a, uint32_t d) {
   tf_vseq_push(&l->iters, 2, &f->mem);
   tf_fnode **y = f->seq + a + d;
   truncate_to(f, a);         /* indexes first: they read the nodes */
-  absorb_list(body, y, d, &f->mem);
+  absorb_list(f, body, y, d);
   push_node(f, l);
   return 0;
 }
@@ -281,7 +347,7 @@ static int fold_once(tf_folder *f) {
       continue;
     tf_fnode **y = f->seq + q + 1;
     truncate_to(f, (uint32_t)q + 1);
-    absorb_list(l->body, y, m, &f->mem);
+    absorb_list(f, l->body, y, m);
     tf_vseq_set_single(&l->iters, tf_vseq_single(&l->iters) + 1);
     return 1;
   }
@@ -305,13 +371,10 @@ int tf_folder_push(tf_folder *f, uint32_t fn, uint32_t thread, uint32_t site, ui
                    uint64_t duration_ns, uint32_t nvals, const int64_t *vals) {
   tf_mem *m = &f->mem;
   if (m->failed || reserve(f)) return -1;
-  tf_fnode *x = tf_fnode_new_event(fn, thread, site, m);
-  if (!x || grow_slots(x, nvals, m)) {
-    tf_fnode_free(x, m);
-    return -1;
-  }
-  tf_vseq_push(&x->nvals, nvals, m);
-  for (uint32_t j = 0; j < nvals; j++) tf_vseq_push(&x->slots[j], vals[j], m);
+  tf_fnode *x = new_event(f, fn, thread, site, nvals);
+  if (!x) return -1;
+  x->nvals = (tf_vseq){.tcount = 1, .tbase = nvals, .nvalues = 1};
+  for (uint32_t j = 0; j < nvals; j++) x->slots[j] = (tf_vseq){.tcount = 1, .tbase = vals[j], .nvalues = 1};
   stat_add(&x->compute, compute_ns);
   stat_add(&x->duration, duration_ns);
   push_node(f, x);

@@ -62,6 +62,9 @@ typedef struct tf_kgram_slot {
   int32_t used;
 } tf_kgram_slot;
 
+#define TF_FOLD_POOL_SLOTS 64 /* event nodes with fewer slots are recycled */
+#define TF_FOLD_POOL_DEPTH 8  /* recycled nodes kept per slot count */
+
 typedef struct tf_folder {
   tf_fnode **seq; /* the top level */
   uint32_t n, cap;
@@ -74,6 +77,11 @@ typedef struct tf_folder {
   uint32_t kcap, kused;
   tf_mem mem;
   uint64_t nevents; /* events pushed since the last reset */
+  /* merged-away event nodes, kept for reuse by slot count (linked through
+   * body), so that the common path allocates nothing; in mem.bytes too */
+  tf_fnode *pool[TF_FOLD_POOL_SLOTS];
+  uint8_t npool[TF_FOLD_POOL_SLOTS];
+  size_t pool_bytes;
 } tf_folder;
 
 void tf_folder_init(tf_folder *f);

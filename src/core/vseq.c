@@ -10,8 +10,10 @@ enum { K_RUN = 0x52554e, K_REP = 0x524550 };
 
 static uint64_t run_shape(int64_t step, uint64_t count) { return tf_mix(tf_mix(K_RUN, (uint64_t)step), count); }
 
+/* A repeat's shape leaves out its count, so that extending it (count + 1)
+ * does not rehash its body; counts are compared exactly in same_items. */
 static uint64_t rep_shape(const tf_vitem *r) {
-  uint64_t h = tf_mix(tf_mix(tf_mix(K_REP, r->count), (uint64_t)r->step), r->nbody);
+  uint64_t h = tf_mix(tf_mix(K_REP, (uint64_t)r->step), r->nbody);
   for (uint32_t i = 0; i < r->nbody; i++) {
     h = tf_mix(h, r->body[i].shape);
     if (i) h = tf_mix(h, (uint64_t)tf_wsub(r->body[i].base, r->body[i - 1].base));
@@ -62,7 +64,6 @@ static void fold_tail(tf_vseq *s, tf_mem *m) {
         continue;
       free_items(y, len, m);
       r->count++;
-      r->shape = rep_shape(r);
       s->n = n - len;
       changed = 1;
     }

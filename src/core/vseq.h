@@ -33,7 +33,7 @@ typedef struct tf_vitem {
   int64_t base;          /* first value of the item */
   int64_t step;          /* run: difference between consecutive values; repeat: shift per repetition */
   uint64_t count;        /* run: number of values (>= 1); repeat: repetitions (>= 2) */
-  uint64_t shape;        /* hash of everything but base (kind, step, count, body) */
+  uint64_t shape;        /* hash of kind, step, body and a run's count (not base, not a repeat's count) */
   struct tf_vitem *body; /* repeat: its items (their bases are absolute for repetition 0); run: NULL */
   uint32_t nbody;        /* repeat: number of body items; run: 0 */
   uint32_t depth;        /* run: 0; repeat: 1 + deepest body item */

@@ -329,7 +329,10 @@ void tf_recorder_start(int init_rc) {
       tf_recorder_fail(err);
       return;
     }
-    tf_compressor_init(&g.compressor, tf_schema, TF_FN_COUNT, g.cfg.memory);
+    if (tf_compressor_init(&g.compressor, tf_schema, TF_FN_COUNT, g.cfg.memory)) {
+      tf_recorder_fail("out of memory at MPI_Init");
+      return;
+    }
   }
   atomic_store(&g.state, ST_RECORDING);
 }
