@@ -23,21 +23,13 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench_clock.h"
+
 enum { MAX_REPS = 99 };
 
-static double now_ns(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  qsort(v, (size_t)n, sizeof *v, bench_cmp_double);
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
@@ -87,13 +79,13 @@ int main(int argc, char **argv) {
   double p2p[MAX_REPS], ar[MAX_REPS];
   for (int r = 0; r < reps; r++) { /* interleave the two so drift hits both alike */
     MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = now_ns();
+    double t0 = bench_now_ns();
     bad += p2p_loop(iters, partner, rank);
-    p2p[r] = (now_ns() - t0) / (double)iters;
+    p2p[r] = (bench_now_ns() - t0) / (double)iters;
     MPI_Barrier(MPI_COMM_WORLD);
-    t0 = now_ns();
+    t0 = bench_now_ns();
     bad += allreduce_loop(iters);
-    ar[r] = (now_ns() - t0) / (double)iters;
+    ar[r] = (bench_now_ns() - t0) / (double)iters;
   }
 
   long bad_all = 0;

@@ -11,16 +11,17 @@
 #   REPS    reps per run        [15]   (callcost reports the median rep)
 #   PAIRS   untraced/traced run pairs [6] (ordered U T, T U, U T, ... so slow
 #           drift of the machine's load cancels; the median pair is reported)
+#   MODE    recorder mode measured: compressed (folding, the default) or flat [compressed]
 #
-# Recorder cost per call (flat mode): bench_callcost runs untraced and traced
-# (LD_PRELOAD=libtracefold.so, TRACEFOLD_MODE=flat, output in a temporary
+# Recorder cost per call (MODE mode): bench_callcost runs untraced and traced
+# (LD_PRELOAD=libtracefold.so, TRACEFOLD_MODE=$MODE, output in a temporary
 # directory removed afterwards). Per pair: added ns per intercepted call =
 # (traced - untraced ns/iter) / calls per iter; ratio = traced / untraced.
-# Flat bytes/event = total size of the rank-*.flat files / events counted by
+# Trace bytes/event = total size of the rank files / events counted by
 # `tracefold summary` (whole run, warm-up and barriers included).
 #
-# RESULTS.md is shared with later benchmarks: this script replaces only its
-# own section ("## Recorder cost per call (flat mode)", up to the next "## "
+# RESULTS.md is shared with other benchmarks: this script replaces only its
+# own section ("## Recorder cost per call (MODE mode)", up to the next "## "
 # heading) and keeps every other section as it is.
 set -euo pipefail
 
@@ -37,6 +38,8 @@ MPIRUN=${MPIRUN:-mpirun.mpich}
 ITERS=${ITERS:-15000}
 REPS=${REPS:-15}
 PAIRS=${PAIRS:-6}
+MODE=${MODE:-compressed}
+case $MODE in compressed) ext=tfc ;; flat) ext=flat ;; *) echo "run.sh: MODE must be compressed or flat" >&2; exit 2 ;; esac
 export MPIR_CVAR_POLLS_BEFORE_YIELD=1
 # a stray TRACEFOLD_* in the caller's environment would stop or alter the runs
 unset LD_PRELOAD TRACEFOLD_MODE TRACEFOLD_OUTPUT
@@ -54,11 +57,11 @@ run_untraced() { # $1 = pair index
 run_traced() { # $1 = pair index
   local t=$tmp/trace
   rm -rf "$t"
-  "$MPIRUN" -n 2 env LD_PRELOAD="$lib" TRACEFOLD_MODE=flat TRACEFOLD_OUTPUT="$t" "$bin" "$ITERS" "$REPS" \
+  "$MPIRUN" -n 2 env LD_PRELOAD="$lib" TRACEFOLD_MODE="$MODE" TRACEFOLD_OUTPUT="$t" "$bin" "$ITERS" "$REPS" \
     >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/out" "$tmp/err" >&2; exit 1; }
   sed "s/^/pair $1 traced /" "$tmp/out" >>"$log"
   local bytes events mpi
-  bytes=$(cat "$t"/rank-*.flat | wc -c)
+  bytes=$(cat "$t"/rank-*."$ext" | wc -c)
   "$cli" summary "$t" >"$tmp/summary"
   events=$(sed -n 's/^trace: .* ranks, \([0-9]*\) events$/\1/p' "$tmp/summary")
   mpi=$(sed -n 's/^MPI: //p' "$tmp/summary" | tr -s ' \t' ' ')
@@ -81,10 +84,10 @@ done
 
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 python3 - "$log" "$here/RESULTS.md" "$(date -u '+%Y-%m-%d %H:%M UTC')" "$(nproc)" "$cpu" "$(cat "$tmp/mpi")" \
-  "$ITERS" "$REPS" "$PAIRS" "$(uname -r)" "$load0" "$(cut -d' ' -f1-3 /proc/loadavg)" <<'EOF'
+  "$ITERS" "$REPS" "$PAIRS" "$(uname -r)" "$load0" "$(cut -d' ' -f1-3 /proc/loadavg)" "$MODE" <<'EOF'
 import re, statistics, sys
 
-log, results, date, nproc, cpu, mpi, iters, reps, pairs, kernel, load0, load = sys.argv[1:]
+log, results, date, nproc, cpu, mpi, iters, reps, pairs, kernel, load0, load, mode = sys.argv[1:]
 runs = {}  # (pair, kind) -> {"p2p": median ns/iter, "p2p_min": fastest rep, ...}
 calls = {}  # bench -> intercepted calls per iteration
 trace = []  # (bytes, events)
@@ -128,9 +131,9 @@ for bench in ("p2p", "allreduce"):
     rows_min.append(f"| {bench} (fastest rep) | {mu:.0f} | {mt:.0f} | {ma:.0f} | {mr:.2f} |")
     print(f"{bench} (fastest rep): untraced {mu:.0f}, traced {mt:.0f}, added {ma:.0f} ns/call, ratio {mr:.2f}",
           file=sys.stderr)
-print(f"flat trace: {bpe:.1f} bytes/event ({trace[0][1]} events, {trace[0][0]} bytes per traced run)", file=sys.stderr)
+print(f"{mode} trace: {bpe:.1f} bytes/event ({trace[0][1]} events, {trace[0][0]} bytes per traced run)", file=sys.stderr)
 
-heading = "## Recorder cost per call (flat mode)"
+heading = f"## Recorder cost per call ({mode} mode)"
 section = f"""{heading}
 
 Written by `bench/run.sh` on {date}.
@@ -142,12 +145,13 @@ MPI: {mpi}; `MPIR_CVAR_POLLS_BEFORE_YIELD=1`.
 How measured: `bench_callcost` (bench/callcost.c) on 2 ranks times {iters} iterations per repetition with
 `clock_gettime(CLOCK_MONOTONIC)`, {reps} repetitions per benchmark after a warm-up, and reports the median
 repetition. It runs {pairs} times untraced and {pairs} times traced (`LD_PRELOAD=libtracefold.so
-TRACEFOLD_MODE=flat`), alternating U T, T U, ... within the same invocation. Added ns per intercepted call =
+TRACEFOLD_MODE={mode}`), alternating U T, T U, ... within the same invocation. Added ns per intercepted call =
 (traced − untraced ns/iter) / intercepted calls per iteration, median over pairs; ratio = traced / untraced,
-median over pairs; the ns/iter columns are medians over runs. Flat bytes/event = size of all `rank-*.flat`
-files / events counted by `tracefold summary` (whole run, including warm-up and barriers).
+median over pairs; the ns/iter columns are medians over runs. Trace bytes/event = size of all rank files
+of the trace / events counted by `tracefold summary` (whole run, including warm-up and barriers; a
+compressed file's constant header dominates it).
 
-| benchmark | untraced ns/iter | traced ns/iter | added ns per intercepted call | ratio | flat bytes/event |
+| benchmark | untraced ns/iter | traced ns/iter | added ns per intercepted call | ratio | trace bytes/event |
 |---|---:|---:|---:|---:|---:|
 {chr(10).join(rows)}
 

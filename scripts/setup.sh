@@ -11,7 +11,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(build-essential cmake gfortran python3 mpich libmpich-dev openmpi-bin libopenmpi-dev binutils)
+# zstd: bench/sizes.sh compares trace sizes with zstd -19
+packages=(build-essential cmake gfortran python3 mpich libmpich-dev openmpi-bin libopenmpi-dev binutils zstd)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
