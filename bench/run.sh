@@ -121,7 +121,7 @@ rows, rows_min, detail = [], [], []
 for bench in ("p2p", "allreduce"):
     n = calls[bench]
     mu, mt, ma, mr, u, t, added = compare(bench, n)
-    rows.append(f"| {bench}: {names[bench]} | {mu:.0f} | {mt:.0f} | {ma:.0f} | {mr:.2f} | {bpe:.1f} |")
+    rows.append(f"| {bench}: {names[bench]} | {mu:.0f} | {mt:.0f} | {ma:.0f} | {mr:.2f} | {bpe:.3g} |")
     detail.append(f"- {bench} ({n} intercepted call{'s' if n > 1 else ''}/iter), median rep, per pair "
                   f"untraced→traced ns/iter: " + ", ".join(f"{a:.0f}→{b:.0f}" for a, b in zip(u, t))
                   + "; added ns/call: " + ", ".join(f"{x:.0f}" for x in added))
@@ -131,7 +131,7 @@ for bench in ("p2p", "allreduce"):
     rows_min.append(f"| {bench} (fastest rep) | {mu:.0f} | {mt:.0f} | {ma:.0f} | {mr:.2f} |")
     print(f"{bench} (fastest rep): untraced {mu:.0f}, traced {mt:.0f}, added {ma:.0f} ns/call, ratio {mr:.2f}",
           file=sys.stderr)
-print(f"{mode} trace: {bpe:.1f} bytes/event ({trace[0][1]} events, {trace[0][0]} bytes per traced run)", file=sys.stderr)
+print(f"{mode} trace: {bpe:.3g} bytes/event ({trace[0][1]} events, {trace[0][0]} bytes per traced run)", file=sys.stderr)
 
 heading = f"## Recorder cost per call ({mode} mode)"
 section = f"""{heading}
