@@ -56,7 +56,7 @@ static void put_vseq(const tf_vseq *s) {
   if (parts > 1) fputs("[", stdout);
   put_items(s->items, s->n);
   if (s->tcount) {
-    tf_vitem tail = {.base = s->tbase, .step = s->tcount > 1 ? s->tstep : 0, .count = s->tcount};
+    tf_vitem tail = tf_vseq_tail(s);
     if (s->n) fputs(", ", stdout);
     put_items(&tail, 1);
   }

@@ -18,6 +18,7 @@
 #include "segment.h"
 #include "tracefold.h"
 #include "unroll.h"
+#include "value_codec.h"
 
 enum { REC_END = 0, REC_EVENT = 1, REC_CALLSITE = 2, REC_LOST = 3, REC_SEGMENT = 4 };
 
@@ -123,22 +124,6 @@ static tf_status load_file(const char *path, uint8_t **data, size_t *len, char *
   return TF_OK;
 }
 
-/* Number of values an event of function fd occupies, checking array lengths. */
-static int event_values_fit(const tf_func_desc *fd, const int64_t *vals, uint32_t nvals) {
-  uint64_t pos = 0;
-  for (uint32_t k = 0; k < fd->nfields; k++) {
-    if (pos >= nvals) return 0;
-    if (fd->fields[k].is_array) {
-      int64_t n = vals[pos];
-      if (n < 0 || (uint64_t)n > nvals - pos - 1) return 0;
-      pos += 1 + (uint64_t)n;
-    } else {
-      pos += 1;
-    }
-  }
-  return pos == nvals;
-}
-
 static int grow_vals(tf_file_reader *r, uint64_t n) {
   if (n <= r->capvals) return 0;
   int64_t *v = realloc(r->vals, (size_t)n * sizeof *v);
@@ -159,7 +144,7 @@ static int decode_event(tf_file_reader *r, tf_cursor *c, tf_event *ev, int check
   if (grow_vals(r, nvals)) return -1;
   for (uint64_t i = 0; i < nvals; i++) r->vals[i] = tf_cur_svar(c);
   if (c->bad) return -1;
-  if (check && !event_values_fit(&r->info.funcs[fn], r->vals, (uint32_t)nvals)) return -1;
+  if (check && !tf_values_fit(&r->info.funcs[fn], r->vals, (uint32_t)nvals)) return -1;
   ev->fn = (uint32_t)fn;
   ev->thread = (uint32_t)thread;
   ev->callsite = r->callsites[cs].sig;

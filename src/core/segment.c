@@ -34,7 +34,7 @@ static void put_vseq(tf_buf *b, const tf_vseq *s) {
   tf_buf_put_uvar(b, s->n + (s->tcount ? 1 : 0));
   put_items(b, s->items, s->n);
   if (s->tcount) {
-    tf_vitem tail = {.base = s->tbase, .step = s->tcount > 1 ? s->tstep : 0, .count = s->tcount};
+    tf_vitem tail = tf_vseq_tail(s);
     put_items(b, &tail, 1);
   }
 }

@@ -15,20 +15,24 @@ static inline uint64_t ring_add(uint64_t a, uint64_t b) { return b >= RING_M - a
 static inline int64_t store(uint64_t r) { return (int64_t)(r <= (uint64_t)INT64_MAX ? r : r + NSPECIAL); }
 static inline uint64_t load(int64_t s) { return s >= 0 ? (uint64_t)s : (uint64_t)s - NSPECIAL; }
 
-static int transform(tf_codec *c, const tf_func_desc *fd, int64_t *vals, uint32_t nvals, int decode) {
-  uint64_t pos = 0; /* the values must fit the fields: array lengths in range */
+int tf_values_fit(const tf_func_desc *fd, const int64_t *vals, uint32_t nvals) {
+  uint64_t pos = 0;
   for (uint32_t k = 0; k < fd->nfields; k++) {
-    if (pos >= nvals) return -1;
+    if (pos >= nvals) return 0;
     if (fd->fields[k].is_array) {
       int64_t n = vals[pos];
-      if (n < 0 || (uint64_t)n > nvals - pos - 1) return -1;
+      if (n < 0 || (uint64_t)n > nvals - pos - 1) return 0;
       pos += 1 + (uint64_t)n;
     } else {
       pos++;
     }
   }
-  if (pos != nvals) return -1;
-  pos = 0;
+  return pos == nvals;
+}
+
+static int transform(tf_codec *c, const tf_func_desc *fd, int64_t *vals, uint32_t nvals, int decode) {
+  if (!tf_values_fit(fd, vals, nvals)) return -1;
+  uint64_t pos = 0;
   for (uint32_t k = 0; k < fd->nfields; k++) {
     uint64_t n = 1;
     if (fd->fields[k].is_array) n = (uint64_t)vals[pos++];

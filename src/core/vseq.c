@@ -105,8 +105,9 @@ static void close_tail(tf_vseq *s, tf_mem *m) {
     s->items = ni;
     s->cap = cap;
   }
-  int64_t step = s->tcount > 1 ? s->tstep : 0;
-  s->items[s->n++] = (tf_vitem){.base = s->tbase, .step = step, .count = s->tcount, .shape = run_shape(step, s->tcount)};
+  tf_vitem run = tf_vseq_tail(s);
+  run.shape = run_shape(run.step, run.count);
+  s->items[s->n++] = run;
   s->tcount = 0;
   fold_tail(s, m);
 }
@@ -151,7 +152,8 @@ static void append_items(tf_vseq *dst, const tf_vitem *it, uint32_t n, int64_t o
 
 void tf_vseq_append(tf_vseq *dst, const tf_vseq *src, tf_mem *m) {
   append_items(dst, src->items, src->n, 0, m);
-  if (src->tcount) tf_vseq_push_run(dst, src->tbase, src->tcount > 1 ? src->tstep : 0, src->tcount, m);
+  tf_vitem tail = tf_vseq_tail(src);
+  if (tail.count) tf_vseq_push_run(dst, tail.base, tail.step, tail.count, m);
 }
 
 void tf_vseq_set_single(tf_vseq *s, int64_t v) { s->tbase = v; }
@@ -216,6 +218,7 @@ int tf_vseq_iter_next(tf_vseq_iter *it, int64_t *v) {
   }
   const tf_vseq *s = it->s;
   if (it->tk >= s->tcount) return 0;
-  *v = tf_wadd(s->tbase, tf_wmul(s->tcount > 1 ? s->tstep : 0, it->tk++));
+  tf_vitem tail = tf_vseq_tail(s);
+  *v = tf_wadd(tail.base, tf_wmul(tail.step, it->tk++));
   return 1;
 }

@@ -65,6 +65,10 @@ void tf_vseq_append(tf_vseq *dst, const tf_vseq *src, tf_mem *m);
 void tf_vseq_set_single(tf_vseq *s, int64_t v);
 /* The only value of a one-value sequence. */
 static inline int64_t tf_vseq_single(const tf_vseq *s) { return s->tbase; }
+/* The open run at the end as an item (count 0 when there is none). */
+static inline tf_vitem tf_vseq_tail(const tf_vseq *s) {
+  return (tf_vitem){.base = s->tbase, .step = s->tcount > 1 ? s->tstep : 0, .count = s->tcount};
+}
 /* The sequence is complete: close its open run into the items, so that it
  * can fold with them (before the sequence is written). */
 void tf_vseq_seal(tf_vseq *s, tf_mem *m);

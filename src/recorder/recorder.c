@@ -355,12 +355,12 @@ static void close_trace(void) {
   int was = atomic_exchange(&g.state, ST_DONE);
   uint64_t lost = atomic_load(&g.lost);
   if (g.comp) {
+    uint64_t unwritten = g.compressor.folder.nevents; /* folded since the last segment (finish resets it) */
     /* after a failure the folded structure may be incomplete: write it only if recording was healthy */
-    if (was == ST_RECORDING && tf_compressor_finish(&g.compressor, g.comp) != 0) {
-      fprintf(stderr, "tracefold: warning: rank %d: cannot write the last segment of the compressed trace\n", g.rank);
-      lost += g.compressor.folder.nevents;
-    } else if (was != ST_RECORDING) {
-      lost += g.compressor.folder.nevents;
+    if (was != ST_RECORDING || tf_compressor_finish(&g.compressor, g.comp) != 0) {
+      if (was == ST_RECORDING)
+        fprintf(stderr, "tracefold: warning: rank %d: cannot write the last segment of the compressed trace\n", g.rank);
+      lost += unwritten;
     }
     tf_compressor_free(&g.compressor);
   }
