@@ -8,17 +8,10 @@
 #include <string.h>
 
 #include "bytes.h"
+#include "check.h"
 #include "file_writer.h"
 #include "tracefold.h"
 
-static int failures;
-#define CHECK(cond)                                                                                             \
-  do {                                                                                                         \
-    if (!(cond)) {                                                                                             \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);                                 \
-      failures++;                                                                                              \
-    }                                                                                                          \
-  } while (0)
 
 static const tf_field_desc send_fields[] = {{"count", TF_FIELD_COUNT, 0}, {"dest", TF_FIELD_PEER, 0},
                                             {"counts", TF_FIELD_COUNT, 1}};

@@ -30,6 +30,7 @@
 #include <time.h>
 
 #include "bytes.h"
+#include "check.h"
 #include "compressor.h"
 #include "file_writer.h"
 #include "folder.h"
@@ -38,24 +39,6 @@
 #include "value_codec.h"
 #include "vseq.h"
 
-static int failures;
-#define CHECK(cond)                                                                                             \
-  do {                                                                                                         \
-    if (!(cond)) {                                                                                             \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);                                 \
-      failures++;                                                                                              \
-    }                                                                                                          \
-  } while (0)
-/* CHECK with a context line (seed, index, ...) printed on failure */
-#define CHECKF(cond, ...)                                                                                       \
-  do {                                                                                                         \
-    if (!(cond)) {                                                                                             \
-      fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond);                                 \
-      fprintf(stderr, __VA_ARGS__);                                                                            \
-      fputc('\n', stderr);                                                                                     \
-      failures++;                                                                                              \
-    }                                                                                                          \
-  } while (0)
 
 /* ------------------------------------------------------------- helpers */
 
@@ -1543,21 +1526,30 @@ static uint64_t hand_segment(tf_buf *b, int h) {
   return h == H_COUNT_MISMATCH ? nev + 1 : nev;
 }
 
-static void test_hand_made(void) {
-  const char *path = "folding_hand.tfc";
+/* A compressed file with one call site (0x77) and one hand-encoded segment
+ * of nev events; 1 if written. */
+static int write_hand_file(const char *path, const tf_buf *seg, uint64_t nev) {
   tf_file_info info = {.rank = 0, .nranks = 1, .exe = "hand", .mpi = "none", .nfuncs = NFUNCS, .funcs = funcs};
   char err[512];
+  fresh(path);
+  tf_file_writer *w = tf_file_writer_open(path, TF_FILE_COMPRESSED, &info, err, sizeof err);
+  CHECKF(w != NULL, "%s", err);
+  if (!w) return 0;
+  CHECK(tf_file_writer_callsite(w, 0, 0x77, "hand", 1) == 0);
+  CHECK(!seg->failed && tf_file_writer_segment(w, seg->data, seg->len, nev) == 0);
+  CHECK(tf_file_writer_close(w, err, sizeof err) == TF_OK);
+  return 1;
+}
+
+static void test_hand_made(void) {
+  const char *path = "folding_hand.tfc";
+  char err[512];
   for (int h = 0; h < H_NCASES; h++) {
-    fresh(path);
-    tf_file_writer *w = tf_file_writer_open(path, TF_FILE_COMPRESSED, &info, err, sizeof err);
-    CHECK(w != NULL);
-    if (!w) return;
-    CHECK(tf_file_writer_callsite(w, 0, 0x77, "hand", 1) == 0);
     tf_buf b = {0};
     uint64_t nev = hand_segment(&b, h);
-    CHECK(!b.failed && tf_file_writer_segment(w, b.data, b.len, nev) == 0);
+    int written = write_hand_file(path, &b, nev);
     tf_buf_free(&b);
-    CHECK(tf_file_writer_close(w, err, sizeof err) == TF_OK);
+    if (!written) return;
 
     tf_file_reader *r = NULL;
     err[0] = 0;
@@ -1599,15 +1591,12 @@ static void test_hand_made(void) {
 
   /* a valid file patched by hand: the segment's event count + 1, CRC recomputed */
   {
-    fresh(path);
-    tf_file_writer *w = tf_file_writer_open(path, TF_FILE_COMPRESSED, &info, err, sizeof err);
-    CHECK(w != NULL);
-    if (!w) return;
-    tf_file_writer_callsite(w, 0, 0x77, "hand", 1);
     tf_buf b = {0};
     uint64_t nev = hand_segment(&b, H_VALID);
-    tf_file_writer_segment(w, b.data, b.len, nev);
-    CHECK(tf_file_writer_close(w, err, sizeof err) == TF_OK);
+    if (!write_hand_file(path, &b, nev)) {
+      tf_buf_free(&b);
+      return;
+    }
     long n;
     unsigned char *d = file_bytes(path, &n);
     /* the segment record: tag 4, nevents 3, length, then the payload */
@@ -1644,13 +1633,7 @@ static void test_hand_made(void) {
  * undefined behaviour) while deciding so. */
 static void test_decoder_overflow(void) {
   const char *path = "folding_hand.tfc";
-  tf_file_info info = {.rank = 0, .nranks = 1, .exe = "hand", .mpi = "none", .nfuncs = NFUNCS, .funcs = funcs};
   char err[512];
-  fresh(path);
-  tf_file_writer *w = tf_file_writer_open(path, TF_FILE_COMPRESSED, &info, err, sizeof err);
-  CHECK(w != NULL);
-  if (!w) return;
-  CHECK(tf_file_writer_callsite(w, 0, 0x77, "hand", 1) == 0);
   tf_buf b = {0};
   tf_buf_put_uvar(&b, 1); /* one node: MPI_Send, one occurrence of 4 values */
   put_event_head(&b, 1, 0);
@@ -1659,9 +1642,9 @@ static void test_decoder_overflow(void) {
   put_run_vseq(&b, INT64_MAX, INT64_MAX, (uint64_t)1 << 33);
   for (int j = 1; j < 4; j++) put_single_vseq(&b, j);
   put_stats(&b);
-  CHECK(!b.failed && tf_file_writer_segment(w, b.data, b.len, 1) == 0);
+  int written = write_hand_file(path, &b, 1);
   tf_buf_free(&b);
-  CHECK(tf_file_writer_close(w, err, sizeof err) == TF_OK);
+  if (!written) return;
   tf_file_reader *r = NULL;
   tf_status st = tf_file_open(path, &r, err, sizeof err);
   CHECKF(st == TF_ERR_FORMAT && r == NULL, "status %d: %s", st, err);
