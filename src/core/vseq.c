@@ -21,6 +21,8 @@ static uint64_t rep_shape(const tf_vitem *r) {
   return h;
 }
 
+void tf_vitem_reshape(tf_vitem *it) { it->shape = it->nbody ? rep_shape(it) : run_shape(it->step, it->count); }
+
 static void free_items(tf_vitem *it, uint32_t n, tf_mem *m) {
   for (uint32_t i = 0; i < n; i++)
     if (it[i].body) {
@@ -221,4 +223,66 @@ int tf_vseq_iter_next(tf_vseq_iter *it, int64_t *v) {
   tf_vitem tail = tf_vseq_tail(s);
   *v = tf_wadd(tail.base, tf_wmul(tail.step, it->tk++));
   return 1;
+}
+
+/* ---- copies, comparison, hashing (merging across ranks) ---- */
+
+static tf_vitem *copy_items(const tf_vitem *it, uint32_t n, tf_mem *m) {
+  tf_vitem *c = malloc((n ? n : 1) * sizeof *c);
+  if (!c) {
+    m->failed = 1;
+    return NULL;
+  }
+  m->bytes += n * sizeof *c;
+  memcpy(c, it, n * sizeof *c);
+  for (uint32_t i = 0; i < n; i++)
+    if (it[i].nbody && !(c[i].body = copy_items(it[i].body, it[i].nbody, m))) {
+      for (uint32_t k = i; k < n; k++) c[k].nbody = 0, c[k].body = NULL;
+      free_items(c, i, m);
+      free(c);
+      m->bytes -= n * sizeof *c;
+      return NULL;
+    }
+  return c;
+}
+
+int tf_vseq_copy(tf_vseq *dst, const tf_vseq *src, tf_mem *m) {
+  *dst = *src;
+  dst->items = NULL;
+  dst->n = dst->cap = 0;
+  if (!src->n) return 0;
+  if (!(dst->items = copy_items(src->items, src->n, m))) {
+    tf_vseq_init(dst);
+    return -1;
+  }
+  dst->n = dst->cap = src->n;
+  return 0;
+}
+
+static int equal_items(const tf_vitem *a, const tf_vitem *b, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++)
+    if (a[i].base != b[i].base || a[i].step != b[i].step || a[i].count != b[i].count || a[i].nbody != b[i].nbody ||
+        (a[i].nbody && !equal_items(a[i].body, b[i].body, a[i].nbody)))
+      return 0;
+  return 1;
+}
+
+int tf_vseq_equal(const tf_vseq *a, const tf_vseq *b) {
+  tf_vitem ta = tf_vseq_tail(a), tb = tf_vseq_tail(b);
+  return a->n == b->n && a->nvalues == b->nvalues && ta.count == tb.count &&
+         (!ta.count || (ta.base == tb.base && ta.step == tb.step)) && equal_items(a->items, b->items, a->n);
+}
+
+static uint64_t hash_items(uint64_t h, const tf_vitem *it, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) {
+    h = tf_mix(tf_mix(tf_mix(tf_mix(h, (uint64_t)it[i].base), (uint64_t)it[i].step), it[i].count), it[i].nbody);
+    if (it[i].nbody) h = hash_items(h, it[i].body, it[i].nbody);
+  }
+  return h;
+}
+
+uint64_t tf_vseq_hash(const tf_vseq *s) {
+  tf_vitem t = tf_vseq_tail(s);
+  uint64_t h = hash_items(tf_mix(0x5653, s->n), s->items, s->n);
+  return t.count ? hash_items(h, &t, 1) : h;
 }

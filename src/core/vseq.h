@@ -75,6 +75,17 @@ void tf_vseq_seal(tf_vseq *s, tf_mem *m);
 /* 1 if the sequence is `count` copies of one value (any count). */
 int tf_vseq_is_constant(const tf_vseq *s, int64_t *value);
 
+/* Recompute an item's shape from its fields (its body's shapes are set):
+ * sequences read from a file fold further with appended values. */
+void tf_vitem_reshape(tf_vitem *it);
+
+/* Deep copy (dst uninitialised). 0, or -1 out of memory (dst empty). */
+int tf_vseq_copy(tf_vseq *dst, const tf_vseq *src, tf_mem *m);
+/* Same items (so the same values); sequences with equal values built in
+ * different ways may compare unequal, which only costs space. */
+int tf_vseq_equal(const tf_vseq *a, const tf_vseq *b);
+uint64_t tf_vseq_hash(const tf_vseq *s);
+
 /* Sequential reading: a stack of positions in nested repeats. */
 #define TF_VSEQ_MAXDEPTH 16 /* repeats are never nested deeper than this */
 typedef struct tf_vseq_level {
