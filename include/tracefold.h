@@ -134,6 +134,11 @@ void tf_format_value(int64_t v, char *buf, size_t len);
 
 typedef enum tf_file_kind { TF_FILE_FLAT = 0, TF_FILE_COMPRESSED = 1 } tf_file_kind;
 
+/* Why a per-rank file was written without a merge (tf_file_info.partial). */
+#define TF_PARTIAL_ABORT 1  /* the application called MPI_Abort */
+#define TF_PARTIAL_SIGNAL 2 /* SIGTERM or SIGINT */
+#define TF_PARTIAL_EXIT 3   /* the process exited without MPI_Finalize */
+
 typedef struct tf_file_info {
   int32_t kind;          /* tf_file_kind */
   int32_t rank, nranks;
@@ -144,6 +149,7 @@ typedef struct tf_file_info {
   uint64_t nevents;      /* from the file's end record */
   uint64_t lost_events;  /* calls not recorded after an internal failure (0 normally) */
   uint32_t nsegments;    /* compressed: folded segments (1 unless the memory cap was reached) */
+  uint32_t partial;      /* not 0: written when the run stopped without MPI_Finalize (TF_PARTIAL_*) */
   uint32_t nfuncs;
   const tf_func_desc *funcs;
   uint32_t ncallsites;
@@ -170,6 +176,94 @@ void tf_file_close(tf_file_reader *r);
  * ("rank-<R>.flat" or "rank-<R>.tfc"), sorted by rank. *paths is malloc'ed
  * (free each, then the array). */
 tf_status tf_list_dir(const char *dir, tf_file_kind kind, char ***paths, int *n, char *err, size_t errlen);
+
+/* ---- traces: what the tools read -----------------------------------------
+ * A trace is the one merged file a run writes at MPI_Finalize (TF_TRACE_FILE
+ * in the trace directory: every rank's folded events in one loop structure,
+ * doc/FORMAT.md part 3), or a set of per-rank files: compressed ones written
+ * when a run stopped before MPI_Finalize (merged when opened) or flat
+ * reference files. tf_trace_open takes a merged file, a per-rank file, or a
+ * trace directory. Every rank's events come back exactly as recorded,
+ * through a per-rank cursor that unrolls the loops lazily. */
+#define TF_TRACE_MAGIC "TFTRACE\n"
+#define TF_TRACE_VERSION 1
+#define TF_TRACE_FILE "trace.tf"
+
+typedef enum tf_trace_source {
+  TF_SOURCE_MERGED = 0,     /* a merged trace file */
+  TF_SOURCE_COMPRESSED = 1, /* per-rank compressed files, merged when opened */
+  TF_SOURCE_FLAT = 2        /* per-rank flat (reference) files */
+} tf_trace_source;
+
+#define TF_OPEN_PREFER_FLAT 1u /* a directory with flat files: read those (the reference) */
+
+typedef struct tf_trace_info {
+  int32_t source;        /* tf_trace_source */
+  int32_t nranks;        /* ranks of the run */
+  int32_t nranks_present; /* ranks with events in this trace (< nranks only for a partial or single-rank input) */
+  uint32_t partial;      /* not 0: the run stopped without MPI_Finalize (a TF_PARTIAL_* reason) */
+  int32_t thread_level;
+  uint64_t start_unix_ns;
+  const char *exe, *mpi;
+  uint64_t nevents;      /* all ranks */
+  uint64_t lost_events;  /* all ranks: calls not recorded after an internal failure */
+  uint64_t bytes;        /* size of the file(s) read */
+  uint64_t merge_ns;     /* merged at MPI_Finalize: time the merge took on rank 0 (0 otherwise) */
+  uint32_t nfuncs;
+  const tf_func_desc *funcs;
+  uint32_t ncallsites;
+  const tf_callsite *callsites;
+} tf_trace_info;
+
+typedef struct tf_trace tf_trace;
+
+tf_status tf_trace_open(const char *path, unsigned flags, tf_trace **out, char *err, size_t errlen);
+/* A merged trace file held in memory (`name` is used in messages). */
+tf_status tf_trace_open_mem(const void *data, size_t len, const char *name, tf_trace **out, char *err,
+                            size_t errlen);
+const tf_trace_info *tf_trace_get_info(const tf_trace *t);
+/* 1 if `rank` has events in the trace (its event and lost counts then in
+ * *nevents and *lost, either may be NULL), else 0. */
+int tf_trace_rank(const tf_trace *t, int32_t rank, uint64_t *nevents, uint64_t *lost);
+void tf_trace_close(tf_trace *t);
+
+/* One rank's events, in order. */
+typedef struct tf_rank_cursor tf_rank_cursor;
+tf_status tf_rank_cursor_open(tf_trace *t, int32_t rank, tf_rank_cursor **out, char *err, size_t errlen);
+/* 1 and *ev (valid until the next call), 0 at the end, -1 when the trace
+ * turns out malformed while unrolling (tf_rank_cursor_error says where).
+ * For folded traces compute_ns/duration_ns are the mean over the folded
+ * event's occurrences on all the ranks it was merged from. */
+int tf_rank_cursor_next(tf_rank_cursor *c, tf_event *ev);
+const char *tf_rank_cursor_error(const tf_rank_cursor *c);
+void tf_rank_cursor_close(tf_rank_cursor *c);
+
+/* The loop structure of a merged (or compressed) trace. Each node is an
+ * event or a loop, holds for a set of ranks, and keeps every parameter as
+ * value sequences, each with the ranks it holds for. */
+typedef struct tf_node tf_node;
+/* The top-level nodes (0 for flat input). */
+uint32_t tf_trace_top(const tf_trace *t, const tf_node *const **nodes);
+typedef struct tf_node_info {
+  int is_loop;
+  uint32_t fn, thread;     /* event */
+  uint64_t callsite;       /* event: signature (see tf_trace_info.callsites) */
+  uint32_t nslots;         /* event: parameter positions (the longest occurrence's value count) */
+  uint32_t nbody;          /* loop: its body */
+  const tf_node *const *body;
+  uint64_t occurrences;    /* summed over its ranks */
+  uint64_t compute_min, compute_max, compute_mean; /* ns, over all occurrences */
+  uint64_t duration_min, duration_max, duration_mean;
+} tf_node_info;
+void tf_node_get(const tf_node *n, tf_node_info *info);
+/* The node's ranks as a rank list (see tf_format_ranks). */
+void tf_node_ranks(const tf_node *n, char *buf, size_t len);
+/* A node's value sequences: which = -1 a loop's iteration counts (an
+ * event's value counts), which = j >= 0 an event's parameter position j.
+ * Returns the number of (values, ranks) pairs; pair k is written as text
+ * into vals and ranks (either may be NULL). */
+uint32_t tf_node_values(const tf_node *n, int which, uint32_t k, char *vals, size_t vlen, char *ranks,
+                        size_t rlen);
 
 #ifdef __cplusplus
 }

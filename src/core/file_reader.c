@@ -15,19 +15,19 @@
 #include <string.h>
 
 #include "bytes.h"
+#include "functable.h"
 #include "segment.h"
 #include "tracefold.h"
 #include "unroll.h"
 #include "value_codec.h"
 
-enum { REC_END = 0, REC_EVENT = 1, REC_CALLSITE = 2, REC_LOST = 3, REC_SEGMENT = 4 };
+enum { REC_END = 0, REC_EVENT = 1, REC_CALLSITE = 2, REC_LOST = 3, REC_SEGMENT = 4, REC_PARTIAL = 5 };
 
 struct tf_file_reader {
   uint8_t *data;
   size_t len;
   tf_file_info info;
-  tf_func_desc *funcs;
-  tf_field_desc *fields;
+  tf_functable ft;
   char **strings; /* every string allocated for info/funcs/callsites */
   size_t nstrings, capstrings;
   tf_callsite *callsites;
@@ -87,8 +87,7 @@ void tf_file_close(tf_file_reader *r) {
   free(r->segn);
   for (size_t i = 0; i < r->nstrings; i++) free(r->strings[i]);
   free(r->strings);
-  free(r->funcs);
-  free(r->fields);
+  tf_functable_free(&r->ft);
   free(r->callsites);
   free(r->vals);
   free(r->data);
@@ -194,56 +193,20 @@ tf_status tf_file_open(const char *path, tf_file_reader **out, char *err, size_t
   in->start_unix_ns = tf_cur_uvar(&c);
   in->exe = keep_string(r, &c);
   in->mpi = keep_string(r, &c);
-  uint64_t nfuncs = tf_cur_uvar(&c);
-  if (c.bad || !in->exe || !in->mpi || rank >= nranks || nranks > INT32_MAX || nfuncs > 65536 ||
-      level < INT32_MIN || level > INT32_MAX)
+  if (c.bad || !in->exe || !in->mpi || rank >= nranks || nranks > INT32_MAX || level < INT32_MIN ||
+      level > INT32_MAX)
     goto malformed;
   in->rank = (int32_t)rank;
   in->nranks = (int32_t)nranks;
   in->thread_level = (int32_t)level;
-  in->nfuncs = (uint32_t)nfuncs;
-  r->funcs = calloc(nfuncs ? nfuncs : 1, sizeof *r->funcs);
-  uint64_t *first_field = calloc(nfuncs ? nfuncs : 1, sizeof *first_field);
-  size_t capf = 256, nf = 0;
-  r->fields = malloc(capf * sizeof *r->fields);
-  if (!r->funcs || !first_field || !r->fields) {
-    free(first_field);
+  int frc = tf_functable_decode(&c, &r->ft);
+  if (frc == -2) {
     tf_file_close(r);
     return fail(err, errlen, TF_ERR_NOMEM, "%s: out of memory", path);
   }
-  for (uint64_t i = 0; i < nfuncs; i++) {
-    r->funcs[i].name = keep_string(r, &c);
-    uint64_t nfields = tf_cur_uvar(&c);
-    if (c.bad || !r->funcs[i].name || nfields > 4096) {
-      free(first_field);
-      goto malformed;
-    }
-    r->funcs[i].nfields = (uint32_t)nfields;
-    first_field[i] = nf;
-    for (uint64_t k = 0; k < nfields; k++) {
-      if (nf == capf) {
-        tf_field_desc *nfd = realloc(r->fields, 2 * capf * sizeof *nfd);
-        if (!nfd) {
-          free(first_field);
-          tf_file_close(r);
-          return fail(err, errlen, TF_ERR_NOMEM, "%s: out of memory", path);
-        }
-        r->fields = nfd;
-        capf *= 2;
-      }
-      r->fields[nf].kind = tf_cur_u8(&c);
-      r->fields[nf].is_array = tf_cur_u8(&c);
-      r->fields[nf].name = keep_string(r, &c);
-      if (c.bad || !r->fields[nf].name || r->fields[nf].kind >= TF_FIELD_KIND_COUNT || r->fields[nf].is_array > 1) {
-        free(first_field);
-        goto malformed;
-      }
-      nf++;
-    }
-  }
-  for (uint64_t i = 0; i < nfuncs; i++) r->funcs[i].fields = r->fields + first_field[i];
-  free(first_field);
-  in->funcs = r->funcs;
+  if (frc) goto malformed_or_truncated;
+  in->nfuncs = r->ft.n;
+  in->funcs = r->ft.funcs;
   r->records_at = (size_t)(c.p - r->data);
 
   /* records: validate everything once */
@@ -279,6 +242,11 @@ tf_status tf_file_open(const char *path, tf_file_reader **out, char *err, size_t
     } else if (tag == REC_LOST) {
       in->lost_events += tf_cur_uvar(&c);
       if (c.bad) goto truncated;
+    } else if (tag == REC_PARTIAL) {
+      uint64_t why = tf_cur_uvar(&c);
+      if (c.bad) goto truncated;
+      if (why < 1 || why > 255) goto malformed;
+      in->partial = (uint32_t)why;
     } else if (tag == REC_EVENT && !comp) {
       tf_event ev;
       if (decode_event(r, &c, &ev, 1)) goto malformed_or_truncated;
@@ -385,7 +353,7 @@ int tf_file_next(tf_file_reader *r, tf_event *ev) {
   for (;;) {
     uint8_t tag = tf_cur_u8(&r->cur);
     if (r->cur.bad || tag == REC_END) return 0;
-    if (tag == REC_LOST) {
+    if (tag == REC_LOST || tag == REC_PARTIAL) {
       tf_cur_uvar(&r->cur);
       continue;
     }

@@ -8,10 +8,11 @@
 #include <string.h>
 
 #include "bytes.h"
+#include "functable.h"
 
 #define TF_FLUSH_AT (1u << 20)
 
-enum { REC_END = 0, REC_EVENT = 1, REC_CALLSITE = 2, REC_LOST = 3, REC_SEGMENT = 4 };
+enum { REC_END = 0, REC_EVENT = 1, REC_CALLSITE = 2, REC_LOST = 3, REC_SEGMENT = 4, REC_PARTIAL = 5 };
 
 struct tf_file_writer {
   FILE *f;
@@ -53,17 +54,7 @@ tf_file_writer *tf_file_writer_open(const char *path, tf_file_kind kind, const t
   tf_buf_put_uvar(b, info->start_unix_ns);
   tf_buf_put_str(b, info->exe);
   tf_buf_put_str(b, info->mpi);
-  tf_buf_put_uvar(b, info->nfuncs);
-  for (uint32_t i = 0; i < info->nfuncs; i++) {
-    const tf_func_desc *fd = &info->funcs[i];
-    tf_buf_put_str(b, fd->name);
-    tf_buf_put_uvar(b, fd->nfields);
-    for (uint32_t k = 0; k < fd->nfields; k++) {
-      tf_buf_put_u8(b, fd->fields[k].kind);
-      tf_buf_put_u8(b, fd->fields[k].is_array);
-      tf_buf_put_str(b, fd->fields[k].name);
-    }
-  }
+  tf_functable_encode(b, info->funcs, info->nfuncs);
   return w;
 }
 
@@ -112,6 +103,11 @@ int tf_file_writer_segment(tf_file_writer *w, const uint8_t *nodes, size_t len, 
 void tf_file_writer_lost(tf_file_writer *w, uint64_t n) {
   tf_buf_put_u8(&w->buf, REC_LOST);
   tf_buf_put_uvar(&w->buf, n);
+}
+
+void tf_file_writer_partial(tf_file_writer *w, uint32_t reason) {
+  tf_buf_put_u8(&w->buf, REC_PARTIAL);
+  tf_buf_put_uvar(&w->buf, reason);
 }
 
 tf_status tf_file_writer_close(tf_file_writer *w, char *err, size_t errlen) {

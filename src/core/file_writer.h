@@ -32,6 +32,9 @@ int tf_file_writer_segment(tf_file_writer *w, const uint8_t *nodes, size_t len, 
 /* Record that `n` calls were not recorded (after an internal failure). */
 void tf_file_writer_lost(tf_file_writer *w, uint64_t n);
 
+/* Mark the file partial: the run stopped without MPI_Finalize (TF_PARTIAL_*). */
+void tf_file_writer_partial(tf_file_writer *w, uint32_t reason);
+
 /* Write the end record and checksum, close the file, free the writer.
  * Returns TF_OK or the first error met while writing (message in err). */
 tf_status tf_file_writer_close(tf_file_writer *w, char *err, size_t errlen);

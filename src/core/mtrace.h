@@ -1,0 +1,94 @@
+/* mtrace.h — a merged trace: the folded events of many ranks in one loop
+ * structure (doc/FORMAT.md part 3, doc/MERGING.md).
+ *
+ * Each node (event or loop, as in folder.h) carries the sorted list of
+ * ranks it occurs on, kept as a value sequence so that strided blocks of
+ * ranks stay a few items (ranklist.h). Every per-rank value sequence of the
+ * node (iteration counts, value counts, parameter slots) becomes a value
+ * set: (values, ranks) pairs, one per distinct sequence, so ranks that
+ * agree share one copy. Peers, sources and request ids are already relative
+ * to the caller, so all the interior ranks of a regular code agree.
+ *
+ * A rank's own sequence is recovered by projection: keep the nodes whose
+ * rank list holds the rank and, in each value set, the sequence whose rank
+ * list holds it. The projection is re-validated like a per-rank segment
+ * and unrolled with unroll.h.
+ */
+#ifndef TF_MTRACE_H
+#define TF_MTRACE_H
+
+#include <stddef.h>
+
+#include "bytes.h"
+#include "folder.h"
+#include "functable.h"
+#include "tracefold.h"
+
+typedef struct tf_vset {
+  uint32_t n, cap;
+  tf_vseq *seq;   /* seq[i]: the values ... */
+  tf_vseq *ranks; /* ... on the ranks ranks[i] (sorted) */
+  uint64_t *hash; /* tf_vseq_hash(seq[i]) */
+} tf_vset;
+
+typedef struct tf_tstat {
+  uint64_t n, min, max, sum;
+} tf_tstat;
+
+typedef struct tf_mnode {
+  uint64_t key; /* event: hash(fn, thread, call-site signature); loop: hash of the body's keys */
+  int is_loop;
+  uint32_t fn, thread, site; /* event; site indexes the trace's call sites */
+  tf_vseq ranks;             /* ranks this node occurs on */
+  tf_vset count;             /* loop: iteration counts; event: number of values of each occurrence */
+  tf_vset *slots;            /* event: parameter position j of each occurrence */
+  uint32_t nslots;
+  tf_tstat compute, duration; /* over every occurrence on every rank */
+  struct tf_mnode **body;     /* loop */
+  uint32_t nbody;
+} tf_mnode;
+
+typedef struct tf_mtrace {
+  int32_t nranks, thread_level;
+  uint32_t partial; /* TF_PARTIAL_* of the first partial rank merged, 0 if none */
+  uint64_t start_unix_ns;
+  char *exe, *mpi;
+  tf_functable ft;
+  tf_callsite *callsites; /* modules owned */
+  uint32_t ncallsites, capcs;
+  tf_vseq present;         /* ranks with data, sorted */
+  tf_vseq nevents, lost;   /* per present rank, in the same order */
+  tf_mnode **top;
+  uint32_t ntop;
+  tf_mem mem;
+} tf_mtrace;
+
+/* A one-rank merged trace from a per-rank compressed file (its segments
+ * become one top-level sequence). 0, or -1 out of memory. */
+int tf_mtrace_from_file(tf_mtrace *t, const tf_file_reader *r);
+
+/* Merge src into dst; every rank of src must be above every rank of dst
+ * (merge in rank order). src is emptied and freed. 0; -1 with a message. */
+int tf_mtrace_merge(tf_mtrace *dst, tf_mtrace *src, char *err, size_t errlen);
+
+/* Encode as a merged trace file (zstd level 0: sections stored raw). 0 or
+ * -1 (out of memory). */
+int tf_mtrace_encode(const tf_mtrace *t, tf_buf *b, int zstd_level);
+/* Decode and validate a merged trace file; messages name `name`. */
+tf_status tf_mtrace_decode(const uint8_t *data, size_t len, const char *name, tf_mtrace *t, char *err,
+                           size_t errlen);
+
+/* Rank `rank`'s own folded sequence, freshly allocated and validated as a
+ * per-rank segment (free with tf_fnode_free); its event count in *nevents.
+ * 0, or -1 with a reason in *why. */
+int tf_mtrace_project(const tf_mtrace *t, int32_t rank, tf_fnode ***nodes, uint32_t *n, uint64_t *nevents,
+                      tf_mem *m, const char **why);
+
+/* Index of `rank` among the present ranks, or -1. */
+int64_t tf_mtrace_rank_index(const tf_mtrace *t, int32_t rank);
+
+void tf_mtrace_free(tf_mtrace *t);
+void tf_mnode_free(tf_mnode *x, tf_mem *m);
+void tf_vset_free(tf_vset *v, tf_mem *m);
+
+#endif
