@@ -264,6 +264,10 @@ void tf_node_ranks(const tf_node *n, char *buf, size_t len);
  * into vals and ranks (either may be NULL). */
 uint32_t tf_node_values(const tf_node *n, int which, uint32_t k, char *vals, size_t vlen, char *ranks,
                         size_t rlen);
+/* 1 if the node occurs on `rank`. */
+int tf_node_has_rank(const tf_node *n, int32_t rank);
+/* The value sequence `which` as it is on `rank`: 1 and the text, or 0. */
+int tf_node_values_of(const tf_node *n, int which, int32_t rank, char *vals, size_t vlen);
 
 #ifdef __cplusplus
 }

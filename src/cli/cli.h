@@ -4,21 +4,26 @@
 
 #include "tracefold.h"
 
-/* The per-rank files named by the arguments: each a rank file or a trace
- * directory. A directory may hold flat files, compressed files or both;
- * `want` says which a verb reads. Errors are printed (naming the file) and
- * give -1. */
-typedef enum { TF_WANT_FLAT_FIRST, TF_WANT_COMPRESSED_FIRST, TF_WANT_COMPRESSED } tf_want;
-
+/* The trace named by the one argument (a merged trace file, a trace
+ * directory or a per-rank file), opened with tf_trace_open `flags`, and
+ * its ranks. Errors are printed (naming the file) and give -1; notes on a
+ * partial trace or lost events go to stderr. */
 typedef struct tf_input {
+  tf_trace *t;
+  const tf_trace_info *info;
+  int32_t *ranks; /* the ranks present, ascending */
   int n;
-  tf_file_reader **readers;
 } tf_input;
 
-int tf_input_open(int argc, char **argv, tf_want want, const char *verb, tf_input *in);
+int tf_input_open(int argc, char **argv, unsigned flags, const char *verb, tf_input *in);
 void tf_input_close(tf_input *in);
-/* tf_file_next, printing the reader's error when the file is malformed. */
-int tf_input_next(tf_file_reader *r, tf_event *ev);
+/* A cursor over one rank's events, or NULL after printing why. */
+tf_rank_cursor *tf_input_cursor(tf_input *in, int32_t rank);
+/* tf_rank_cursor_next, printing the error when the trace is malformed. */
+int tf_input_next(tf_input *in, tf_rank_cursor *c, tf_event *ev);
+/* The ranks a verb reports on: all (rank < 0) or the one asked for;
+ * 0, or 2 after printing that the rank is not in the trace. */
+int tf_input_pick(tf_input *in, long rank, const char *verb, int32_t **ranks, int *n);
 
 /* Leading "--rank R" (into *rank, else -1) and "--no-time" (into *no_time,
  * if not NULL) options; 0, or 2 after printing a usage error. */
@@ -29,5 +34,7 @@ int cmd_unroll(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_summary(int argc, char **argv);
 int cmd_counts(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 
 #endif

@@ -5,42 +5,50 @@
  * Arrays print as [a,b,c]; "-" is a value that is not significant for this
  * call on this rank; peers and matched sources are offsets from the caller.
  * `dump` reads the flat (reference) files of a trace when there are any,
- * `unroll` the compressed ones, so that with TRACEFOLD_MODE=both
+ * `unroll` the merged (or compressed) trace, so that with
+ * TRACEFOLD_MODE=both
  *   diff <(tracefold dump --no-time T) <(tracefold unroll --no-time T)
- * checks that folding lost nothing. (Compressed files keep per-event time
- * statistics, not each delta: unroll prints the mean.)
+ * checks that folding and merging lost nothing. (Folded traces keep
+ * per-event time statistics, not each delta: unroll prints the mean.)
  */
 #include <inttypes.h>
 #include <stdio.h>
 
 #include "cli.h"
 
-static int print_events(int argc, char **argv, tf_want want, const char *verb) {
+static int print_events(int argc, char **argv, unsigned flags, const char *verb) {
   long rank;
   int no_time, rc = tf_take_options(&argc, &argv, verb, &rank, &no_time);
   if (rc) return rc;
   tf_input in;
-  if (tf_input_open(argc, argv, want, verb, &in)) return 1;
+  if (tf_input_open(argc, argv, flags, verb, &in)) return 1;
+  int32_t *ranks;
+  int n, bad = 0;
+  if ((rc = tf_input_pick(&in, rank, verb, &ranks, &n))) {
+    tf_input_close(&in);
+    return rc;
+  }
+  const tf_trace_info *ti = in.info;
   char v[64];
-  int found = rank < 0, bad = 0;
-  for (int i = 0; i < in.n && !bad; i++) {
-    tf_file_reader *r = in.readers[i];
-    const tf_file_info *fi = tf_file_get_info(r);
-    if (rank >= 0 && fi->rank != rank) continue;
-    found = 1;
+  for (int i = 0; i < n && !bad; i++) {
+    tf_rank_cursor *c = tf_input_cursor(&in, ranks[i]);
+    if (!c) {
+      bad = 1;
+      break;
+    }
     tf_event ev;
     uint64_t seq = 0;
-    while ((rc = tf_input_next(r, &ev)) == 1) {
-      const tf_func_desc *fd = &fi->funcs[ev.fn];
-      printf("%d %u %" PRIu64 " %s cs=%016" PRIx64, fi->rank, ev.thread, seq++, fd->name, ev.callsite);
+    while ((rc = tf_input_next(&in, c, &ev)) == 1) {
+      const tf_func_desc *fd = &ti->funcs[ev.fn];
+      printf("%d %u %" PRIu64 " %s cs=%016" PRIx64, ranks[i], ev.thread, seq++, fd->name, ev.callsite);
       if (!no_time) printf(" compute=%" PRIu64 " dur=%" PRIu64, ev.compute_ns, ev.duration_ns);
       uint32_t pos = 0;
       for (uint32_t k = 0; k < fd->nfields; k++) {
         const tf_field_desc *f = &fd->fields[k];
         if (f->is_array) {
-          int64_t n = ev.vals[pos++];
+          int64_t len = ev.vals[pos++];
           printf(" %s=[", f->name);
-          for (int64_t j = 0; j < n; j++) {
+          for (int64_t j = 0; j < len; j++) {
             tf_format_value(ev.vals[pos++], v, sizeof v);
             printf("%s%s", j ? "," : "", v);
           }
@@ -53,14 +61,11 @@ static int print_events(int argc, char **argv, tf_want want, const char *verb) {
       printf("\n");
     }
     if (rc < 0) bad = 1;
+    tf_rank_cursor_close(c);
   }
   tf_input_close(&in);
-  if (!found) {
-    fprintf(stderr, "tracefold %s: rank %ld is not in the trace\n", verb, rank);
-    return 2;
-  }
   return bad || ferror(stdout) ? 1 : 0;
 }
 
-int cmd_dump(int argc, char **argv) { return print_events(argc, argv, TF_WANT_FLAT_FIRST, "dump"); }
-int cmd_unroll(int argc, char **argv) { return print_events(argc, argv, TF_WANT_COMPRESSED, "unroll"); }
+int cmd_dump(int argc, char **argv) { return print_events(argc, argv, TF_OPEN_PREFER_FLAT, "dump"); }
+int cmd_unroll(int argc, char **argv) { return print_events(argc, argv, 0, "unroll"); }

@@ -1,124 +1,119 @@
-/* cmd_show.c — `tracefold show`: the loop structure of a compressed trace,
- * as a person would write it down.
+/* cmd_show.c — `tracefold show`: the loop structure of a trace, as a person
+ * would write it down.
  *
- *   loop x100 {                       a loop and its iteration count
- *     MPI_Isend peer=1 tag=0..99 ...  an event; each parameter is its value
- *   }                                 sequence over all its occurrences
- * Value sequences: 5 (always 5), 7 x4 (7 four times, within a longer sequence), 0..99 (counting up
- * by 1), 0..90/+10 (by 10), {a, b} x8 (the group a, b eight times),
- * {..} x8 +1 (each repetition adds 1 to every value), [..] several parts
- * in order. Request ids are shown relative to the requests the rank
- * created: new (the next id), back=k (created k requests before the last).
+ *   loop x100 {                         a loop and its iteration count
+ *     MPI_Isend dest=1 tag=0..99 ...    an event; each parameter is its value
+ *   }                                   sequence over all its occurrences
+ * Value sequences: 5 (always 5), 7 x4 (7 four times, within a longer
+ * sequence), 0..99 (counting up by 1), 0..90/+10 (by 10), {a, b} x8 (the
+ * group a, b eight times), {..} x8 +1 (each repetition adds 1 to every
+ * value), [..] several parts in order. Request ids are shown relative to the
+ * requests the rank created: new+ (from the next id), back (created k
+ * requests before the last).
+ * Ranks: a node that does not occur on all the ranks of its parent shows
+ * its rank list, "@<dims start count stride ...>"; a parameter whose values
+ * differ between ranks shows each variant with its ranks, "{a @<..> | b @<..>}".
+ * With --rank R only rank R's nodes and values are shown.
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-#include "unroll.h"
 
-static void put_value(int64_t v) {
-  char b[64];
-  tf_format_value(v, b, sizeof b);
-  fputs(b, stdout);
-}
+#define TEXT 4096
+#define MAX_VARIANTS 8
 
-static void put_items(const tf_vitem *it, uint32_t n) {
-  for (uint32_t i = 0; i < n; i++) {
-    if (i) fputs(", ", stdout);
-    const tf_vitem *x = &it[i];
-    if (x->nbody) {
-      fputs("{", stdout);
-      put_items(x->body, x->nbody);
-      printf("} x%" PRIu64, x->count);
-      if (x->step) printf(" %+" PRId64, x->step);
-    } else if (x->count == 1) {
-      put_value(x->base);
-    } else if (x->step == 0) {
-      put_value(x->base);
-      printf(" x%" PRIu64, x->count);
-    } else {
-      put_value(x->base);
-      fputs("..", stdout);
-      put_value((int64_t)((uint64_t)x->base + (uint64_t)x->step * (x->count - 1)));
-      if (x->step != 1) printf("/%+" PRId64, x->step);
-    }
-  }
-}
-
-static void put_vseq(const tf_vseq *s) {
-  int64_t c;
-  if (tf_vseq_is_constant(s, &c)) { /* the same value in every occurrence */
-    put_value(c);
+/* The value sequence `which` of a node as text: rank R's, or every variant. */
+static void values(const tf_node *n, int which, long rank, char *out, size_t len) {
+  if (rank >= 0) {
+    tf_node_values_of(n, which, (int32_t)rank, out, len);
     return;
   }
-  uint32_t parts = s->n + (s->tcount ? 1 : 0);
-  if (parts > 1) fputs("[", stdout);
-  put_items(s->items, s->n);
-  if (s->tcount) {
-    tf_vitem tail = tf_vseq_tail(s);
-    if (s->n) fputs(", ", stdout);
-    put_items(&tail, 1);
+  char v[TEXT], r[TEXT];
+  uint32_t np = tf_node_values(n, which, 0, v, sizeof v, r, sizeof r);
+  if (np <= 1) {
+    snprintf(out, len, "%s", v);
+    return;
   }
-  if (parts > 1) fputs("]", stdout);
+  size_t used = (size_t)snprintf(out, len, "{");
+  for (uint32_t k = 0; k < np && k < MAX_VARIANTS && used < len; k++) {
+    tf_node_values(n, which, k, v, sizeof v, r, sizeof r);
+    used += (size_t)snprintf(out + used, len - used, "%s%s @%s", k ? " | " : "", v, r);
+  }
+  if (np > MAX_VARIANTS && used < len) used += (size_t)snprintf(out + used, len - used, " | ... %u variants", np);
+  if (used < len) snprintf(out + used, len - used, "}");
 }
 
-static void put_event(const tf_fnode *x, const tf_file_info *fi) {
-  const tf_func_desc *fd = &fi->funcs[x->fn];
+static int plain_int(const char *s, int64_t *v) {
+  char *end;
+  if (!*s) return 0;
+  *v = strtoll(s, &end, 10);
+  return *end == 0;
+}
+
+static void put_event(const tf_node *n, const tf_node_info *ni, const tf_trace_info *ti, long rank) {
+  const tf_func_desc *fd = &ti->funcs[ni->fn];
+  char t[TEXT];
   printf("%s", fd->name);
-  if (x->thread) printf(" thread=%u", x->thread);
+  if (ni->thread) printf(" thread=%u", ni->thread);
   int64_t nv;
-  if (!tf_vseq_is_constant(&x->nvals, &nv)) { /* array lengths vary: slots do not map to fields */
-    fputs(" nvalues=", stdout);
-    put_vseq(&x->nvals);
-    for (uint32_t j = 0; j < x->nslots; j++) {
-      printf(" v%u=", j);
-      put_vseq(&x->slots[j]);
+  values(n, -1, rank, t, sizeof t);
+  if (!plain_int(t, &nv)) { /* value counts vary: slots do not map to fields */
+    printf(" nvalues=%s", t);
+    for (uint32_t j = 0; j < ni->nslots; j++) {
+      values(n, (int)j, rank, t, sizeof t);
+      printf(" v%u=%s", j, t);
     }
     return;
   }
   uint32_t pos = 0;
-  for (uint32_t k = 0; k < fd->nfields && pos < x->nslots; k++) {
+  for (uint32_t k = 0; k < fd->nfields && pos < ni->nslots; k++) {
     const tf_field_desc *f = &fd->fields[k];
     const char *suffix = f->kind == TF_FIELD_REQ ? "(back)" : f->kind == TF_FIELD_REQ_NEW ? "(new+)" : "";
+    values(n, (int)pos, rank, t, sizeof t);
     if (!f->is_array) {
-      printf(" %s%s=", f->name, suffix);
-      put_vseq(&x->slots[pos++]);
+      printf(" %s%s=%s", f->name, suffix, t);
+      pos++;
       continue;
     }
     int64_t len;
-    if (!tf_vseq_is_constant(&x->slots[pos], &len) || len < 0 || (uint64_t)len > x->nslots - pos - 1) {
-      printf(" %s: lengths ", f->name);
-      put_vseq(&x->slots[pos]);
+    if (!plain_int(t, &len) || len < 0 || (uint64_t)len > ni->nslots - pos - 1) {
+      printf(" %s: lengths %s", f->name, t);
       return; /* positions of the following fields vary */
     }
     pos++;
     printf(" %s%s=<", f->name, suffix);
     for (int64_t j = 0; j < len; j++) {
-      if (j) fputs("; ", stdout);
-      put_vseq(&x->slots[pos++]);
+      values(n, (int)pos++, rank, t, sizeof t);
+      printf("%s%s", j ? "; " : "", t);
     }
     fputs(">", stdout);
   }
 }
 
-static void put_nodes(tf_fnode *const *nodes, uint32_t n, int depth, const tf_file_info *fi) {
+static void put_nodes(const tf_node *const *nodes, uint32_t n, int depth, const char *parent_ranks,
+                      const tf_trace_info *ti, long rank) {
+  char ranks[TEXT], t[TEXT];
   for (uint32_t i = 0; i < n; i++) {
-    const tf_fnode *x = nodes[i];
+    const tf_node *x = nodes[i];
+    if (rank >= 0 && !tf_node_has_rank(x, (int32_t)rank)) continue;
+    tf_node_info ni;
+    tf_node_get(x, &ni);
+    tf_node_ranks(x, ranks, sizeof ranks);
     printf("%*s", 2 * depth, "");
-    if (x->is_loop) {
-      fputs("loop x", stdout);
-      int64_t c;
-      if (tf_vseq_is_constant(&x->iters, &c))
-        printf("%" PRId64, c);
-      else
-        put_vseq(&x->iters);
-      fputs(" {\n", stdout);
-      put_nodes(x->body, x->nbody, depth + 1, fi);
-      printf("%*s}\n", 2 * depth, "");
+    if (ni.is_loop) {
+      values(x, -1, rank, t, sizeof t);
+      printf("loop x%s {", t);
     } else {
-      put_event(x, fi);
-      fputs("\n", stdout);
+      put_event(x, &ni, ti, rank);
+    }
+    if (rank < 0 && strcmp(ranks, parent_ranks) != 0) printf("  @%s", ranks);
+    fputs("\n", stdout);
+    if (ni.is_loop) {
+      put_nodes(ni.body, ni.nbody, depth + 1, ranks, ti, rank);
+      printf("%*s}\n", 2 * depth, "");
     }
   }
 }
@@ -128,25 +123,32 @@ int cmd_show(int argc, char **argv) {
   int rc = tf_take_options(&argc, &argv, "show", &rank, NULL);
   if (rc) return rc;
   tf_input in;
-  if (tf_input_open(argc, argv, TF_WANT_COMPRESSED, "show", &in)) return 1;
-  int found = rank < 0;
-  for (int i = 0; i < in.n; i++) {
-    const tf_file_info *fi = tf_file_get_info(in.readers[i]);
-    if (rank >= 0 && fi->rank != rank) continue;
-    found = 1;
-    tf_fnode **const *segs;
-    const uint32_t *segn;
-    uint32_t ns = tf_file_folded(in.readers[i], &segs, &segn);
-    printf("rank %d: %" PRIu64 " events in %u segment%s\n", fi->rank, fi->nevents, ns, ns == 1 ? "" : "s");
-    for (uint32_t s = 0; s < ns; s++) {
-      if (ns > 1) printf("segment %u:\n", s);
-      put_nodes(segs[s], segn[s], 1, fi);
-    }
+  if (tf_input_open(argc, argv, 0, "show", &in)) return 1;
+  int32_t *ranks;
+  int n;
+  if ((rc = tf_input_pick(&in, rank, "show", &ranks, &n))) {
+    tf_input_close(&in);
+    return rc;
   }
+  const tf_node *const *top;
+  uint32_t ntop = tf_trace_top(in.t, &top);
+  if (in.info->source == TF_SOURCE_FLAT) {
+    fprintf(stderr, "tracefold show: %s holds flat files only; show reads merged or compressed traces\n", argv[0]);
+    tf_input_close(&in);
+    return 1;
+  }
+  char all[TEXT] = "";
+  if (ntop) tf_node_ranks(top[0], all, sizeof all);
+  if (rank >= 0) {
+    uint64_t ne = 0;
+    tf_trace_rank(in.t, (int32_t)rank, &ne, NULL);
+    printf("rank %ld of %d: %" PRIu64 " events\n", rank, in.info->nranks, ne);
+  } else {
+    printf("%d of %d ranks, %" PRIu64 " events%s\n", in.info->nranks_present, in.info->nranks, in.info->nevents,
+           in.info->partial ? " (partial)" : "");
+  }
+  /* ranks shown against the first node's (normally every rank's) */
+  put_nodes(top, ntop, 1, all, in.info, rank);
   tf_input_close(&in);
-  if (!found) {
-    fprintf(stderr, "tracefold show: rank %ld is not in the trace\n", rank);
-    return 2;
-  }
   return ferror(stdout) ? 1 : 0;
 }

@@ -8,37 +8,32 @@
 
 #include "cli.h"
 
-/* calls[f * nranks + r], bytes[f]; functions indexed by the first file's table */
+/* calls[f * n + i] for the i-th rank counted, bytes[f] */
 typedef struct tally {
   uint32_t nfuncs;
-  int nranks;
+  int n;
   const tf_func_desc *funcs;
   uint64_t *calls, *bytes, events;
 } tally;
 
-static int count_all(tf_input *in, tally *t) {
-  const tf_file_info *f0 = tf_file_get_info(in->readers[0]);
-  t->nfuncs = f0->nfuncs;
-  t->funcs = f0->funcs;
-  t->nranks = in->n;
+static int count_all(tf_input *in, const int32_t *ranks, int n, tally *t) {
+  t->nfuncs = in->info->nfuncs;
+  t->funcs = in->info->funcs;
+  t->n = n;
   t->events = 0;
-  t->calls = calloc((size_t)t->nfuncs * (size_t)in->n, sizeof *t->calls);
-  t->bytes = calloc(t->nfuncs, sizeof *t->bytes);
+  t->calls = calloc((size_t)t->nfuncs * (size_t)n + 1, sizeof *t->calls);
+  t->bytes = calloc(t->nfuncs + 1, sizeof *t->bytes);
   if (!t->calls || !t->bytes) {
     fprintf(stderr, "tracefold: out of memory\n");
     return -1;
   }
-  for (int r = 0; r < in->n; r++) {
-    const tf_file_info *fi = tf_file_get_info(in->readers[r]);
-    if (fi->nfuncs != t->nfuncs) {
-      fprintf(stderr, "tracefold: rank %d was recorded with a different function table\n", fi->rank);
-      return -1;
-    }
+  for (int r = 0; r < n; r++) {
+    tf_rank_cursor *c = tf_input_cursor(in, ranks[r]);
+    if (!c) return -1;
     tf_event ev;
-    tf_file_rewind(in->readers[r]);
     int rc;
-    while ((rc = tf_input_next(in->readers[r], &ev)) == 1) {
-      t->calls[(size_t)ev.fn * (size_t)in->n + (size_t)r]++;
+    while ((rc = tf_input_next(in, c, &ev)) == 1) {
+      t->calls[(size_t)ev.fn * (size_t)n + (size_t)r]++;
       t->events++;
       const tf_func_desc *fd = &t->funcs[ev.fn];
       uint32_t pos = 0;
@@ -51,6 +46,7 @@ static int count_all(tf_input *in, tally *t) {
         pos++;
       }
     }
+    tf_rank_cursor_close(c);
     if (rc < 0) return -1;
   }
   return 0;
@@ -63,20 +59,19 @@ static void tally_free(tally *t) {
 
 int cmd_summary(int argc, char **argv) {
   tf_input in;
-  if (tf_input_open(argc, argv, TF_WANT_COMPRESSED_FIRST, "summary", &in)) return 1;
-  tally t;
-  if (count_all(&in, &t)) {
+  if (tf_input_open(argc, argv, 0, "summary", &in)) return 1;
+  tally t = {0};
+  if (count_all(&in, in.ranks, in.n, &t)) {
     tally_free(&t);
     tf_input_close(&in);
     return 1;
   }
-  const tf_file_info *f0 = tf_file_get_info(in.readers[0]);
-  printf("trace: %d of %d ranks, %" PRIu64 " events\nprogram: %s\nMPI: %s\n\n", in.n, f0->nranks, t.events, f0->exe,
-         f0->mpi);
+  printf("trace: %d of %d ranks, %" PRIu64 " events\nprogram: %s\nMPI: %s\n\n", in.n, in.info->nranks, t.events,
+         in.info->exe, in.info->mpi);
   int per_rank = in.n <= 8;
   printf("%-26s %10s", "function", "calls");
   if (per_rank)
-    for (int r = 0; r < in.n; r++) printf(" %8s%d", "rank", tf_file_get_info(in.readers[r])->rank);
+    for (int r = 0; r < in.n; r++) printf(" %8s%d", "rank", in.ranks[r]);
   else
     printf(" %10s %10s", "min/rank", "max/rank");
   printf(" %14s\n", "bytes");
@@ -110,19 +105,20 @@ int cmd_counts(int argc, char **argv) {
   int orc = tf_take_options(&argc, &argv, "counts", &want, NULL);
   if (orc) return orc;
   tf_input in;
-  if (tf_input_open(argc, argv, TF_WANT_COMPRESSED_FIRST, "counts", &in)) return 1;
-  int pick = -1;
-  for (int r = 0; r < in.n; r++)
-    if (want < 0 ? in.n == 1 : tf_file_get_info(in.readers[r])->rank == want) pick = r;
-  if (pick < 0) {
-    fprintf(stderr, want < 0 ? "tracefold counts: the trace has several ranks; choose one with --rank R\n"
-                             : "tracefold counts: rank %ld is not in the trace\n", want);
+  if (tf_input_open(argc, argv, 0, "counts", &in)) return 1;
+  if (want < 0 && in.n != 1) {
+    fprintf(stderr, "tracefold counts: the trace has several ranks; choose one with --rank R\n");
     tf_input_close(&in);
     return 2;
   }
-  tf_input one = {1, &in.readers[pick]};
-  tally t;
-  int rc = count_all(&one, &t);
+  int32_t *ranks;
+  int n;
+  if ((orc = tf_input_pick(&in, want, "counts", &ranks, &n))) {
+    tf_input_close(&in);
+    return orc;
+  }
+  tally t = {0};
+  int rc = count_all(&in, ranks, 1, &t);
   if (!rc) {
     const tf_func_desc **order = malloc(t.nfuncs * sizeof *order);
     for (uint32_t f = 0; order && f < t.nfuncs; f++) order[f] = &t.funcs[f];

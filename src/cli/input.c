@@ -1,99 +1,91 @@
-/* input.c — open the trace files named on the command line; common options. */
+/* input.c — open the trace named on the command line; common options. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 
-static int add(tf_input *in, const char *path, tf_want want, const char *verb) {
+static const char *partial_reason(uint32_t why) {
+  switch (why) {
+  case TF_PARTIAL_ABORT: return "MPI_Abort";
+  case TF_PARTIAL_SIGNAL: return "a signal (SIGTERM or SIGINT)";
+  case TF_PARTIAL_EXIT: return "an exit without MPI_Finalize";
+  }
+  return "an unknown reason";
+}
+
+int tf_input_open(int argc, char **argv, unsigned flags, const char *verb, tf_input *in) {
+  *in = (tf_input){0};
+  if (argc != 1) {
+    fprintf(stderr, argc < 1 ? "tracefold %s: no trace given\n" : "tracefold %s: give one trace (a directory or a file)\n",
+            verb);
+    return -1;
+  }
   char err[1024];
-  tf_file_reader *r;
-  if (tf_file_open(path, &r, err, sizeof err) != TF_OK) {
+  if (tf_trace_open(argv[0], flags, &in->t, err, sizeof err) != TF_OK) {
     fprintf(stderr, "tracefold: %s\n", err);
     return -1;
   }
-  if (want == TF_WANT_COMPRESSED && tf_file_get_info(r)->kind != TF_FILE_COMPRESSED) {
-    fprintf(stderr, "tracefold %s: %s is a flat trace file; %s reads compressed ones (rank-<R>.tfc)\n", verb, path, verb);
-    tf_file_close(r);
-    return -1;
-  }
-  tf_file_reader **nr = realloc(in->readers, (size_t)(in->n + 1) * sizeof *nr);
-  if (!nr) {
-    tf_file_close(r);
+  in->info = tf_trace_get_info(in->t);
+  in->ranks = malloc(((size_t)in->info->nranks_present + 1) * sizeof *in->ranks);
+  if (!in->ranks) {
     fprintf(stderr, "tracefold: out of memory\n");
+    tf_input_close(in);
     return -1;
   }
-  in->readers = nr;
-  in->readers[in->n++] = r;
-  return 0;
-}
-
-static int add_dir(tf_input *in, const char *dir, tf_want want, const char *verb) {
-  char **paths = NULL, err[1024];
-  int n = 0;
-  tf_file_kind first = want == TF_WANT_FLAT_FIRST ? TF_FILE_FLAT : TF_FILE_COMPRESSED;
-  tf_status st = tf_list_dir(dir, first, &paths, &n, err, sizeof err);
-  if (st == TF_ERR_FORMAT && want != TF_WANT_COMPRESSED) /* none of the preferred kind: the other */
-    st = tf_list_dir(dir, first == TF_FILE_FLAT ? TF_FILE_COMPRESSED : TF_FILE_FLAT, &paths, &n, err, sizeof err);
-  if (st != TF_OK) {
-    if (st == TF_ERR_FORMAT && want != TF_WANT_COMPRESSED)
-      fprintf(stderr, "tracefold: %s: no rank-<R>.tfc or rank-<R>.flat files in this directory\n", dir);
-    else
-      fprintf(stderr, "tracefold %s: %s\n", verb, err);
-    return -1;
-  }
-  int bad = 0;
-  for (int k = 0; k < n; k++) {
-    if (!bad && add(in, paths[k], want, verb)) bad = 1;
-    free(paths[k]);
-  }
-  free(paths);
-  return bad ? -1 : 0;
-}
-
-int tf_input_open(int argc, char **argv, tf_want want, const char *verb, tf_input *in) {
-  in->n = 0;
-  in->readers = NULL;
-  if (argc < 1) {
-    fprintf(stderr, "tracefold %s: no trace given\n", verb);
-    return -1;
-  }
-  for (int i = 0; i < argc; i++) {
-    struct stat sb;
-    int rc;
-    if (stat(argv[i], &sb) != 0) {
-      fprintf(stderr, "tracefold: %s: no such file or directory\n", argv[i]);
-      rc = -1;
-    } else {
-      rc = S_ISDIR(sb.st_mode) ? add_dir(in, argv[i], want, verb) : add(in, argv[i], want, verb);
-    }
-    if (rc) {
-      tf_input_close(in);
-      return -1;
-    }
-  }
+  for (int32_t r = 0; r < in->info->nranks && in->n < in->info->nranks_present; r++)
+    if (tf_trace_rank(in->t, r, NULL, NULL)) in->ranks[in->n++] = r;
+  if (in->info->partial)
+    fprintf(stderr, "tracefold: note: partial trace: the run stopped before MPI_Finalize (%s); %d of %d ranks wrote "
+                    "what they had\n", partial_reason(in->info->partial), in->info->nranks_present, in->info->nranks);
   for (int i = 0; i < in->n; i++) {
-    const tf_file_info *fi = tf_file_get_info(in->readers[i]);
-    if (fi->lost_events)
+    uint64_t lost = 0;
+    tf_trace_rank(in->t, in->ranks[i], NULL, &lost);
+    if (lost)
       fprintf(stderr, "tracefold: note: rank %d: %llu calls were not recorded (the recorder stopped after an "
-                      "internal failure)\n", fi->rank, (unsigned long long)fi->lost_events);
+                      "internal failure)\n", in->ranks[i], (unsigned long long)lost);
   }
   return 0;
 }
 
 void tf_input_close(tf_input *in) {
-  for (int i = 0; i < in->n; i++) tf_file_close(in->readers[i]);
-  free(in->readers);
-  in->readers = NULL;
-  in->n = 0;
+  tf_trace_close(in->t);
+  free(in->ranks);
+  *in = (tf_input){0};
 }
 
-int tf_input_next(tf_file_reader *r, tf_event *ev) {
-  int rc = tf_file_next(r, ev);
-  if (rc < 0) fprintf(stderr, "tracefold: %s\n", tf_file_error(r));
+tf_rank_cursor *tf_input_cursor(tf_input *in, int32_t rank) {
+  char err[1024];
+  tf_rank_cursor *c;
+  if (tf_rank_cursor_open(in->t, rank, &c, err, sizeof err) != TF_OK) {
+    fprintf(stderr, "tracefold: %s\n", err);
+    return NULL;
+  }
+  return c;
+}
+
+int tf_input_next(tf_input *in, tf_rank_cursor *c, tf_event *ev) {
+  (void)in;
+  int rc = tf_rank_cursor_next(c, ev);
+  if (rc < 0) fprintf(stderr, "tracefold: %s\n", tf_rank_cursor_error(c));
   return rc;
+}
+
+int tf_input_pick(tf_input *in, long rank, const char *verb, int32_t **ranks, int *n) {
+  if (rank < 0) {
+    *ranks = in->ranks;
+    *n = in->n;
+    return 0;
+  }
+  for (int i = 0; i < in->n; i++)
+    if (in->ranks[i] == rank) {
+      *ranks = &in->ranks[i];
+      *n = 1;
+      return 0;
+    }
+  fprintf(stderr, "tracefold %s: rank %ld is not in the trace\n", verb, rank);
+  return 2;
 }
 
 int tf_take_options(int *argc, char ***argv, const char *verb, long *rank, int *no_time) {

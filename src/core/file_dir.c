@@ -1,11 +1,14 @@
-/* file_dir.c — a trace directory holds per-rank files "rank-<R>.flat" and/or "rank-<R>.tfc". */
+/* file_dir.c — reading whole files; a trace directory's per-rank files
+ * "rank-<R>.flat" and/or "rank-<R>.tfc". */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdarg.h>
 #include <string.h>
 
+#include "file_io.h"
 #include "tracefold.h"
 
 typedef struct {
@@ -75,3 +78,43 @@ tf_status tf_list_dir(const char *dir, tf_file_kind kind, char ***paths, int *n,
   *n = (int)ne;
   return TF_OK;
 }
+
+tf_status tf_failf(char *err, size_t errlen, tf_status st, const char *fmt, ...) {
+  if (err && errlen) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+  }
+  return st;
+}
+
+tf_status tf_load_file(const char *path, uint8_t **data, size_t *len, char *err, size_t errlen) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return tf_failf(err, errlen, TF_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+  size_t cap = 1 << 16, n = 0;
+  uint8_t *d = malloc(cap);
+  while (d) {
+    n += fread(d + n, 1, cap - n, f);
+    if (n < cap) break;
+    uint8_t *nd = realloc(d, cap * 2);
+    if (!nd) {
+      free(d);
+      d = NULL;
+      break;
+    }
+    d = nd;
+    cap *= 2;
+  }
+  int rerr = ferror(f);
+  fclose(f);
+  if (!d) return tf_failf(err, errlen, TF_ERR_NOMEM, "%s: out of memory", path);
+  if (rerr) {
+    free(d);
+    return tf_failf(err, errlen, TF_ERR_IO, "%s: read error", path);
+  }
+  *data = d;
+  *len = n;
+  return TF_OK;
+}
+

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "bytes.h"
+#include "file_io.h"
 #include "functable.h"
 #include "segment.h"
 #include "tracefold.h"
@@ -44,16 +45,6 @@ struct tf_file_reader {
   char path[200];
   char error[512];
 };
-
-static tf_status fail(char *err, size_t errlen, tf_status st, const char *fmt, ...) {
-  if (err && errlen) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-  }
-  return st;
-}
 
 static char *keep_string(tf_file_reader *r, tf_cursor *c) {
   uint64_t n = tf_cur_uvar(c);
@@ -94,35 +85,6 @@ void tf_file_close(tf_file_reader *r) {
   free(r);
 }
 
-static tf_status load_file(const char *path, uint8_t **data, size_t *len, char *err, size_t errlen) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return fail(err, errlen, TF_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-  size_t cap = 1 << 16, n = 0;
-  uint8_t *d = malloc(cap);
-  while (d) {
-    n += fread(d + n, 1, cap - n, f);
-    if (n < cap) break;
-    uint8_t *nd = realloc(d, cap * 2);
-    if (!nd) {
-      free(d);
-      d = NULL;
-      break;
-    }
-    d = nd;
-    cap *= 2;
-  }
-  int rerr = ferror(f);
-  fclose(f);
-  if (!d) return fail(err, errlen, TF_ERR_NOMEM, "%s: out of memory", path);
-  if (rerr) {
-    free(d);
-    return fail(err, errlen, TF_ERR_IO, "%s: read error", path);
-  }
-  *data = d;
-  *len = n;
-  return TF_OK;
-}
-
 static int grow_vals(tf_file_reader *r, uint64_t n) {
   if (n <= r->capvals) return 0;
   int64_t *v = realloc(r->vals, (size_t)n * sizeof *v);
@@ -157,8 +119,8 @@ static int decode_event(tf_file_reader *r, tf_cursor *c, tf_event *ev, int check
 tf_status tf_file_open(const char *path, tf_file_reader **out, char *err, size_t errlen) {
   *out = NULL;
   tf_file_reader *r = calloc(1, sizeof *r);
-  if (!r) return fail(err, errlen, TF_ERR_NOMEM, "%s: out of memory", path);
-  tf_status st = load_file(path, &r->data, &r->len, err, errlen);
+  if (!r) return tf_failf(err, errlen, TF_ERR_NOMEM, "%s: out of memory", path);
+  tf_status st = tf_load_file(path, &r->data, &r->len, err, errlen);
   if (st) {
     tf_file_close(r);
     return st;
@@ -166,20 +128,20 @@ tf_status tf_file_open(const char *path, tf_file_reader **out, char *err, size_t
   int comp = r->len >= 8 && memcmp(r->data, TF_COMP_MAGIC, 8) == 0;
   if (r->len < 12 || (!comp && memcmp(r->data, TF_FLAT_MAGIC, 8) != 0)) {
     tf_file_close(r);
-    return fail(err, errlen, TF_ERR_FORMAT, "%s: not a tracefold trace file (bad magic)", path);
+    return tf_failf(err, errlen, TF_ERR_FORMAT, "%s: not a tracefold trace file (bad magic)", path);
   }
   r->info.kind = comp ? TF_FILE_COMPRESSED : TF_FILE_FLAT;
   tf_cursor c = {r->data + 8, r->data + r->len, 0};
   uint32_t version = tf_cur_u32(&c), known = comp ? TF_COMP_VERSION : TF_FLAT_VERSION;
   if (version != known) {
     tf_file_close(r);
-    return fail(err, errlen, TF_ERR_VERSION, "%s: %s format version %u, this reader knows version %u", path,
+    return tf_failf(err, errlen, TF_ERR_VERSION, "%s: %s format version %u, this reader knows version %u", path,
                 comp ? "compressed" : "flat", version, known);
   }
   if (r->len < 16) {
     size_t len = r->len;
     tf_file_close(r);
-    return fail(err, errlen, TF_ERR_TRUNCATED, "%s: truncated (%zu bytes)", path, len);
+    return tf_failf(err, errlen, TF_ERR_TRUNCATED, "%s: truncated (%zu bytes)", path, len);
   }
   uint32_t stored_crc = (uint32_t)r->data[r->len - 4] | (uint32_t)r->data[r->len - 3] << 8 |
                         (uint32_t)r->data[r->len - 2] << 16 | (uint32_t)r->data[r->len - 1] << 24;
@@ -202,7 +164,7 @@ tf_status tf_file_open(const char *path, tf_file_reader **out, char *err, size_t
   int frc = tf_functable_decode(&c, &r->ft);
   if (frc == -2) {
     tf_file_close(r);
-    return fail(err, errlen, TF_ERR_NOMEM, "%s: out of memory", path);
+    return tf_failf(err, errlen, TF_ERR_NOMEM, "%s: out of memory", path);
   }
   if (frc) goto malformed_or_truncated;
   in->nfuncs = r->ft.n;
@@ -229,7 +191,7 @@ tf_status tf_file_open(const char *path, tf_file_reader **out, char *err, size_t
         tf_callsite *ncs = realloc(r->callsites, capcs * sizeof *ncs);
         if (!ncs) {
           tf_file_close(r);
-          return fail(err, errlen, TF_ERR_NOMEM, "%s: out of memory", path);
+          return tf_failf(err, errlen, TF_ERR_NOMEM, "%s: out of memory", path);
         }
         r->callsites = ncs;
       }
@@ -261,7 +223,7 @@ tf_status tf_file_open(const char *path, tf_file_reader **out, char *err, size_t
       uint32_t *nsegn = nsegs ? realloc(r->segn, (ns + 1) * sizeof *nsegn) : NULL;
       if (!nsegn) {
         tf_file_close(r);
-        return fail(err, errlen, TF_ERR_NOMEM, "%s: out of memory", path);
+        return tf_failf(err, errlen, TF_ERR_NOMEM, "%s: out of memory", path);
       }
       r->segn = nsegn;
       tf_cursor sc = {c.p, c.p + seglen, 0};
@@ -270,7 +232,7 @@ tf_status tf_file_open(const char *path, tf_file_reader **out, char *err, size_t
       in->nsegments++; /* even when partial: close frees it */
       if (rc || sc.p != sc.end) {
         st = crc_ok ? TF_ERR_FORMAT : TF_ERR_CHECKSUM;
-        fail(err, errlen, st, "%s: %s in segment %u at byte %zu", path,
+        tf_failf(err, errlen, st, "%s: %s in segment %u at byte %zu", path,
              crc_ok ? (why ? why : "trailing bytes") : "corrupted (checksum mismatch)", ns, (size_t)(sc.p - r->data));
         tf_file_close(r);
         return st;
@@ -283,13 +245,13 @@ tf_status tf_file_open(const char *path, tf_file_reader **out, char *err, size_t
   }
   if (!crc_ok) {
     tf_file_close(r);
-    return fail(err, errlen, TF_ERR_CHECKSUM, "%s: checksum mismatch (file corrupted)", path);
+    return tf_failf(err, errlen, TF_ERR_CHECKSUM, "%s: checksum mismatch (file corrupted)", path);
   }
   in->callsites = r->callsites;
   if (comp) {
     if (tf_unroll_init(&r->unroll, (tf_fnode **const *)r->segs, r->segn, in->nsegments, in->funcs)) {
       tf_file_close(r);
-      return fail(err, errlen, TF_ERR_NOMEM, "%s: out of memory", path);
+      return tf_failf(err, errlen, TF_ERR_NOMEM, "%s: out of memory", path);
     }
     r->unrolling = 1;
     snprintf(r->path, sizeof r->path, "%s", path); /* named in later errors */
@@ -302,12 +264,12 @@ malformed_or_truncated:
   if (c.p >= c.end) goto truncated;
 malformed:
   st = crc_ok ? TF_ERR_FORMAT : TF_ERR_CHECKSUM;
-  fail(err, errlen, st, "%s: %s at byte %zu", path, crc_ok ? "malformed content" : "corrupted (checksum mismatch)",
+  tf_failf(err, errlen, st, "%s: %s at byte %zu", path, crc_ok ? "malformed content" : "corrupted (checksum mismatch)",
        (size_t)(c.p - r->data));
   tf_file_close(r);
   return st;
 truncated:
-  fail(err, errlen, TF_ERR_TRUNCATED, "%s: truncated (file ends inside the trace; %zu bytes)", path, r->len);
+  tf_failf(err, errlen, TF_ERR_TRUNCATED, "%s: truncated (file ends inside the trace; %zu bytes)", path, r->len);
   tf_file_close(r);
   return TF_ERR_TRUNCATED;
 }

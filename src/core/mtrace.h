@@ -52,6 +52,7 @@ typedef struct tf_mtrace {
   int32_t nranks, thread_level;
   uint32_t partial; /* TF_PARTIAL_* of the first partial rank merged, 0 if none */
   uint64_t start_unix_ns;
+  uint64_t merge_ns; /* time the merge at MPI_Finalize took (rank 0), 0 if not merged there */
   char *exe, *mpi;
   tf_functable ft;
   tf_callsite *callsites; /* modules owned */
@@ -84,10 +85,27 @@ tf_status tf_mtrace_decode(const uint8_t *data, size_t len, const char *name, tf
 int tf_mtrace_project(const tf_mtrace *t, int32_t rank, tf_fnode ***nodes, uint32_t *n, uint64_t *nevents,
                       tf_mem *m, const char **why);
 
+#define TF_TRACE_ZSTD_LEVEL 9 /* sections of merged trace files */
+
+/* The merged structure behind an opened trace (flat input: tables only). */
+const tf_mtrace *tf_trace_mtrace(const tf_trace *t);
+
 /* Index of `rank` among the present ranks, or -1. */
 int64_t tf_mtrace_rank_index(const tf_mtrace *t, int32_t rank);
 
 void tf_mtrace_free(tf_mtrace *t);
+int tf_mtrace_add_callsite(tf_mtrace *t, const tf_callsite *c); /* copies the module name; 0 or -1 */
+
+/* Value sets: append a pair (seq and ranks are moved in; on failure, -1,
+ * they are freed); the sequence for `rank`, or NULL. */
+int tf_vset_add(tf_vset *v, tf_vseq *seq, tf_vseq *ranks, uint64_t hash, tf_mem *m);
+const tf_vseq *tf_vset_find(const tf_vset *v, int64_t rank);
+/* Value number k (from 0) of a sequence; 0 if it has fewer. */
+int64_t tf_vseq_value_at(const tf_vseq *s, int64_t k);
+
+/* Node keys: equal keys select nodes to merge (verified exactly). */
+uint64_t tf_mnode_event_key(uint32_t fn, uint32_t thread, uint64_t site_sig);
+void tf_mnode_rekey(tf_mnode *loop); /* from the body's keys */
 void tf_mnode_free(tf_mnode *x, tf_mem *m);
 void tf_vset_free(tf_vset *v, tf_mem *m);
 

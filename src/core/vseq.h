@@ -86,6 +86,9 @@ int tf_vseq_copy(tf_vseq *dst, const tf_vseq *src, tf_mem *m);
 int tf_vseq_equal(const tf_vseq *a, const tf_vseq *b);
 uint64_t tf_vseq_hash(const tf_vseq *s);
 
+/* Text for people ("0..99", "{1, 2} x8 +1", ...; vseq_text.c), truncated to fit. */
+void tf_vseq_format(const tf_vseq *s, char *buf, size_t len);
+
 /* Sequential reading: a stack of positions in nested repeats. */
 #define TF_VSEQ_MAXDEPTH 16 /* repeats are never nested deeper than this */
 typedef struct tf_vseq_level {

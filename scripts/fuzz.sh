@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# fuzz.sh — fuzz the trace readers with libFuzzer (tests/fuzz/fuzz_trace.c).
+#
+#   scripts/fuzz.sh [SECONDS]     (default 60)
+#
+# 1. builds the harness and the library core with clang
+#    -fsanitize=fuzzer,address,undefined into build-fuzz/fuzz_trace;
+# 2. makes a seed corpus of real traces (build-fuzz/seeds): a few bundled
+#    workloads from build/ (scripts/setup.sh) traced with TRACEFOLD_MODE=both,
+#    so the seeds are the merged trace.tf and every rank-*.tfc and rank-*.flat;
+# 3. runs every file of tests/fuzz/regressions/ once through the harness;
+# 4. fuzzes for SECONDS (new inputs kept in build-fuzz/corpus).
+# Exits non-zero if a regression input or the fuzzer made the harness crash,
+# leak, hang (> 10 s on one input) or exceed 2 GB; the inputs are then in
+# build-fuzz/crashes/ and listed at the end with how to reproduce them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+secs=${1:-60}
+case "$secs" in '' | *[!0-9]*) echo "usage: scripts/fuzz.sh [SECONDS]" >&2; exit 2 ;; esac
+out=build-fuzz
+build=${TF_BUILD:-build}
+cc=${FUZZ_CC:-clang}
+command -v "$cc" >/dev/null || { echo "fuzz.sh: $cc not found (scripts/setup.sh installs clang)" >&2; exit 1; }
+mkdir -p "$out/obj" "$out/seeds" "$out/corpus" "$out/crashes"
+
+# ---- 1. build: the core's sources as src/core/CMakeLists.txt lists them
+mapfile -t srcs < <(sed -n '/add_library(tracefold_core/,/)/p' src/core/CMakeLists.txt | tr -s ' ()\t' '\n' | grep '\.c$')
+[ ${#srcs[@]} -gt 0 ] || { echo "fuzz.sh: no sources found for tracefold_core in src/core/CMakeLists.txt" >&2; exit 1; }
+san=(-g -O1 -std=c11 -fno-omit-frame-pointer -fno-sanitize-recover=all -Iinclude -Isrc/core)
+rm -f "$out"/obj/*.o
+pids=()
+for s in "${srcs[@]}"; do
+  "$cc" "${san[@]}" -fsanitize=fuzzer-no-link,address,undefined -c "src/core/$s" -o "$out/obj/${s%.c}.o" \
+    2>"$out/obj/${s%.c}.log" &
+  pids+=($!)
+done
+built=0
+for i in "${!pids[@]}"; do
+  wait "${pids[$i]}" || { cat "$out/obj/${srcs[$i]%.c}.log" >&2; built=1; }
+done
+[ $built -eq 0 ] || { echo "fuzz.sh: compiling the core with $cc failed" >&2; exit 1; }
+"$cc" "${san[@]}" -Wall -Wextra -Werror -fsanitize=fuzzer,address,undefined tests/fuzz/fuzz_trace.c "$out"/obj/*.o \
+  -lzstd -lpthread -o "$out/fuzz_trace"
+"$cc" "${san[@]}" -Wall -Wextra -Werror -fsanitize=fuzzer-no-link,address,undefined tests/fuzz/make_seeds.c \
+  "$out"/obj/*.o -lzstd -lpthread -o "$out/make_seeds"
+echo "fuzz: built $out/fuzz_trace (${#srcs[@]} core sources)"
+
+# ---- 2. seeds: real traces of a few workloads
+lib=$build/src/recorder/libtracefold.so
+[ -f "$lib" ] || { echo "fuzz.sh: $lib not built (run scripts/setup.sh)" >&2; exit 1; }
+export MPIR_CVAR_POLLS_BEFORE_YIELD=1
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tf-fuzz.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+rm -f "$out"/seeds/*
+for spec in stencil2d:4 masterworker:3 nbcoll:2 threads:2; do
+  wl=${spec%:*} np=${spec#*:}
+  prog=$build/workloads/wl_$wl
+  [ -x "$prog" ] || { echo "fuzz.sh: $prog not built" >&2; exit 1; }
+  mpirun.mpich -np "$np" env LD_PRELOAD="$lib" TRACEFOLD_MODE=both TRACEFOLD_OUTPUT="$tmp/$wl" "$prog" \
+    >"$tmp/$wl.out" 2>&1 || { cat "$tmp/$wl.out" >&2; echo "fuzz.sh: traced run of $wl failed" >&2; exit 1; }
+  t=$tmp/$wl
+  for f in "$t"/trace.tf "$t"/rank-*.tfc "$t"/rank-*.flat; do
+    [ -f "$f" ] && cp "$f" "$out/seeds/$wl-np$np-$(basename "$f")"
+  done
+  # several per-rank files in one input: the harness merges them (at most 3 ranks, to stay small)
+  ranks=$(seq 0 $((np < 3 ? np - 1 : 2)))
+  cat $(for r in $ranks; do echo "$t/rank-$r.tfc"; done) >"$out/seeds/$wl-np$np-ranks.tfc"
+  cat $(for r in $ranks; do echo "$t/rank-$r.flat"; done) >"$out/seeds/$wl-np$np-ranks.flat"
+  # merged traces with stored (mutable) and zstd sections: from trace.tf if the run wrote one, else merged here
+  if [ -f "$t/trace.tf" ]; then
+    "$out/make_seeds" "$out/seeds/$wl-np$np-trace" "$t/trace.tf"
+  else
+    "$out/make_seeds" "$out/seeds/$wl-np$np-merged" $(for ((r = 0; r < np; r++)); do echo "$t/rank-$r.tfc"; done)
+  fi
+done
+nseeds=$(find "$out/seeds" -type f | wc -l)
+echo "fuzz: $nseeds seed files, $(du -sk "$out/seeds" | cut -f1) KB ($(find "$out/seeds" -name '*.tf' | wc -l) merged traces)"
+
+# ---- 3 and 4: regressions, then fuzzing
+opts=(-timeout=10 -rss_limit_mb=2048 -detect_leaks=1 -artifact_prefix="$out/crashes/")
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
+touch "$tmp/stamp"
+status=0
+nreg=0
+for f in tests/fuzz/regressions/*; do
+  case "$(basename "$f")" in README*) continue ;; esac
+  [ -f "$f" ] || continue
+  nreg=$((nreg + 1))
+  if ! "$out/fuzz_trace" "${opts[@]}" "$f" >"$tmp/reg.log" 2>&1; then
+    tail -n 60 "$tmp/reg.log" >&2
+    echo "FAIL: regression input $f" >&2
+    status=1
+  fi
+done
+echo "fuzz: $nreg regression inputs run"
+
+echo "fuzz: fuzzing for $secs s (log in $out/fuzz.log)"
+if ! "$out/fuzz_trace" "${opts[@]}" -max_total_time="$secs" -print_final_stats=1 -dict=tests/fuzz/trace.dict \
+  "$out/corpus" "$out/seeds" >"$out/fuzz.log" 2>&1; then
+  tail -n 80 "$out/fuzz.log" >&2
+  echo "FAIL: the fuzzer found an input that crashes, leaks or hangs a reader" >&2
+  status=1
+fi
+grep -E '^stat::(number_of_executed_units|average_exec_per_sec|new_units_added|peak_rss_mb)' "$out/fuzz.log" |
+  sed 's/^stat::/fuzz: /' || true
+echo "fuzz: corpus now $(find "$out/corpus" -type f | wc -l) inputs"
+
+found=$(find "$out/crashes" -type f -newer "$tmp/stamp" ! -name 'slow-unit-*' | sort)
+if [ -n "$found" ]; then
+  echo "fuzz: inputs that failed (reproduce: $out/fuzz_trace FILE; keep it in tests/fuzz/regressions/):" >&2
+  for f in $found; do
+    echo "  $f ($(stat -c %s "$f") bytes)" >&2
+  done
+  status=1
+fi
+exit $status

@@ -1,0 +1,109 @@
+/* cmd_stats.c — `tracefold stats`: what a trace holds and what it costs:
+ * ranks, events by function, file bytes against the flat encoding of the
+ * same events (what TRACEFOLD_MODE=flat writes), and the call sites
+ * resolved to function and file:line (addr2line) where debug info exists.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bytes.h"
+#include "cli.h"
+#include "functable.h"
+
+static size_t uvar_len(uint64_t v) {
+  size_t n = 1;
+  while (v >= 0x80) v >>= 7, n++;
+  return n;
+}
+
+/* "function at file:line" for a module-relative return address, or "" */
+static void resolve(const char *module, uint64_t offset, char *out, size_t len) {
+  out[0] = 0;
+  if (!module || !*module || strchr(module, '\'')) return;
+  char cmd[4200];
+  snprintf(cmd, sizeof cmd, "addr2line -f -C -e '%s' 0x%" PRIx64 " 2>/dev/null", module, offset ? offset - 1 : 0);
+  FILE *p = popen(cmd, "r");
+  if (!p) return;
+  char fn[512] = "", line[1024] = "";
+  if (fgets(fn, sizeof fn, p) && fgets(line, sizeof line, p)) {
+    fn[strcspn(fn, "\n")] = 0;
+    line[strcspn(line, "\n")] = 0;
+    const char *base = strrchr(line, '/');
+    if (strcmp(fn, "??") != 0 || strncmp(line, "??", 2) != 0)
+      snprintf(out, len, "%s at %s", fn, base ? base + 1 : line);
+  }
+  pclose(p);
+}
+
+int cmd_stats(int argc, char **argv) {
+  tf_input in;
+  if (tf_input_open(argc, argv, 0, "stats", &in)) return 1;
+  const tf_trace_info *ti = in.info;
+  uint64_t *calls = calloc(ti->nfuncs + 1, sizeof *calls), *sitecalls = calloc(ti->ncallsites + 1, sizeof *sitecalls);
+  if (!calls || !sitecalls) {
+    fprintf(stderr, "tracefold: out of memory\n");
+    free(calls);
+    free(sitecalls);
+    tf_input_close(&in);
+    return 1;
+  }
+  /* the flat files of the same events: header (with the function table), call sites, events, end */
+  tf_buf ft = {0};
+  tf_functable_encode(&ft, ti->funcs, ti->nfuncs);
+  uint64_t flat = 0, events = 0;
+  int bad = 0;
+  for (int i = 0; i < in.n && !bad; i++) {
+    tf_rank_cursor *c = tf_input_cursor(&in, in.ranks[i]);
+    if (!c) {
+      bad = 1;
+      break;
+    }
+    flat += 12 + 4 * 10 + strlen(ti->exe) + strlen(ti->mpi) + ft.len + 10 + 4;
+    tf_event ev;
+    int rc;
+    while ((rc = tf_input_next(&in, c, &ev)) == 1) {
+      calls[ev.fn]++;
+      events++;
+      uint32_t site = 0;
+      while (site < ti->ncallsites && ti->callsites[site].sig != ev.callsite) site++;
+      if (site < ti->ncallsites) sitecalls[site]++;
+      flat += 1 + uvar_len(ev.fn) + uvar_len(ev.thread) + uvar_len(site) + uvar_len(ev.compute_ns) +
+              uvar_len(ev.duration_ns) + uvar_len(ev.nvals);
+      for (uint32_t k = 0; k < ev.nvals; k++) flat += uvar_len(tf_zigzag(ev.vals[k]));
+    }
+    bad = rc < 0;
+    tf_rank_cursor_close(c);
+  }
+  for (uint32_t s = 0; s < ti->ncallsites; s++) /* each rank declares the sites it uses */
+    flat += (uint64_t)in.n * (1 + 2 + 8 + 1 + strlen(ti->callsites[s].module) + uvar_len(ti->callsites[s].offset));
+  tf_buf_free(&ft);
+  if (!bad) {
+    static const char *const source[] = {"merged trace file", "per-rank compressed files (merged when read)",
+                                         "per-rank flat files"};
+    printf("trace:     %s, %s%s\n", argv[0], source[ti->source], ti->partial ? " (partial)" : "");
+    printf("program:   %s\nMPI:       %s\n", ti->exe, ti->mpi);
+    printf("ranks:     %d of %d\n", ti->nranks_present, ti->nranks);
+    printf("events:    %" PRIu64 "%s\n", events, ti->lost_events ? " (some calls were not recorded)" : "");
+    printf("bytes:     %" PRIu64 " (flat encoding of the same events: %" PRIu64 ", %.1fx)\n", ti->bytes, flat,
+           ti->bytes ? (double)flat / (double)ti->bytes : 0.0);
+    if (ti->merge_ns) printf("merge:     %.3f ms at MPI_Finalize\n", (double)ti->merge_ns / 1e6);
+    printf("\n%-26s %12s\n", "function", "calls");
+    for (uint32_t f = 0; f < ti->nfuncs; f++)
+      if (calls[f]) printf("%-26s %12" PRIu64 "\n", ti->funcs[f].name, calls[f]);
+    printf("\n%-16s %10s  %s\n", "call site", "calls", "where");
+    for (uint32_t s = 0; s < ti->ncallsites; s++) {
+      char where[1200];
+      resolve(ti->callsites[s].module, ti->callsites[s].offset, where, sizeof where);
+      const char *mod = strrchr(ti->callsites[s].module, '/');
+      printf("%016" PRIx64 " %10" PRIu64 "  %s+0x%" PRIx64 "%s%s\n", ti->callsites[s].sig, sitecalls[s],
+             mod ? mod + 1 : ti->callsites[s].module, ti->callsites[s].offset, where[0] ? "  " : "", where);
+    }
+  }
+  free(calls);
+  free(sitecalls);
+  tf_input_close(&in);
+  return bad || ferror(stdout) ? 1 : 0;
+}

@@ -1,0 +1,320 @@
+/* trace.c — the public trace API (tracefold.h "traces"): open a merged
+ * file, a per-rank file or a trace directory; per-rank cursors; the loop
+ * structure.
+ *
+ * Compressed per-rank files (a run stopped before MPI_Finalize, or a
+ * single rank's file) are merged when opened, so that every reader sees
+ * one structure. Flat files are read as they are.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "file_io.h"
+#include "mtrace.h"
+#include "ranklist.h"
+#include "unroll.h"
+
+struct tf_trace {
+  tf_trace_info info;
+  tf_mtrace mt;              /* merged structure; for flat input only the tables and rank counts */
+  tf_file_reader **flat;     /* flat input: one reader per present rank, in rank order */
+  int nflat;
+};
+
+struct tf_rank_cursor {
+  tf_trace *t;
+  tf_file_reader *flat;
+  tf_fnode **nodes;
+  uint32_t n;
+  tf_mem mem;
+  tf_unroll u;
+  int unrolling;
+  uint64_t left; /* events still expected */
+  char error[600];
+};
+
+static uint64_t vseq_sum(const tf_vseq *s) {
+  tf_vseq_iter *it = malloc(tf_vseq_iter_size(s));
+  uint64_t sum = 0;
+  int64_t v;
+  if (!it) return 0;
+  tf_vseq_iter_init(it, s);
+  while (tf_vseq_iter_next(it, &v)) sum += (uint64_t)v;
+  free(it);
+  return sum;
+}
+
+static void fill_info(tf_trace *t, int32_t source, uint64_t bytes) {
+  tf_mtrace *m = &t->mt;
+  t->info = (tf_trace_info){.source = source,
+                            .nranks = m->nranks,
+                            .nranks_present = (int32_t)m->present.nvalues,
+                            .partial = m->partial,
+                            .thread_level = m->thread_level,
+                            .start_unix_ns = m->start_unix_ns,
+                            .exe = m->exe,
+                            .mpi = m->mpi,
+                            .nevents = vseq_sum(&m->nevents),
+                            .lost_events = vseq_sum(&m->lost),
+                            .bytes = bytes,
+                            .merge_ns = m->merge_ns,
+                            .nfuncs = m->ft.n,
+                            .funcs = m->ft.funcs,
+                            .ncallsites = m->ncallsites,
+                            .callsites = m->callsites};
+}
+
+tf_status tf_trace_open_mem(const void *data, size_t len, const char *name, tf_trace **out, char *err,
+                            size_t errlen) {
+  *out = NULL;
+  tf_trace *t = calloc(1, sizeof *t);
+  if (!t) return tf_failf(err, errlen, TF_ERR_NOMEM, "%s: out of memory", name);
+  tf_status st = tf_mtrace_decode(data, len, name, &t->mt, err, errlen);
+  if (st) {
+    free(t);
+    return st;
+  }
+  fill_info(t, TF_SOURCE_MERGED, len);
+  *out = t;
+  return TF_OK;
+}
+
+/* Per-rank files, sorted by rank: merged (compressed) or kept (flat). */
+static tf_status open_rank_files(char **paths, int n, tf_trace **out, char *err, size_t errlen) {
+  tf_trace *t = calloc(1, sizeof *t);
+  if (!t || !(t->flat = calloc((size_t)n, sizeof *t->flat))) {
+    free(t);
+    return tf_failf(err, errlen, TF_ERR_NOMEM, "out of memory");
+  }
+  tf_status st = TF_OK;
+  uint64_t bytes = 0;
+  int source = TF_SOURCE_COMPRESSED;
+  for (int i = 0; i < n && st == TF_OK; i++) {
+    tf_file_reader *r;
+    if ((st = tf_file_open(paths[i], &r, err, errlen)) != TF_OK) break;
+    const tf_file_info *fi = tf_file_get_info(r);
+    struct stat sb;
+    if (stat(paths[i], &sb) == 0) bytes += (uint64_t)sb.st_size;
+    if (i == 0) source = fi->kind == TF_FILE_FLAT ? TF_SOURCE_FLAT : TF_SOURCE_COMPRESSED;
+    if ((fi->kind == TF_FILE_FLAT) != (source == TF_SOURCE_FLAT)) {
+      tf_file_close(r);
+      st = tf_failf(err, errlen, TF_ERR_ARG, "%s: flat and compressed per-rank files cannot be read together", paths[i]);
+      break;
+    }
+    tf_mtrace one;
+    if (tf_mtrace_from_file(&one, r)) {
+      tf_file_close(r);
+      st = tf_failf(err, errlen, TF_ERR_NOMEM, "%s: out of memory", paths[i]);
+      break;
+    }
+    if (source == TF_SOURCE_FLAT)
+      t->flat[t->nflat++] = r;
+    else
+      tf_file_close(r);
+    if (i == 0) {
+      t->mt = one;
+      continue;
+    }
+    char why[300];
+    if (tf_mtrace_merge(&t->mt, &one, why, sizeof why))
+      st = tf_failf(err, errlen, TF_ERR_FORMAT, "%s: cannot be read with the files before it: %s", paths[i], why);
+  }
+  if (st != TF_OK) {
+    tf_trace_close(t);
+    return st;
+  }
+  fill_info(t, source, bytes);
+  *out = t;
+  return TF_OK;
+}
+
+static int exists(const char *path) {
+  struct stat sb;
+  return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+tf_status tf_trace_open(const char *path, unsigned flags, tf_trace **out, char *err, size_t errlen) {
+  *out = NULL;
+  struct stat sb;
+  if (stat(path, &sb) != 0) return tf_failf(err, errlen, TF_ERR_IO, "%s: no such file or directory", path);
+  if (!S_ISDIR(sb.st_mode)) {
+    uint8_t *data;
+    size_t len;
+    tf_status st = tf_load_file(path, &data, &len, err, errlen);
+    if (st) return st;
+    int merged = len >= 8 && memcmp(data, TF_TRACE_MAGIC, 8) == 0;
+    if (merged) st = tf_trace_open_mem(data, len, path, out, err, errlen);
+    free(data);
+    if (merged) return st;
+    char *one[1] = {(char *)path};
+    return open_rank_files(one, 1, out, err, errlen);
+  }
+  char file[4096];
+  snprintf(file, sizeof file, "%s/%s", path, TF_TRACE_FILE);
+  char **paths = NULL;
+  int n = 0;
+  tf_status st;
+  if ((flags & TF_OPEN_PREFER_FLAT) && tf_list_dir(path, TF_FILE_FLAT, &paths, &n, err, errlen) == TF_OK) {
+    st = open_rank_files(paths, n, out, err, errlen);
+  } else if (exists(file)) {
+    return tf_trace_open(file, flags, out, err, errlen);
+  } else if (tf_list_dir(path, TF_FILE_COMPRESSED, &paths, &n, err, errlen) == TF_OK ||
+             tf_list_dir(path, TF_FILE_FLAT, &paths, &n, err, errlen) == TF_OK) {
+    st = open_rank_files(paths, n, out, err, errlen);
+  } else {
+    return tf_failf(err, errlen, TF_ERR_FORMAT, "%s: no trace in this directory (no %s, rank-<R>.tfc or rank-<R>.flat)",
+                 path, TF_TRACE_FILE);
+  }
+  for (int i = 0; i < n; i++) free(paths[i]);
+  free(paths);
+  return st;
+}
+
+const tf_trace_info *tf_trace_get_info(const tf_trace *t) { return &t->info; }
+const tf_mtrace *tf_trace_mtrace(const tf_trace *t) { return &t->mt; }
+
+int tf_trace_rank(const tf_trace *t, int32_t rank, uint64_t *nevents, uint64_t *lost) {
+  int64_t k = tf_mtrace_rank_index(&t->mt, rank);
+  if (k < 0) return 0;
+  if (nevents) *nevents = (uint64_t)tf_vseq_value_at(&t->mt.nevents, k);
+  if (lost) *lost = (uint64_t)tf_vseq_value_at(&t->mt.lost, k);
+  return 1;
+}
+
+void tf_trace_close(tf_trace *t) {
+  if (!t) return;
+  for (int i = 0; i < t->nflat; i++) tf_file_close(t->flat[i]);
+  free(t->flat);
+  tf_mtrace_free(&t->mt);
+  free(t);
+}
+
+/* ------------------------------------------------------------ cursors */
+
+tf_status tf_rank_cursor_open(tf_trace *t, int32_t rank, tf_rank_cursor **out, char *err, size_t errlen) {
+  *out = NULL;
+  int64_t k = tf_mtrace_rank_index(&t->mt, rank);
+  if (k < 0) return tf_failf(err, errlen, TF_ERR_ARG, "rank %d is not in this trace", rank);
+  tf_rank_cursor *c = calloc(1, sizeof *c);
+  if (!c) return tf_failf(err, errlen, TF_ERR_NOMEM, "out of memory");
+  c->t = t;
+  if (t->nflat) {
+    c->flat = t->flat[k];
+    tf_file_rewind(c->flat);
+    *out = c;
+    return TF_OK;
+  }
+  const char *why = NULL;
+  if (tf_mtrace_project(&t->mt, rank, &c->nodes, &c->n, &c->left, &c->mem, &why)) {
+    tf_rank_cursor_close(c);
+    return tf_failf(err, errlen, why && strcmp(why, "out of memory") == 0 ? TF_ERR_NOMEM : TF_ERR_FORMAT,
+                 "rank %d: malformed content: %s", rank, why ? why : "?");
+  }
+  if (tf_unroll_init(&c->u, (tf_fnode **const *)&c->nodes, &c->n, c->n ? 1 : 0, t->mt.ft.funcs)) {
+    tf_rank_cursor_close(c);
+    return tf_failf(err, errlen, TF_ERR_NOMEM, "out of memory");
+  }
+  c->unrolling = 1;
+  *out = c;
+  return TF_OK;
+}
+
+int tf_rank_cursor_next(tf_rank_cursor *c, tf_event *ev) {
+  if (c->error[0]) return -1;
+  if (c->flat) return tf_file_next(c->flat, ev);
+  tf_unroll_event ue;
+  int rc = tf_unroll_next(&c->u, &ue);
+  if (rc < 0) {
+    snprintf(c->error, sizeof c->error, "malformed content: %s", c->u.error);
+    return -1;
+  }
+  if (rc == 0) return 0;
+  uint64_t occ = ue.node->nvals.nvalues;
+  *ev = (tf_event){.fn = ue.fn,
+                   .thread = ue.thread,
+                   .callsite = c->t->mt.callsites[ue.site].sig,
+                   .compute_ns = occ ? ue.node->compute.sum / occ : 0,
+                   .duration_ns = occ ? ue.node->duration.sum / occ : 0,
+                   .nvals = ue.nvals,
+                   .vals = ue.vals};
+  return 1;
+}
+
+const char *tf_rank_cursor_error(const tf_rank_cursor *c) {
+  return c->flat && !c->error[0] ? tf_file_error(c->flat) : c->error;
+}
+
+void tf_rank_cursor_close(tf_rank_cursor *c) {
+  if (!c) return;
+  if (c->unrolling) tf_unroll_free(&c->u);
+  for (uint32_t i = 0; i < c->n; i++) tf_fnode_free(c->nodes[i], &c->mem);
+  free(c->nodes);
+  free(c);
+}
+
+/* ------------------------------------------------------------ loop structure */
+
+struct tf_node {
+  tf_mnode m; /* never instantiated: tf_node pointers are tf_mnode pointers */
+};
+
+static const tf_mnode *M(const tf_node *n) { return (const tf_mnode *)n; }
+
+uint32_t tf_trace_top(const tf_trace *t, const tf_node *const **nodes) {
+  *nodes = (const tf_node *const *)t->mt.top;
+  return t->nflat ? 0 : t->mt.ntop;
+}
+
+void tf_node_get(const tf_node *n, tf_node_info *info) {
+  const tf_mnode *x = M(n);
+  *info = (tf_node_info){.is_loop = x->is_loop,
+                         .fn = x->fn,
+                         .thread = x->thread,
+                         .nslots = x->nslots,
+                         .nbody = x->nbody,
+                         .body = (const tf_node *const *)x->body};
+  uint64_t occ = 0;
+  for (uint32_t i = 0; i < x->count.n; i++) occ += x->count.seq[i].nvalues * x->count.ranks[i].nvalues;
+  info->occurrences = occ;
+  if (!x->is_loop) {
+    info->compute_min = x->compute.min;
+    info->compute_max = x->compute.max;
+    info->compute_mean = x->compute.n ? x->compute.sum / x->compute.n : 0;
+    info->duration_min = x->duration.min;
+    info->duration_max = x->duration.max;
+    info->duration_mean = x->duration.n ? x->duration.sum / x->duration.n : 0;
+  }
+}
+
+void tf_node_ranks(const tf_node *n, char *buf, size_t len) { tf_ranks_format(&M(n)->ranks, buf, len); }
+
+uint32_t tf_node_values(const tf_node *n, int which, uint32_t k, char *vals, size_t vlen, char *ranks,
+                        size_t rlen) {
+  const tf_mnode *x = M(n);
+  const tf_vset *v = which < 0 ? &x->count : (uint32_t)which < x->nslots ? &x->slots[which] : NULL;
+  if (vals && vlen) vals[0] = 0;
+  if (ranks && rlen) ranks[0] = 0;
+  if (!v) return 0;
+  if (k < v->n) {
+    if (vals) tf_vseq_format(&v->seq[k], vals, vlen);
+    if (ranks) tf_ranks_format(&v->ranks[k], ranks, rlen);
+  }
+  return v->n;
+}
+
+int tf_node_has_rank(const tf_node *n, int32_t rank) { return tf_ranks_contains(&M(n)->ranks, rank); }
+
+int tf_node_values_of(const tf_node *n, int which, int32_t rank, char *vals, size_t vlen) {
+  const tf_mnode *x = M(n);
+  const tf_vset *v = which < 0 ? &x->count : (uint32_t)which < x->nslots ? &x->slots[which] : NULL;
+  const tf_vseq *s = v ? tf_vset_find(v, rank) : NULL;
+  if (vals && vlen) vals[0] = 0;
+  if (!s) return 0;
+  if (vals) tf_vseq_format(s, vals, vlen);
+  return 1;
+}

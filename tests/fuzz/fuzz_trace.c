@@ -1,0 +1,407 @@
+/* fuzz_trace.c — libFuzzer harness for every tracefold trace reader.
+ *
+ * One input is one trace, read the way the tools read it:
+ *   - starting with a per-rank magic (TFFLAT / TFCOMP): one per-rank file,
+ *     or several concatenated (cut at each per-rank magic), written as the
+ *     rank-<i> files of a trace directory; each is read with tf_file_open /
+ *     tf_file_next to the end, rewound and read again, then the directory
+ *     is opened with tf_trace_open (compressed files merged when opened)
+ *     and walked as below;
+ *   - anything else: a merged trace, opened with tf_trace_open_mem; every
+ *     present rank (and a few absent or out-of-range ones) is read through
+ *     a cursor, and the loop structure is walked through every node
+ *     accessor, into exact-size buffers, small ones included.
+ * The sanitizers (ASan with leak checking, UBSan) are the only oracle:
+ * hostile input must give an error, never a crash, a leak or a hang.
+ *
+ * A mutated file almost never has valid checksums, and a checksum
+ * mismatch stops the readers before (merged) or after (per-rank) they
+ * parse the content, so the code behind a successful open (unrolling,
+ * merging, cursors, node accessors) would stay out of the fuzzer's reach.
+ * So an input whose checksums do not all match is read twice: as it is
+ * (the mismatch paths), then with its checksums repaired (the per-rank
+ * CRC; a merged file's section CRCs and end CRC).
+ *
+ * A hostile file can declare loops of 2^62 iterations; reading it to the
+ * end is the caller's choice, not a reader bug, so each pass over an input
+ * reads at most EVENT_BUDGET events, all readers together.
+ *
+ * Built by scripts/fuzz.sh (clang -fsanitize=fuzzer,address,undefined).
+ */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bytes.h"
+#include "tracefold.h"
+
+enum {
+  EVENT_BUDGET = 100000, /* events read per pass over an input (at most two passes), all readers together */
+  MAX_CURSORS = 64,      /* rank cursors opened per merged trace */
+  MAX_PROBE = 4096,      /* ranks probed with tf_trace_rank */
+  MAX_NODES = 100000,    /* nodes visited per merged trace */
+  MAX_SLOTS = 256,       /* parameter positions read per event node */
+  MAX_PAIRS = 16         /* (values, ranks) pairs formatted per sequence */
+};
+
+static uint64_t budget;
+static volatile size_t sink; /* keeps the reads below from being optimised away */
+
+/* ---- touching what a reader hands out, so ASan checks it ---------------- */
+
+static void touch_str(const char *s) {
+  if (s) sink += strlen(s);
+}
+
+static void touch_funcs(const tf_func_desc *funcs, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) {
+    touch_str(funcs[i].name);
+    for (uint32_t j = 0; j < funcs[i].nfields; j++) {
+      touch_str(funcs[i].fields[j].name);
+      touch_str(tf_field_kind_name(funcs[i].fields[j].kind));
+      sink += funcs[i].fields[j].is_array;
+    }
+  }
+}
+
+static void touch_callsites(const tf_callsite *cs, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) {
+    touch_str(cs[i].module);
+    sink += (size_t)(cs[i].sig ^ cs[i].offset);
+  }
+}
+
+static void touch_event(const tf_event *ev, const tf_func_desc *funcs, uint32_t nfuncs) {
+  (void)nfuncs;
+  touch_str(funcs[ev->fn].name); /* fn indexes the function table, as every tool uses it */
+  char buf[32];
+  for (uint32_t i = 0; i < ev->nvals; i++) {
+    tf_format_value(ev->vals[i], buf, sizeof buf);
+    sink += (size_t)buf[0];
+  }
+  sink += (size_t)(ev->thread ^ ev->callsite ^ ev->compute_ns ^ ev->duration_ns);
+}
+
+/* ---- per-rank files ------------------------------------------------------- */
+
+static void read_file(const char *path) {
+  char err[512];
+  err[0] = 0;
+  tf_file_reader *r = NULL;
+  tf_status st = tf_file_open(path, &r, err, sizeof err);
+  touch_str(tf_status_name(st));
+  if (st != TF_OK) {
+    touch_str(err);
+    return;
+  }
+  const tf_file_info *in = tf_file_get_info(r);
+  touch_str(in->exe);
+  touch_str(in->mpi);
+  touch_funcs(in->funcs, in->nfuncs);
+  touch_callsites(in->callsites, in->ncallsites);
+  for (int pass = 0; pass < 2; pass++) {
+    tf_event ev;
+    int rc = 1;
+    uint64_t limit = pass ? 1000 : budget / 2;
+    for (uint64_t i = 0; i < limit && budget > 0; i++, budget--) {
+      rc = tf_file_next(r, &ev);
+      if (rc != 1) break;
+      touch_event(&ev, in->funcs, in->nfuncs);
+    }
+    if (rc < 0) touch_str(tf_file_error(r));
+    tf_file_rewind(r);
+  }
+  tf_file_close(r);
+}
+
+/* ---- merged traces -------------------------------------------------------- */
+
+static void read_rank(tf_trace *t, int32_t rank, const tf_trace_info *in) {
+  char err[512];
+  err[0] = 0;
+  tf_rank_cursor *c = NULL;
+  tf_status st = tf_rank_cursor_open(t, rank, &c, err, sizeof err);
+  if (st != TF_OK) {
+    touch_str(err);
+    return;
+  }
+  tf_event ev;
+  int rc = 1;
+  uint64_t limit = budget / 2 + 1000; /* leave some for the other ranks */
+  for (uint64_t i = 0; i < limit && budget > 0; i++, budget--) {
+    rc = tf_rank_cursor_next(c, &ev);
+    if (rc != 1) break;
+    touch_event(&ev, in->funcs, in->nfuncs);
+  }
+  if (rc < 0) touch_str(tf_rank_cursor_error(c));
+  tf_rank_cursor_close(c);
+}
+
+/* A small heap buffer of exactly `len` bytes, so that ASan sees a write past it. */
+static void node_text(const tf_node *n, int which, uint32_t k, size_t vlen, size_t rlen) {
+  char *v = vlen ? malloc(vlen) : NULL, *r = rlen ? malloc(rlen) : NULL;
+  if ((vlen && !v) || (rlen && !r)) abort();
+  tf_node_values(n, which, k, v, vlen, r, rlen);
+  if (v) touch_str(v);
+  if (r) touch_str(r);
+  free(v);
+  free(r);
+}
+
+static void walk_values(const tf_node *n, int which, size_t small) {
+  uint32_t npairs = tf_node_values(n, which, 0, NULL, 0, NULL, 0);
+  for (uint32_t k = 0; k < npairs && k < MAX_PAIRS; k++) {
+    node_text(n, which, k, 4096, 4096);
+    node_text(n, which, k, small, small + 1);
+  }
+}
+
+static void walk_nodes(const tf_trace *t, const tf_trace_info *in) {
+  const tf_node *const *top = NULL;
+  uint32_t ntop = tf_trace_top(t, &top);
+  /* iterative depth-first walk: the harness itself must not overflow the stack */
+  size_t cap = 1024, n = 0, visited = 0;
+  const tf_node **stack = malloc(cap * sizeof *stack);
+  if (!stack) abort();
+  for (uint32_t i = ntop; i-- > 0;) {
+    if (n == cap) break;
+    stack[n++] = top[i];
+  }
+  while (n > 0 && visited < MAX_NODES) {
+    const tf_node *node = stack[--n];
+    visited++;
+    tf_node_info ni;
+    memset(&ni, 0, sizeof ni);
+    tf_node_get(node, &ni);
+    size_t small = visited % 13; /* 0 .. 12: truncated text, including none at all */
+    char *ranks = malloc(small + 1);
+    if (!ranks) abort();
+    tf_node_ranks(node, ranks, small + 1);
+    touch_str(ranks);
+    free(ranks);
+    char buf[4096];
+    tf_node_ranks(node, buf, sizeof buf);
+    touch_str(buf);
+    walk_values(node, -1, small);
+    if (ni.is_loop) {
+      for (uint32_t i = ni.nbody; i-- > 0;) {
+        if (n == cap) {
+          const tf_node **s = realloc(stack, 2 * cap * sizeof *stack);
+          if (!s) abort();
+          stack = s;
+          cap *= 2;
+        }
+        stack[n++] = ni.body[i];
+      }
+    } else {
+      touch_str(in->funcs[ni.fn].name);
+      for (uint32_t j = 0; j < ni.nslots && j < MAX_SLOTS; j++) walk_values(node, (int)j, small);
+    }
+    sink += (size_t)(ni.occurrences ^ ni.compute_min ^ ni.compute_max ^ ni.compute_mean ^ ni.duration_min ^
+                     ni.duration_max ^ ni.duration_mean ^ ni.thread ^ ni.callsite);
+  }
+  free(stack);
+}
+
+static void walk_trace(tf_trace *t) {
+  const tf_trace_info *in = tf_trace_get_info(t);
+  touch_str(in->exe);
+  touch_str(in->mpi);
+  touch_funcs(in->funcs, in->nfuncs);
+  touch_callsites(in->callsites, in->ncallsites);
+  sink += (size_t)(in->source ^ in->partial ^ in->thread_level ^ in->start_unix_ns ^ in->nevents ^ in->lost_events ^
+                   in->bytes ^ in->merge_ns);
+
+  /* present ranks: probe the first MAX_PROBE (until all present ones are
+   * found) and the last; read each through a cursor. Out of range (-1,
+   * nranks) or without events: the cursor must refuse, or be empty. */
+  int32_t found = 0, cursors = 0, absent_tried = 0;
+  int64_t probes[MAX_PROBE + 3], nprobes = 0;
+  probes[nprobes++] = -1;
+  for (int64_t rank = 0; rank < in->nranks && rank < MAX_PROBE; rank++) probes[nprobes++] = rank;
+  if (in->nranks > MAX_PROBE) probes[nprobes++] = in->nranks - 1;
+  probes[nprobes++] = in->nranks;
+  for (int64_t i = 0; i < nprobes; i++) {
+    int32_t rank = (int32_t)probes[i];
+    int out_of_range = rank < 0 || rank >= in->nranks;
+    if (!out_of_range && found >= in->nranks_present && rank != in->nranks - 1) continue;
+    uint64_t nev = 0, lost = 0;
+    int present = tf_trace_rank(t, rank, &nev, &lost);
+    sink += (size_t)(nev ^ lost);
+    found += present != 0;
+    int absent = !present && !out_of_range && !absent_tried; /* one in range, without events */
+    absent_tried |= absent;
+    if (cursors < MAX_CURSORS && (present || out_of_range || absent)) {
+      read_rank(t, rank, in);
+      cursors++;
+    }
+  }
+  walk_nodes(t, in);
+}
+
+/* A merged trace file, from memory. */
+static void read_merged(const uint8_t *data, size_t len) {
+  char err[512];
+  err[0] = 0;
+  tf_trace *t = NULL;
+  tf_status st = tf_trace_open_mem(data, len, "fuzz-input", &t, err, sizeof err);
+  touch_str(tf_status_name(st));
+  if (st != TF_OK) {
+    touch_str(err);
+    return;
+  }
+  walk_trace(t);
+  tf_trace_close(t);
+}
+
+/* A trace directory or file, as the tools open it. */
+static void read_path(const char *path) {
+  char err[512];
+  err[0] = 0;
+  tf_trace *t = NULL;
+  tf_status st = tf_trace_open(path, 0, &t, err, sizeof err);
+  touch_str(tf_status_name(st));
+  if (st != TF_OK) {
+    touch_str(err);
+    return;
+  }
+  walk_trace(t);
+  tf_trace_close(t);
+}
+
+/* ---- checksums -------------------------------------------------------------- */
+
+static void put_crc(uint8_t *at, uint32_t crc) {
+  at[0] = (uint8_t)crc;
+  at[1] = (uint8_t)(crc >> 8);
+  at[2] = (uint8_t)(crc >> 16);
+  at[3] = (uint8_t)(crc >> 24);
+}
+
+/* Per-rank file: the CRC-32 of everything before the last 4 bytes. */
+static void repair_file(uint8_t *d, size_t len) {
+  if (len >= 16) put_crc(d + len - 4, tf_crc32(0, d, len - 4));
+}
+
+/* Merged file: every section's CRC-32 of its stored bytes, and the end
+ * record's CRC-32 of everything before it, as far as the framing holds. */
+static void repair_merged(uint8_t *d, size_t len) {
+  if (len < 12) return;
+  tf_cursor c = {d + 12, d + len, 0};
+  for (;;) {
+    const uint8_t *at = c.p;
+    uint8_t id = tf_cur_u8(&c);
+    if (c.bad) return;
+    if (id == 0) {
+      if (c.end - c.p >= 4) put_crc(d + (c.p - d), tf_crc32(0, d, (size_t)(at - d) + 1));
+      return;
+    }
+    tf_cur_u8(&c);
+    tf_cur_uvar(&c);
+    uint64_t stored_len = tf_cur_uvar(&c);
+    if (c.bad || stored_len > (uint64_t)(c.end - c.p)) return;
+    const uint8_t *stored = tf_cur_bytes(&c, (size_t)stored_len);
+    if (c.end - c.p < 4) return;
+    put_crc(d + (c.p - d), tf_crc32(0, stored, (size_t)stored_len));
+    c.p += 4;
+  }
+}
+
+/* ---- per-rank input: one or more files ----------------------------------- */
+
+enum { MAX_PIECES = 8 };
+static char dir[256];
+
+static void remove_dir(void) {
+  char path[300];
+  for (int i = 0; i < MAX_PIECES; i++) {
+    snprintf(path, sizeof path, "%s/rank-%d.tfc", dir, i);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/rank-%d.flat", dir, i);
+    unlink(path);
+  }
+  rmdir(dir);
+}
+
+static void make_dir(void) {
+  if (dir[0]) return;
+  const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+  snprintf(dir, sizeof dir, "%s/tf-fuzz.XXXXXX", base);
+  if (!mkdtemp(dir)) {
+    perror("fuzz_trace: mkdtemp");
+    abort();
+  }
+  atexit(remove_dir);
+}
+
+static int magic_at(const uint8_t *p) {
+  return memcmp(p, TF_FLAT_MAGIC, 8) == 0 ? 1 : memcmp(p, TF_COMP_MAGIC, 8) == 0 ? 2 : 0;
+}
+
+/* The input is one per-rank file, or several concatenated (split at each
+ * per-rank magic): each is written as rank-<i>.tfc or rank-<i>.flat of a
+ * trace directory, read alone, then the directory is opened as a trace
+ * (compressed files are merged, in rank order). Returns 1 if some file's
+ * checksum did not match (and `repair` was 0). */
+static int per_rank_input(const uint8_t *data, size_t len, int repair) {
+  make_dir();
+  size_t start[MAX_PIECES + 1];
+  int n = 0;
+  for (size_t p = 0; p + 8 <= len && n < MAX_PIECES; p++)
+    if (magic_at(data + p)) start[n++] = p;
+  start[n] = len;
+  char paths[MAX_PIECES][300];
+  int mismatched = 0;
+  for (int i = 0; i < n; i++) {
+    size_t plen = start[i + 1] - start[i];
+    uint8_t *piece = malloc(plen);
+    if (!piece) abort();
+    memcpy(piece, data + start[i], plen);
+    if (plen >= 16) {
+      uint8_t tail[4];
+      memcpy(tail, piece + plen - 4, 4);
+      repair_file(piece, plen);
+      mismatched |= memcmp(tail, piece + plen - 4, 4) != 0;
+      if (!repair) memcpy(piece + plen - 4, tail, 4);
+    }
+    snprintf(paths[i], sizeof paths[i], "%s/rank-%d.%s", dir, i, magic_at(piece) == 1 ? "flat" : "tfc");
+    FILE *f = fopen(paths[i], "wb");
+    if (!f || fwrite(piece, 1, plen, f) != plen || fclose(f) != 0) {
+      perror("fuzz_trace: writing a piece");
+      abort();
+    }
+    free(piece);
+  }
+  for (int i = 0; i < n; i++) read_file(paths[i]);
+  read_path(n == 1 ? paths[0] : dir);
+  for (int i = 0; i < n; i++) unlink(paths[i]);
+  return mismatched && !repair;
+}
+
+/* ---- entry point ---------------------------------------------------------- */
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len) {
+  budget = EVENT_BUDGET;
+  if (len >= 8 && magic_at(data)) {
+    if (per_rank_input(data, len, 0)) {
+      budget = EVENT_BUDGET;
+      per_rank_input(data, len, 1);
+    }
+    return 0;
+  }
+  read_merged(data, len);
+  uint8_t *fixed = malloc(len ? len : 1);
+  if (!fixed) abort();
+  memcpy(fixed, data, len);
+  repair_merged(fixed, len);
+  if (memcmp(fixed, data, len) != 0) {
+    budget = EVENT_BUDGET;
+    read_merged(fixed, len);
+  }
+  free(fixed);
+  return 0;
+}
