@@ -9,6 +9,10 @@
 
 /* Read all of `path` into *data (malloc'ed). Errors name the file. */
 tf_status tf_load_file(const char *path, uint8_t **data, size_t *len, char *err, size_t errlen);
+/* Open a per-rank file held in memory (data is taken over, freed on close
+ * or failure); like tf_file_open. */
+tf_status tf_file_open_mem(uint8_t *data, size_t len, const char *name, tf_file_reader **out, char *err,
+                           size_t errlen);
 /* Format a message into err (if not NULL) and return st. */
 tf_status tf_failf(char *err, size_t errlen, tf_status st, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

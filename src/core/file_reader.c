@@ -116,6 +116,8 @@ static int decode_event(tf_file_reader *r, tf_cursor *c, tf_event *ev, int check
   return 0;
 }
 
+static tf_status parse(tf_file_reader *r, const char *path, tf_file_reader **out, char *err, size_t errlen);
+
 tf_status tf_file_open(const char *path, tf_file_reader **out, char *err, size_t errlen) {
   *out = NULL;
   tf_file_reader *r = calloc(1, sizeof *r);
@@ -125,6 +127,24 @@ tf_status tf_file_open(const char *path, tf_file_reader **out, char *err, size_t
     tf_file_close(r);
     return st;
   }
+  return parse(r, path, out, err, errlen);
+}
+
+tf_status tf_file_open_mem(uint8_t *data, size_t len, const char *name, tf_file_reader **out, char *err,
+                           size_t errlen) {
+  *out = NULL;
+  tf_file_reader *r = calloc(1, sizeof *r);
+  if (!r) {
+    free(data);
+    return tf_failf(err, errlen, TF_ERR_NOMEM, "%s: out of memory", name);
+  }
+  r->data = data;
+  r->len = len;
+  return parse(r, name, out, err, errlen);
+}
+
+static tf_status parse(tf_file_reader *r, const char *path, tf_file_reader **out, char *err, size_t errlen) {
+  tf_status st;
   int comp = r->len >= 8 && memcmp(r->data, TF_COMP_MAGIC, 8) == 0;
   if (r->len < 12 || (!comp && memcmp(r->data, TF_FLAT_MAGIC, 8) != 0)) {
     tf_file_close(r);

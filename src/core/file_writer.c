@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bytes.h"
+#include "file_io.h"
 #include "functable.h"
 
 #define TF_FLUSH_AT (1u << 20)
@@ -23,23 +24,30 @@ struct tf_file_writer {
   int io_error; /* errno of the first failed write, 0 if none */
 };
 
+/* A lazy writer creates its file at the first flush. */
+static void open_file(tf_file_writer *w) {
+  if (w->f || w->io_error) return;
+  if (!(w->f = fopen(w->path, "wb"))) w->io_error = errno ? errno : EIO;
+}
+
 static void flush_buf(tf_file_writer *w) {
   if (w->buf.len == 0) return;
+  open_file(w);
   w->crc = tf_crc32(w->crc, w->buf.data, w->buf.len);
   if (!w->io_error && fwrite(w->buf.data, 1, w->buf.len, w->f) != w->buf.len) w->io_error = errno ? errno : EIO;
   w->buf.len = 0;
 }
 
-tf_file_writer *tf_file_writer_open(const char *path, tf_file_kind kind, const tf_file_info *info, char *err,
-                                    size_t errlen) {
+static tf_file_writer *open_writer(const char *path, tf_file_kind kind, const tf_file_info *info, int lazy,
+                                   char *err, size_t errlen) {
   tf_file_writer *w = calloc(1, sizeof *w);
   if (!w || !(w->path = strdup(path))) {
     if (err) snprintf(err, errlen, "%s: out of memory", path);
     free(w);
     return NULL;
   }
-  w->f = fopen(path, "wb");
-  if (!w->f) {
+  if (!lazy) w->f = fopen(path, "wb");
+  if (!lazy && !w->f) {
     if (err) snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
     free(w->path);
     free(w);
@@ -56,6 +64,16 @@ tf_file_writer *tf_file_writer_open(const char *path, tf_file_kind kind, const t
   tf_buf_put_str(b, info->mpi);
   tf_functable_encode(b, info->funcs, info->nfuncs);
   return w;
+}
+
+tf_file_writer *tf_file_writer_open(const char *path, tf_file_kind kind, const tf_file_info *info, char *err,
+                                    size_t errlen) {
+  return open_writer(path, kind, info, 0, err, errlen);
+}
+
+tf_file_writer *tf_file_writer_open_lazy(const char *path, tf_file_kind kind, const tf_file_info *info, char *err,
+                                         size_t errlen) {
+  return open_writer(path, kind, info, 1, err, errlen);
 }
 
 int tf_file_writer_callsite(tf_file_writer *w, uint32_t index, uint64_t sig, const char *module, uint64_t offset) {
@@ -115,6 +133,7 @@ tf_status tf_file_writer_close(tf_file_writer *w, char *err, size_t errlen) {
   tf_buf_put_u8(b, REC_END);
   tf_buf_put_uvar(b, w->nevents);
   flush_buf(w);
+  open_file(w);
   tf_status st = TF_OK;
   if (b->failed) {
     st = TF_ERR_NOMEM;
@@ -122,7 +141,7 @@ tf_status tf_file_writer_close(tf_file_writer *w, char *err, size_t errlen) {
   } else {
     uint8_t crc[4] = {(uint8_t)w->crc, (uint8_t)(w->crc >> 8), (uint8_t)(w->crc >> 16), (uint8_t)(w->crc >> 24)};
     if (!w->io_error && fwrite(crc, 1, 4, w->f) != 4) w->io_error = errno ? errno : EIO;
-    if (fclose(w->f) != 0 && !w->io_error) w->io_error = errno ? errno : EIO;
+    if (w->f && fclose(w->f) != 0 && !w->io_error) w->io_error = errno ? errno : EIO;
     w->f = NULL;
     if (w->io_error) {
       st = TF_ERR_IO;
@@ -131,6 +150,36 @@ tf_status tf_file_writer_close(tf_file_writer *w, char *err, size_t errlen) {
   }
   if (w->f) fclose(w->f);
   tf_buf_free(b);
+  free(w->path);
+  free(w);
+  return st;
+}
+
+tf_status tf_file_writer_finish_mem(tf_file_writer *w, uint8_t **data, size_t *len, int *on_disk, char *err,
+                                    size_t errlen) {
+  *data = NULL;
+  *len = 0;
+  *on_disk = w->f != NULL;
+  if (*on_disk) { /* flushed before: complete the file and read it back */
+    char *path = strdup(w->path);
+    tf_status st = path ? tf_file_writer_close(w, err, errlen) : TF_ERR_NOMEM;
+    if (st == TF_OK) st = tf_load_file(path, data, len, err, errlen);
+    free(path);
+    return st;
+  }
+  tf_buf *b = &w->buf;
+  tf_buf_put_u8(b, REC_END);
+  tf_buf_put_uvar(b, w->nevents);
+  tf_buf_put_u32(b, tf_crc32(0, b->data, b->len));
+  tf_status st = TF_OK;
+  if (b->failed) {
+    st = TF_ERR_NOMEM;
+    if (err) snprintf(err, errlen, "%s: out of memory while encoding events", w->path);
+    tf_buf_free(b);
+  } else {
+    *data = b->data;
+    *len = b->len;
+  }
   free(w->path);
   free(w);
   return st;

@@ -18,6 +18,12 @@ typedef struct tf_file_writer tf_file_writer;
 tf_file_writer *tf_file_writer_open(const char *path, tf_file_kind kind, const tf_file_info *info, char *err,
                                     size_t errlen);
 
+/* The same, but the file is only created when the buffer is first flushed
+ * (at 1 MiB) or at close: a short trace that is merged at MPI_Finalize
+ * never touches the file system per rank. */
+tf_file_writer *tf_file_writer_open_lazy(const char *path, tf_file_kind kind, const tf_file_info *info, char *err,
+                                         size_t errlen);
+
 /* Declare call site `index` (indices are dense, in order of first use).
  * Like tf_file_writer_event: 0 on success; -1 when the record could not be
  * buffered (it is then left out whole) or an earlier flush failed. */
@@ -38,5 +44,11 @@ void tf_file_writer_partial(tf_file_writer *w, uint32_t reason);
 /* Write the end record and checksum, close the file, free the writer.
  * Returns TF_OK or the first error met while writing (message in err). */
 tf_status tf_file_writer_close(tf_file_writer *w, char *err, size_t errlen);
+
+/* Finish the file and hand over its bytes (malloc'ed) instead of closing
+ * it: if it was never flushed, no file is created (*on_disk = 0);
+ * otherwise the file is completed and read back (*on_disk = 1). Frees w. */
+tf_status tf_file_writer_finish_mem(tf_file_writer *w, uint8_t **data, size_t *len, int *on_disk, char *err,
+                                    size_t errlen);
 
 #endif

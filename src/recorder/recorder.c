@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,7 +60,9 @@ static struct {
   tf_file_writer *comp;  /* rank-R.tfc (modes compressed, both) */
   tf_compressor compressor;
   int cap_warned;
+  int merging;   /* every rank takes part in the merge at MPI_Finalize */
   MPI_Comm comm; /* private duplicate of MPI_COMM_WORLD */
+  struct sigaction old_term, old_int;
   uint64_t t_load;
   _Atomic uint32_t nthreads;
   _Atomic uint64_t lost;
@@ -68,6 +71,11 @@ static struct {
 } g = {.state = ST_IDLE, .warned = ATOMIC_FLAG_INIT, .lock = PTHREAD_MUTEX_INITIALIZER, .comm = MPI_COMM_NULL};
 
 static _Thread_local tf_thread ts;
+static _Thread_local volatile sig_atomic_t in_record; /* this thread is inside tf_call_end's locked part */
+static volatile sig_atomic_t pending_signal;           /* arrived while in_record: handled when it ends */
+
+static void close_trace(uint32_t partial);
+static void on_signal_now(int sig);
 
 uint64_t tf_now_ns(void) {
   struct timespec t;
@@ -189,6 +197,7 @@ void tf_call_end(tf_call *c) {
   uint64_t duration = c->t1 > c->t0 ? c->t1 - c->t0 : 0;
   th->last_end = c->t1;
   const char *failure = NULL;
+  in_record = 1;
   tf_lock();
   if (atomic_load(&g.state) != ST_RECORDING) {
     atomic_fetch_add(&g.lost, 1); /* the recorder failed during this call */
@@ -223,6 +232,8 @@ void tf_call_end(tf_call *c) {
     if (failure) atomic_fetch_add(&g.lost, 1);
   }
   tf_unlock();
+  in_record = 0;
+  if (pending_signal) on_signal_now(pending_signal);
   if (failure) tf_recorder_fail(failure);
 }
 
@@ -281,6 +292,39 @@ static int choose_output(void) {
   return ok;
 }
 
+/* ------------------------------------------------------------ stops without MPI_Finalize
+ * No merge can happen then: each rank writes what it has as a per-rank
+ * compressed file marked partial (and its flat file, in mode both), which
+ * every tracefold verb reads. A signal that arrives while this thread is
+ * recording an event is handled right after the event. */
+static void on_signal_now(int sig) {
+  pending_signal = 0;
+  close_trace(TF_PARTIAL_SIGNAL);
+  /* then what would have happened without us */
+  sigaction(sig, sig == SIGTERM ? &g.old_term : &g.old_int, NULL);
+  raise(sig);
+}
+
+static void on_signal(int sig) {
+  if (in_record) {
+    pending_signal = sig;
+    return;
+  }
+  on_signal_now(sig);
+}
+
+static void on_exit_without_finalize(void) { close_trace(TF_PARTIAL_EXIT); }
+
+static void catch_stops(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGTERM, &sa, &g.old_term);
+  sigaction(SIGINT, &sa, &g.old_int);
+  atexit(on_exit_without_finalize);
+}
+
 void tf_recorder_start(int init_rc) {
   if (init_rc != MPI_SUCCESS) return;
   g.started = 1;
@@ -323,9 +367,11 @@ void tf_recorder_start(int init_rc) {
       return;
     }
   }
+  catch_stops();
   if (g.cfg.mode == TF_MODE_COMPRESSED || g.cfg.mode == TF_MODE_BOTH) {
+    g.merging = 1; /* from here on every rank takes part, with or without a trace of its own */
     snprintf(file, sizeof file, "%s/rank-%d.tfc", g.path, g.rank);
-    if (!(g.comp = tf_file_writer_open(file, TF_FILE_COMPRESSED, &info, err, sizeof err))) {
+    if (!(g.comp = tf_file_writer_open_lazy(file, TF_FILE_COMPRESSED, &info, err, sizeof err))) {
       tf_recorder_fail(err);
       return;
     }
@@ -337,43 +383,94 @@ void tf_recorder_start(int init_rc) {
   atomic_store(&g.state, ST_RECORDING);
 }
 
-void tf_recorder_before_finalize(void) {
-  if (g.comm != MPI_COMM_NULL) PMPI_Comm_free(&g.comm);
-}
-
-static void close_writer(tf_file_writer **w, uint64_t lost) {
+static void close_writer(tf_file_writer **w, uint64_t lost, uint32_t partial) {
   if (!*w) return;
   char err[512];
   if (lost) tf_file_writer_lost(*w, lost);
+  if (partial) tf_file_writer_partial(*w, partial);
   if (tf_file_writer_close(*w, err, sizeof err) != TF_OK) fprintf(stderr, "tracefold: warning: rank %d: %s\n", g.rank, err);
   *w = NULL;
 }
 
-static void close_trace(void) {
+/* Stop recording and write the last folded segment into the compressed
+ * writer (under the lock). Returns the calls not recorded in it. */
+static uint64_t stop_folding(int was) {
+  uint64_t lost = atomic_load(&g.lost);
+  if (!g.comp) return lost;
+  uint64_t unwritten = g.compressor.folder.nevents; /* folded since the last segment (finish resets it) */
+  /* after a failure the folded structure may be incomplete: write it only if recording was healthy */
+  if (was != ST_RECORDING || tf_compressor_finish(&g.compressor, g.comp) != 0) {
+    if (was == ST_RECORDING)
+      fprintf(stderr, "tracefold: warning: rank %d: cannot write the last segment of the compressed trace\n", g.rank);
+    lost += unwritten;
+  }
+  tf_compressor_free(&g.compressor);
+  return lost;
+}
+
+/* Per-rank files, complete or partial. */
+static void close_trace(uint32_t partial) {
   tf_lock();
   int had = g.flat || g.comp;
   int was = atomic_exchange(&g.state, ST_DONE);
-  uint64_t lost = atomic_load(&g.lost);
-  if (g.comp) {
-    uint64_t unwritten = g.compressor.folder.nevents; /* folded since the last segment (finish resets it) */
-    /* after a failure the folded structure may be incomplete: write it only if recording was healthy */
-    if (was != ST_RECORDING || tf_compressor_finish(&g.compressor, g.comp) != 0) {
-      if (was == ST_RECORDING)
-        fprintf(stderr, "tracefold: warning: rank %d: cannot write the last segment of the compressed trace\n", g.rank);
-      lost += unwritten;
-    }
-    tf_compressor_free(&g.compressor);
-  }
-  close_writer(&g.flat, atomic_load(&g.lost));
-  close_writer(&g.comp, lost);
+  uint64_t lost = stop_folding(was);
+  close_writer(&g.flat, atomic_load(&g.lost), partial);
+  close_writer(&g.comp, lost, partial);
   tf_unlock();
-  if (had && g.rank == 0) fprintf(stderr, "tracefold: trace written to %s (%d ranks)\n", g.path, g.nranks);
+  if (had && partial)
+    fprintf(stderr, "tracefold: rank %d stopped before MPI_Finalize; its partial trace is in %s\n", g.rank, g.path);
+}
+
+/* The merge at MPI_Finalize: one trace file for all ranks. */
+static void merge_trace(void) {
+  tf_lock();
+  int was = atomic_exchange(&g.state, ST_DONE);
+  uint64_t lost = stop_folding(was);
+  close_writer(&g.flat, atomic_load(&g.lost), 0);
+  uint8_t *mine = NULL;
+  size_t len = 0;
+  int on_disk = 0;
+  char err[512] = "";
+  if (g.comp) {
+    if (lost) tf_file_writer_lost(g.comp, lost);
+    if (tf_file_writer_finish_mem(g.comp, &mine, &len, &on_disk, err, sizeof err) != TF_OK)
+      fprintf(stderr, "tracefold: warning: rank %d: %s\n", g.rank, err);
+    g.comp = NULL;
+  }
+  tf_unlock();
+  char out[PATH_MAX + 16], file[PATH_MAX + 32];
+  snprintf(out, sizeof out, "%s/%s", g.path, TF_TRACE_FILE);
+  snprintf(file, sizeof file, "%s/rank-%d.tfc", g.path, g.rank);
+  uint64_t merge_ns = 0;
+  if (tf_merge_ranks(g.comm, g.rank, g.nranks, mine, len, out, &merge_ns, err, sizeof err) == 0) {
+    if (on_disk) remove(file);
+    if (g.rank == 0)
+      fprintf(stderr, "tracefold: trace written to %s (%d ranks, merged in %.1f ms)\n", out, g.nranks,
+              (double)merge_ns / 1e6);
+  } else {
+    /* keep every rank's own file instead: the tools read and merge them */
+    FILE *f = on_disk || !mine ? NULL : fopen(file, "wb");
+    if (f) {
+      if (fwrite(mine, 1, len, f) != len) fprintf(stderr, "tracefold: warning: rank %d: cannot write %s\n", g.rank, file);
+      fclose(f);
+    }
+    if (err[0] || g.rank == 0)
+      fprintf(stderr, "tracefold: warning: rank %d: the ranks' traces could not be merged (%s); each rank's file is "
+                      "in %s (`tracefold merge %s` merges them)\n", g.rank, err[0] ? err : "see the other ranks",
+              g.path, g.path);
+  }
+  free(mine);
+}
+
+void tf_recorder_before_finalize(void) {
+  if (g.merging) merge_trace();
+  if (g.comm != MPI_COMM_NULL) PMPI_Comm_free(&g.comm);
 }
 
 void tf_recorder_stop(void) {
-  close_trace();
+  close_trace(0);
   tf_callsites_free();
   tf_handles_free();
 }
 
-void tf_recorder_abort(void) { close_trace(); }
+void tf_recorder_abort(void) { close_trace(TF_PARTIAL_ABORT); }

@@ -26,6 +26,14 @@ void tf_recorder_before_finalize(void); /* before PMPI_Finalize: last MPI use */
 void tf_recorder_stop(void);           /* after PMPI_Finalize: close output */
 void tf_recorder_abort(void);          /* MPI_Abort: flush what we have */
 
+/* ---- merge at MPI_Finalize (rank_merge.c) ----
+ * Collective over comm: merge every rank's per-rank compressed file bytes
+ * (mine) into one merged trace that rank 0 writes to out_path. 0 on every
+ * rank if the file was written, else -1 on every rank (err says why where
+ * it went wrong). Rank 0 gets the merge time in *merge_ns. */
+int tf_merge_ranks(MPI_Comm comm, int rank, int nranks, const uint8_t *mine, size_t len, const char *out_path,
+                   uint64_t *merge_ns, char *err, size_t errlen);
+
 /* Warn once on stderr (per process) and stop recording; the application goes on. */
 void tf_recorder_fail(const char *what);
 

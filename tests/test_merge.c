@@ -1,0 +1,1674 @@
+/* test_merge.c — unit tests of the cross-rank merge (mtrace.h) and of the
+ * trace reader over merged traces (tracefold.h: tf_trace_*, cursors,
+ * nodes). Every check compares against an independent oracle: the event
+ * streams the test generated itself, rank by rank, or a bitmap of ranks.
+ *
+ *   1. lossless merge: P synthetic "ranks" of one random program template
+ *      (test_gen.h) with per-rank variation — identical ranks, stencil
+ *      boundary ranks that skip calls, rank-dependent values, rank-dependent
+ *      iteration counts, a master rank with extra events or another
+ *      program, noise on some ranks — written as per-rank compressed files
+ *      (sometimes under a tiny memory cap: several segments), merged in
+ *      binomial-tree, sequential, random-split or "over the wire" (encoded
+ *      and decoded before each merge) order, encoded (zstd level 0 and 3),
+ *      opened from memory: every rank's cursor gives back exactly its
+ *      generated stream;
+ *   2. tf_trace_open on the directory of per-rank files (merged when
+ *      opened), on a merged file, on a single per-rank file, and on a
+ *      directory with a rank missing: the same events, info and counts;
+ *   3. size: a regular 2-D stencil merged at 16, 64 and 256 ranks stays
+ *      about the same size, far below the per-rank files; the node API
+ *      (tf_trace_top, tf_node_get/ranks/values) agrees with the streams;
+ *   4. rank lists (ranklist.h): membership, ends and text form of sorted
+ *      random sets and strided blocks, against a bitmap;
+ *   5. hostile merged files: truncations, byte flips, and CRC-valid
+ *      structural edits of a decoded tf_mtrace, re-encoded: refused at
+ *      open, or every cursor ends (0 or -1 with a message), never a crash
+ *      or a hang.
+ *
+ * Usage: test_merge              all tests (fixed seeds)
+ *        test_merge SEED [P]     only the merge round trip of SEED (verbose)
+ *        test_merge --seeds N    only the merge round trips, N seeds from 5000
+ * A failing check prints its seed and the first mismatch.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bytes.h"
+#include "check.h"
+#include "compressor.h"
+#include "file_writer.h"
+#include "mtrace.h"
+#include "ranklist.h"
+#include "test_gen.h"
+#include "tracefold.h"
+#include "vseq.h"
+
+static uint64_t mix(uint64_t a, uint64_t b) { /* splitmix64 of a combination */
+  uint64_t z = a * 0x9e3779b97f4a7c15ull + b + 0x632be59bd9b4e019ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/* ------------------------------------------------------------ watchdog */
+/* A hang is a failure: the case being run is printed and the test stops. */
+static char current_case[256];
+static void on_alarm(int sig) {
+  (void)sig;
+  static const char msg[] = "\ntest_merge: TIMEOUT (a hang) in: ";
+  if (write(2, msg, sizeof msg - 1) < 0 || write(2, current_case, strnlen(current_case, sizeof current_case)) < 0 ||
+      write(2, "\n", 1) < 0) {
+  }
+  _exit(3);
+}
+static void watchdog(unsigned seconds) { alarm(seconds); }
+
+/* ------------------------------------------------------- temp directory */
+static char workdir[64]; /* merge_tmp_XXXXXX in the working directory */
+
+static void rank_path(char *buf, size_t len, const char *dir, int r) { snprintf(buf, len, "%s/rank-%d.tfc", dir, r); }
+
+static void clear_dir(const char *dir, int P) {
+  char p[256];
+  for (int r = 0; r < P; r++) {
+    rank_path(p, sizeof p, dir, r);
+    remove(p);
+  }
+  snprintf(p, sizeof p, "%s/%s", dir, TF_TRACE_FILE);
+  remove(p);
+}
+
+/* =============================================== per-rank files, merging */
+
+/* Write rank `rank`'s stream as a compressed per-rank file; its size. */
+static long write_rank(const char *path, const stream *s, int rank, int P, size_t cap, uint64_t lost, uint32_t partial,
+                       uint32_t *nsegments) {
+  tf_file_info info = {.rank = rank, .nranks = P, .thread_level = 2, .start_unix_ns = 1234567, .exe = "synthetic",
+                       .mpi = "none", .nfuncs = NFUNCS, .funcs = funcs};
+  char err[512];
+  fresh(path);
+  tf_file_writer *w = tf_file_writer_open(path, TF_FILE_COMPRESSED, &info, err, sizeof err);
+  CHECKF(w != NULL, "%s", err);
+  if (!w) return -1;
+  tf_compressor c;
+  CHECK(tf_compressor_init(&c, funcs, NFUNCS, cap) == 0);
+  enum { MAXSITE = 4096 };
+  static int64_t index_of[MAXSITE];
+  for (int i = 0; i < MAXSITE; i++) index_of[i] = -1;
+  uint32_t nsites = 0;
+  for (size_t i = 0; i < s->n; i++) {
+    const oev *e = &s->e[i];
+    if (e->site >= MAXSITE) abort();
+    if (index_of[e->site] < 0) {
+      index_of[e->site] = nsites;
+      CHECK(tf_file_writer_callsite(w, nsites, site_sig(e->site), "m", e->site * 16u) == 0);
+      nsites++;
+    }
+    int rc = tf_compressor_event(&c, w, e->fn, e->thread, (uint32_t)index_of[e->site], e->compute, e->duration,
+                                 e->nvals, s->v + e->off);
+    CHECKF(rc == 0 || rc == 1, "rank %d: tf_compressor_event gives %d at event %zu", rank, rc, i);
+  }
+  CHECK(tf_compressor_finish(&c, w) == 0);
+  tf_compressor_free(&c);
+  if (lost) tf_file_writer_lost(w, lost);
+  if (partial) tf_file_writer_partial(w, partial);
+  CHECK(tf_file_writer_close(w, err, sizeof err) == TF_OK);
+  tf_file_reader *r;
+  if (tf_file_open(path, &r, err, sizeof err) == TF_OK) {
+    *nsegments = tf_file_get_info(r)->nsegments;
+    tf_file_close(r);
+  }
+  return file_size(path);
+}
+
+/* One run: P ranks' streams and what was written for them. */
+typedef struct run {
+  int P;
+  stream *s;
+  uint64_t *lost;
+  uint32_t partial; /* given to the last rank */
+  int const_times;
+  long *fsize;
+  long fsum;
+  uint32_t maxseg;
+  char dir[128];
+} run;
+
+static void run_free(run *R) {
+  for (int r = 0; r < R->P; r++) stream_free(&R->s[r]);
+  free(R->s);
+  free(R->lost);
+  free(R->fsize);
+  *R = (run){0};
+}
+
+static uint64_t run_nevents(const run *R) {
+  uint64_t n = 0;
+  for (int r = 0; r < R->P; r++) n += R->s[r].n;
+  return n;
+}
+
+static int write_run(run *R, size_t cap) {
+  R->fsum = 0;
+  R->maxseg = 0;
+  for (int r = 0; r < R->P; r++) {
+    char p[256];
+    rank_path(p, sizeof p, R->dir, r);
+    uint32_t nseg = 0;
+    R->fsize[r] = write_rank(p, &R->s[r], r, R->P, cap, R->lost[r], r == R->P - 1 ? R->partial : 0, &nseg);
+    if (R->fsize[r] < 0) return -1;
+    R->fsum += R->fsize[r];
+    if (nseg > R->maxseg) R->maxseg = nseg;
+  }
+  return 0;
+}
+
+/* t[r] from rank r's file (the reader is closed at once: the merged trace
+ * must own everything it holds). */
+static int load_rank(const run *R, int r, tf_mtrace *t) {
+  char p[256], err[512];
+  rank_path(p, sizeof p, R->dir, r);
+  tf_file_reader *fr;
+  tf_status st = tf_file_open(p, &fr, err, sizeof err);
+  CHECKF(st == TF_OK, "%s", err);
+  if (st != TF_OK) return -1;
+  int rc = tf_mtrace_from_file(t, fr);
+  tf_file_close(fr);
+  CHECKF(rc == 0, "tf_mtrace_from_file(%s) failed", p);
+  return rc;
+}
+
+/* encode t (level), free it, decode the bytes into t: a merged trace sent to another process */
+static int over_the_wire(tf_mtrace *t, int level, const char *what) {
+  tf_buf b = {0};
+  int rc = tf_mtrace_encode(t, &b, level);
+  CHECKF(rc == 0 && !b.failed, "%s: encode", what);
+  tf_mtrace_free(t);
+  char err[512] = "";
+  tf_status st = tf_mtrace_decode(b.data, b.len, what, t, err, sizeof err);
+  CHECKF(st == TF_OK, "%s: decoding an encoded merged trace: %s", what, err);
+  tf_buf_free(&b);
+  return st == TF_OK ? 0 : -1;
+}
+
+enum { ORD_BINOMIAL, ORD_SEQUENTIAL, ORD_SPLIT, ORD_WIRE, ORD_N };
+static const char *const ord_names[] = {"binomial", "sequential", "random split", "binomial over the wire"};
+
+static int merge2(tf_mtrace *dst, tf_mtrace *src, int wire, int lo, int mid, uint64_t seed) {
+  char err[512] = "", what[96];
+  snprintf(what, sizeof what, "seed %" PRIu64 " ranks %d..", seed, mid);
+  if (wire && over_the_wire(src, (int)((seed + (uint64_t)mid) % 2) * 3, what)) return -1;
+  int rc = tf_mtrace_merge(dst, src, err, sizeof err);
+  CHECKF(rc == 0, "seed %" PRIu64 ": merging ranks from %d into ranks from %d: %s", seed, mid, lo, err);
+  return rc;
+}
+
+static int merge_split(tf_mtrace *t, int lo, int hi, uint64_t seed) {
+  if (hi - lo < 2) return 0;
+  int mid = lo + 1 + (int)(mix(seed, (uint64_t)(lo * 7919 + hi)) % (uint64_t)(hi - lo - 1));
+  if (merge_split(t, lo, mid, seed) || merge_split(t, mid, hi, seed)) return -1;
+  return merge2(&t[lo], &t[mid], 0, lo, mid, seed);
+}
+
+/* All ranks' files merged into *out in the given order. */
+static int build_merged(const run *R, int order, tf_mtrace *out, uint64_t seed) {
+  int P = R->P, rc = 0;
+  tf_mtrace *t = calloc((size_t)P, sizeof *t);
+  int *live = calloc((size_t)P, sizeof *live);
+  if (!t || !live) abort();
+  for (int r = 0; r < P && !rc; r++)
+    if (!(rc = load_rank(R, r, &t[r]))) live[r] = 1;
+  if (!rc) switch (order) {
+    case ORD_SEQUENTIAL:
+      for (int r = 1; r < P && !rc; r++) {
+        rc = merge2(&t[0], &t[r], 0, 0, r, seed);
+        live[r] = 0;
+      }
+      break;
+    case ORD_SPLIT:
+      rc = merge_split(t, 0, P, seed);
+      for (int r = 1; r < P; r++) live[r] = 0;
+      break;
+    default: /* round k: rank r with r % 2^(k+1) == 0 merges r + 2^k */
+      for (int step = 1; step < P && !rc; step *= 2)
+        for (int r = 0; r + step < P && !rc; r += 2 * step) {
+          rc = merge2(&t[r], &t[r + step], order == ORD_WIRE, r, r + step, seed);
+          live[r + step] = 0;
+        }
+    }
+  if (!rc && order == ORD_WIRE) rc = over_the_wire(&t[0], 0, "the final merged trace");
+  /* on failure, whatever is still whole is freed (a failed merge may have
+   * left its source half-empty: not freed, to stay safe) */
+  for (int r = 1; r < P; r++)
+    if (live[r] && !rc) tf_mtrace_free(&t[r]);
+  *out = t[0];
+  if (rc) tf_mtrace_free(out);
+  free(t);
+  free(live);
+  return rc;
+}
+
+/* ================================================= reading back, oracle */
+
+static void print_event_diff(const oev *o, const stream *s, const tf_event *ev) {
+  fprintf(stderr, "  expected fn %u thread %u site %u (sig %" PRIx64 ") nvals %u:", o->fn, o->thread, o->site,
+          site_sig(o->site), o->nvals);
+  for (uint32_t j = 0; j < o->nvals && j < 24; j++) fprintf(stderr, " %" PRId64, s->v[o->off + j]);
+  fprintf(stderr, "\n  got      fn %u thread %u sig %" PRIx64 " nvals %u:", ev->fn, ev->thread, ev->callsite,
+          ev->nvals);
+  for (uint32_t j = 0; j < ev->nvals && j < 24; j++) fprintf(stderr, " %" PRId64, ev->vals[j]);
+  fprintf(stderr, "\n");
+}
+
+/* Event i of s, as the cursor gave it; 1 if equal. */
+static int event_equal(const tf_event *ev, const stream *s, size_t i, int const_times) {
+  const oev *o = &s->e[i];
+  int ok = ev->fn == o->fn && ev->thread == o->thread && ev->callsite == site_sig(o->site) && ev->nvals == o->nvals;
+  for (uint32_t j = 0; ok && j < o->nvals; j++) ok = ev->vals[j] == s->v[o->off + j];
+  if (ok && const_times) ok = ev->compute_ns == 1000 && ev->duration_ns == 7;
+  return ok;
+}
+
+/* Rank `rank`'s cursor gives exactly s, then 0 (twice). */
+static int compare_cursor(tf_trace *tr, int rank, const stream *s, int const_times, const char *what, uint64_t seed) {
+  tf_rank_cursor *c = NULL;
+  char err[512] = "";
+  tf_status st = tf_rank_cursor_open(tr, rank, &c, err, sizeof err);
+  if (st != TF_OK || !c) {
+    CHECKF(0, "seed %" PRIu64 " %s rank %d: tf_rank_cursor_open: %s: %s", seed, what, rank, tf_status_name(st), err);
+    return 0;
+  }
+  tf_event ev;
+  int ok = 1;
+  for (size_t i = 0; i < s->n && ok; i++) {
+    int rc = tf_rank_cursor_next(c, &ev);
+    if (rc != 1) {
+      CHECKF(0, "seed %" PRIu64 " %s rank %d: event %zu of %zu: cursor gives %d (%s)", seed, what, rank, i, s->n, rc,
+             tf_rank_cursor_error(c) ? tf_rank_cursor_error(c) : "");
+      ok = 0;
+    } else if (!event_equal(&ev, s, i, const_times)) {
+      fprintf(stderr, "seed %" PRIu64 " %s rank %d: event %zu differs:\n", seed, what, rank, i);
+      print_event_diff(&s->e[i], s, &ev);
+      if (const_times)
+        fprintf(stderr, "  times: compute %" PRIu64 " duration %" PRIu64 " (expected 1000, 7)\n", ev.compute_ns,
+                ev.duration_ns);
+      CHECKF(0, "seed %" PRIu64 " %s rank %d: event %zu", seed, what, rank, i);
+      ok = 0;
+    }
+  }
+  if (ok) {
+    int rc = tf_rank_cursor_next(c, &ev);
+    CHECKF(rc == 0, "seed %" PRIu64 " %s rank %d: %d after the last of %zu events (%s)", seed, what, rank, rc, s->n,
+           rc < 0 && tf_rank_cursor_error(c) ? tf_rank_cursor_error(c) : "");
+    CHECKF(rc != 0 || tf_rank_cursor_next(c, &ev) == 0, "seed %" PRIu64 " %s rank %d: end not stable", seed, what,
+           rank);
+    ok = rc == 0;
+  }
+  tf_rank_cursor_close(c);
+  return ok;
+}
+
+/* All cursors open at once, read round-robin one event at a time: the
+ * lazy unrolling of one rank must not disturb another's. */
+static int compare_interleaved(tf_trace *tr, const run *R, const char *what, uint64_t seed) {
+  int P = R->P, ok = 1;
+  tf_rank_cursor **c = calloc((size_t)P, sizeof *c);
+  char err[512];
+  for (int r = 0; r < P; r++)
+    if (tf_rank_cursor_open(tr, r, &c[r], err, sizeof err) != TF_OK) {
+      CHECKF(0, "seed %" PRIu64 " %s rank %d: %s", seed, what, r, err);
+      ok = 0;
+    }
+  size_t maxn = 0;
+  for (int r = 0; r < P; r++)
+    if (R->s[r].n > maxn) maxn = R->s[r].n;
+  for (size_t i = 0; i <= maxn && ok; i++)
+    for (int r = 0; r < P && ok; r++) {
+      tf_event ev;
+      int rc = tf_rank_cursor_next(c[r], &ev);
+      if (i < R->s[r].n) {
+        ok = rc == 1 && event_equal(&ev, &R->s[r], i, R->const_times);
+        CHECKF(ok, "seed %" PRIu64 " %s (interleaved): rank %d event %zu: rc %d", seed, what, r, i, rc);
+      } else if (i == R->s[r].n) {
+        ok = rc == 0;
+        CHECKF(ok, "seed %" PRIu64 " %s (interleaved): rank %d: %d after the last event", seed, what, r, rc);
+      }
+    }
+  for (int r = 0; r < P; r++)
+    if (c[r]) tf_rank_cursor_close(c[r]);
+  free(c);
+  return ok;
+}
+
+/* Info, per-rank counts and every rank's events of an opened trace.
+ * present: ranks whose files are in (NULL: all). */
+static int check_trace(tf_trace *tr, const run *R, const int *present, int source, uint64_t bytes, const char *what,
+                       uint64_t seed) {
+  const tf_trace_info *in = tf_trace_get_info(tr);
+  int P = R->P, ok = 1, npresent = 0, nwith = 0;
+  uint64_t nev = 0, lost = 0;
+  for (int r = 0; r < P; r++)
+    if (!present || present[r]) {
+      npresent++;
+      nwith += R->s[r].n > 0;
+      nev += R->s[r].n;
+      lost += R->lost[r];
+    }
+  uint32_t partial = R->partial && (!present || present[P - 1]) ? R->partial : 0;
+  CHECKF(in->source == source, "seed %" PRIu64 " %s: source %d, expected %d", seed, what, in->source, source);
+  CHECKF(in->nranks == P, "seed %" PRIu64 " %s: nranks %d, expected %d", seed, what, in->nranks, P);
+  CHECKF(in->nevents == nev, "seed %" PRIu64 " %s: nevents %" PRIu64 ", expected %" PRIu64, seed, what, in->nevents,
+         nev);
+  CHECKF(in->lost_events == lost, "seed %" PRIu64 " %s: lost_events %" PRIu64 ", expected %" PRIu64, seed, what,
+         in->lost_events, lost);
+  CHECKF(in->partial == partial, "seed %" PRIu64 " %s: partial %u, expected %u", seed, what, in->partial, partial);
+  CHECKF(bytes == 0 || in->bytes == bytes, "seed %" PRIu64 " %s: bytes %" PRIu64 ", expected %" PRIu64, seed, what,
+         in->bytes, bytes);
+  CHECKF(in->exe && strcmp(in->exe, "synthetic") == 0 && in->thread_level == 2 && in->start_unix_ns == 1234567,
+         "seed %" PRIu64 " %s: exe '%s', thread level %d, start %" PRIu64, seed, what, in->exe ? in->exe : "(null)",
+         in->thread_level, in->start_unix_ns);
+  CHECKF(in->nfuncs == NFUNCS, "seed %" PRIu64 " %s: %u functions", seed, what, in->nfuncs);
+  for (uint32_t f = 0; f < in->nfuncs && f < NFUNCS; f++)
+    CHECKF(strcmp(in->funcs[f].name, funcs[f].name) == 0 && in->funcs[f].nfields == funcs[f].nfields,
+           "seed %" PRIu64 " %s: function %u is %s", seed, what, f, in->funcs[f].name);
+  /* call sites: every signature used by a present rank, once, with its module and offset */
+  {
+    static uint8_t used[4096];
+    memset(used, 0, sizeof used);
+    uint32_t nsites = 0;
+    for (int r = 0; r < P; r++)
+      if (!present || present[r])
+        for (size_t i = 0; i < R->s[r].n; i++)
+          if (!used[R->s[r].e[i].site]) {
+            used[R->s[r].e[i].site] = 1;
+            nsites++;
+          }
+    CHECKF(in->ncallsites == nsites, "seed %" PRIu64 " %s: %u call sites, the ranks use %u", seed, what,
+           in->ncallsites, nsites);
+    for (uint32_t k = 0; k < in->ncallsites; k++) {
+      const tf_callsite *cs = &in->callsites[k];
+      uint32_t site = (uint32_t)(cs->offset / 16);
+      CHECKF(site < 4096 && cs->offset % 16 == 0 && used[site] == 1 && cs->sig == site_sig(site) && cs->module &&
+                 strcmp(cs->module, "m") == 0,
+             "seed %" PRIu64 " %s: call site %u: sig %" PRIx64 " offset %" PRIu64, seed, what, k, cs->sig, cs->offset);
+      if (site < 4096) used[site] = 2;
+    }
+  }
+  /* tf_trace_rank: a rank without events may or may not count as present,
+   * but nranks_present must agree with tf_trace_rank */
+  int counted = 0;
+  for (int r = 0; r < P; r++) {
+    uint64_t n = 99, l = 99;
+    int has = tf_trace_rank(tr, r, &n, &l);
+    counted += has == 1;
+    if (!present || present[r]) {
+      if (R->s[r].n > 0)
+        CHECKF(has == 1 && n == R->s[r].n && l == R->lost[r],
+               "seed %" PRIu64 " %s: tf_trace_rank(%d) = %d, %" PRIu64 " events (expected %zu), %" PRIu64
+               " lost (expected %" PRIu64 ")",
+               seed, what, r, has, n, R->s[r].n, l, R->lost[r]);
+      else
+        CHECKF(has == 0 || (n == 0 && l == R->lost[r]), "seed %" PRIu64 " %s: empty rank %d: %" PRIu64 " events",
+               seed, what, r, n);
+    } else
+      CHECKF(has == 0, "seed %" PRIu64 " %s: tf_trace_rank(%d) = %d for a rank whose file is missing", seed, what, r,
+             has);
+  }
+  CHECKF(tf_trace_rank(tr, -1, NULL, NULL) == 0 && tf_trace_rank(tr, P, NULL, NULL) == 0,
+         "seed %" PRIu64 " %s: tf_trace_rank out of range", seed, what);
+  CHECKF(in->nranks_present == counted && counted >= nwith && counted <= npresent,
+         "seed %" PRIu64 " %s: nranks_present %d; tf_trace_rank says %d; %d ranks have events, %d files", seed, what,
+         in->nranks_present, counted, nwith, npresent);
+  /* cursors outside the run are refused */
+  tf_rank_cursor *c = NULL;
+  char err[256];
+  CHECKF(tf_rank_cursor_open(tr, -1, &c, err, sizeof err) != TF_OK && tf_rank_cursor_open(tr, P, &c, err, sizeof err)
+         != TF_OK, "seed %" PRIu64 " %s: cursor of rank -1 or %d opened", seed, what, P);
+
+  for (int r = 0; r < P; r++) {
+    if (present && !present[r]) {
+      tf_rank_cursor *m = NULL;
+      if (tf_rank_cursor_open(tr, r, &m, err, sizeof err) == TF_OK) {
+        tf_event ev;
+        CHECKF(tf_rank_cursor_next(m, &ev) == 0, "seed %" PRIu64 " %s: events for missing rank %d", seed, what, r);
+        tf_rank_cursor_close(m);
+      }
+      continue;
+    }
+    ok &= compare_cursor(tr, r, &R->s[r], R->const_times, what, seed);
+  }
+  return ok;
+}
+
+/* ============================================ 1. synthetic multi-rank runs */
+
+enum { V_STENCIL = 1, V_VALUES = 2, V_ITERS = 4, V_MASTER = 8, V_NOISE = 16, V_EMPTY = 32 };
+
+/* One rank's variation of the template. */
+typedef struct rankvar {
+  int rank, P, px, py;
+  unsigned bits;
+  uint64_t salt;
+} rankvar;
+
+static unsigned hsel(const rankvar *v, uint32_t id, unsigned what, unsigned n) {
+  return (unsigned)(mix(v->salt, ((uint64_t)id << 8) | what) % n);
+}
+
+/* stencil neighbours on a px x py grid: left, right, up, down */
+static int has_neighbour(const rankvar *v, unsigned dir) {
+  int cx = v->rank % v->px, cy = v->rank / v->px;
+  switch (dir) {
+  case 0: return cx > 0;
+  case 1: return cx < v->px - 1;
+  case 2: return cy > 0;
+  default: return cy < v->py - 1;
+  }
+}
+
+/* (b) an event (or, rarely, a whole loop) talks to one neighbour: boundary ranks skip it */
+static int hook_skip(void *ctx, const pnode *x) {
+  const rankvar *v = ctx;
+  if (v->bits & V_EMPTY) return 1;
+  if (!(v->bits & V_STENCIL)) return 0;
+  unsigned d = hsel(v, x->id, 1, x->is_loop ? 12 : 7);
+  return d < 4 && !has_neighbour(v, d);
+}
+
+/* (d) iteration counts that depend on the rank */
+static int64_t hook_iters(void *ctx, const pnode *x, int64_t it) {
+  const rankvar *v = ctx;
+  if (!(v->bits & V_ITERS)) return it;
+  switch (hsel(v, x->id, 2, 6)) {
+  case 0: return it + v->rank % 3;
+  case 1: return v->rank == v->P - 1 ? it + 2 : it;
+  case 2: return (v->rank & 1) && it > 0 ? it - 1 : it; /* may be 0: the loop vanishes there */
+  case 3: return it + (v->rank / 2) % 4;
+  default: return it;
+  }
+}
+
+/* (c) values that depend on the rank (request ids and array lengths stay) */
+static void hook_values(void *ctx, const pnode *x, int64_t *vals, uint32_t n) {
+  const rankvar *v = ctx;
+  if (!(v->bits & V_VALUES)) return;
+  const tf_func_desc *fd = &funcs[x->fn];
+  uint32_t at = 0;
+  for (uint32_t k = 0; k < fd->nfields && at < n; k++) {
+    const tf_field_desc *f = &fd->fields[k];
+    int64_t len = f->is_array ? vals[at++] : 1;
+    int req = f->kind == TF_FIELD_REQ || f->kind == TF_FIELD_REQ_NEW;
+    unsigned mode = hsel(v, x->id, 10 + k, 8);
+    for (int64_t j = 0; j < len && at < n; j++, at++) {
+      if (req) continue;
+      int64_t *p = &vals[at];
+      switch (mode) {
+      case 0: *p = v->rank; break;                       /* root = the absolute rank */
+      case 1: *p = wadd(*p, wmul(v->rank, 3)); break;    /* a value that grows with the rank */
+      case 2: if (v->rank % 3 == 0) *p = wadd(*p, 5); break; /* counts that differ on some ranks */
+      case 3: if (v->rank == 0) *p = 77; break;
+      case 4: *p = wadd(*p, v->rank % v->px); break;     /* depends on the grid column */
+      default: break;
+      }
+    }
+  }
+}
+
+/* (e) the master does extra work between iterations: sends to workers in turn */
+static void hook_main_iter(void *ctx, gen *g, int64_t k) {
+  const rankvar *v = ctx;
+  if (!(v->bits & V_MASTER) || v->rank != 0 || (v->bits & V_EMPTY)) return;
+  int n = 1 + (int)(k % 3);
+  for (int i = 0; i < n; i++) {
+    int64_t w = v->P > 1 ? 1 + (k * 3 + i) % (v->P - 1) : 0;
+    int64_t vals[4] = {k + i, w, 100 + i, 1}; /* MPI_Send count, dest, tag, comm */
+    emit(g, 1, 0, 60 + (uint32_t)i, vals, 4);
+  }
+  if (k % 4 == 0) emit(g, 0, 0, 63, NULL, 0);
+}
+
+static const gen_hooks hooks_proto = {NULL, hook_skip, hook_iters, hook_values, hook_main_iter};
+
+static int grid_px(int P) {
+  int px = 1;
+  for (int d = 1; d * d <= P; d++)
+    if (P % d == 0) px = d;
+  return px;
+}
+
+typedef struct merge_case {
+  uint64_t seed;
+  int P, order, kind, same_rng, other_master;
+  unsigned bits;
+  size_t cap;
+  size_t budget; /* per rank */
+} merge_case;
+
+static const char *const kind_names[] = {"identical", "stencil", "values", "iterations", "master", "noise",
+                                         "all", "mixed"};
+
+/* Generate the P streams of a case. */
+static void gen_run(const merge_case *mc, run *R) {
+  int P = mc->P;
+  R->P = P;
+  R->s = calloc((size_t)P, sizeof *R->s);
+  R->lost = calloc((size_t)P, sizeof *R->lost);
+  R->fsize = calloc((size_t)P, sizeof *R->fsize);
+  if (!R->s || !R->lost || !R->fsize) abort();
+  program prog, master;
+  if (mc->other_master) gen_program(&master, mc->seed ^ 0x5a5a5a);
+  gen_program(&prog, mc->seed);
+  R->const_times = prog.const_times;
+  /* the number of main-loop iterations every rank runs: what the budget allows the plain template */
+  gen g;
+  gen_init(&g, &prog);
+  g.budget = mc->budget;
+  rng = mix(mc->seed, 0);
+  run_program(&g, &prog);
+  int64_t M = g.main_done;
+  stream_free(&g.s);
+  int px = grid_px(P), empty_rank = (mc->bits & V_EMPTY) ? P / 2 : -1;
+  for (int r = 0; r < P; r++) {
+    rankvar v = {.rank = r, .P = P, .px = px, .py = P / px, .bits = mc->bits, .salt = mix(mc->seed, 77)};
+    if (r != empty_rank) v.bits &= ~(unsigned)V_EMPTY;
+    gen_hooks h = hooks_proto;
+    h.ctx = &v;
+    const program *p = r == 0 && mc->other_master ? &master : &prog;
+    gen_init(&g, p);
+    g.const_times = prog.const_times;
+    if (!(r == 0 && mc->other_master)) {
+      g.hooks = &h;
+      g.main_iters = M + ((v.bits & V_ITERS) && hsel(&v, 9999, 3, 3) == 0 ? r % 2 : 0);
+      g.budget = 3 * mc->budget + 500;
+    } else
+      g.budget = mc->budget;
+    if ((v.bits & V_NOISE) && mix(mc->seed, (uint64_t)r + 5000) % 3 == 0) {
+      static const unsigned nz[] = {1, 10, 100};
+      g.noise = nz[mix(mc->seed, (uint64_t)r) % 3];
+    }
+    rng = mix(mc->seed, mc->same_rng ? 1 : (uint64_t)r + 2);
+    run_program(&g, p);
+    R->s[r] = g.s;
+  }
+  free_program(&prog);
+  if (mc->other_master) free_program(&master);
+  if (mc->seed % 6 == 1)
+    for (int r = 0; r < P; r++) R->lost[r] = r % 3 ? 0 : (uint64_t)r + 1;
+  R->partial = mc->seed % 11 == 5 ? TF_PARTIAL_SIGNAL : 0;
+}
+
+static const int Ps[] = {1, 2, 3, 4, 5, 8, 9, 16, 17, 32, 64};
+#define NPS ((int)(sizeof Ps / sizeof Ps[0]))
+
+static merge_case make_case(uint64_t seed, int P) {
+  merge_case mc = {.seed = seed, .P = P};
+  rng = mix(seed, 12345);
+  mc.kind = (int)(seed % 8);
+  static const unsigned kb[] = {0, V_STENCIL, V_VALUES, V_ITERS, V_MASTER, V_NOISE,
+                                V_STENCIL | V_VALUES | V_ITERS | V_MASTER | V_NOISE, 0};
+  mc.bits = kb[mc.kind];
+  if (mc.kind == 7) mc.bits = (unsigned)rndn(32);
+  if (mc.kind != 0 && P >= 3 && seed % 13 == 6) mc.bits |= V_EMPTY;
+  mc.other_master = (mc.bits & V_MASTER) && (seed / 8) % 2 == 1;
+  mc.same_rng = mc.kind == 0 || permille(400);
+  static const size_t totals[] = {400, 3000, 10000, 24000};
+  size_t total = totals[rndn(4)];
+  mc.budget = total / (size_t)P < 20 ? 20 : total / (size_t)P;
+  mc.cap = seed % 5 == 2 ? 16 << 10 : seed % 5 == 4 ? 4 << 10 : (size_t)64 << 20;
+  mc.order = (int)((seed / 3) % ORD_N);
+  return mc;
+}
+
+typedef struct part1_stats {
+  int seeds, failed;
+  uint64_t events, ranks_checked, merged_bytes, file_bytes;
+  int dir_opens, multi_segment;
+} part1_stats;
+
+/* One case: generate, write, merge, encode, read back every rank. */
+static void merge_round_trip(const merge_case *mc, int verbose, part1_stats *st) {
+  run R = {0};
+  gen_run(mc, &R);
+  uint64_t seed = mc->seed;
+  snprintf(R.dir, sizeof R.dir, "%s/run", workdir);
+  mkdir(R.dir, 0700);
+  snprintf(current_case, sizeof current_case, "merge seed %" PRIu64 " P %d", seed, mc->P);
+  int before = failures;
+  if (write_run(&R, mc->cap)) {
+    run_free(&R);
+    return;
+  }
+  if (R.maxseg > 1) st->multi_segment++;
+  tf_mtrace t;
+  if (build_merged(&R, mc->order, &t, seed) == 0) {
+    tf_buf b[2] = {{0}, {0}};
+    for (int l = 0; l < 2; l++) CHECK(tf_mtrace_encode(&t, &b[l], l * 3) == 0 && !b[l].failed);
+    /* decode + encode gives the same bytes */
+    tf_mtrace d;
+    char err[512] = "";
+    tf_status ds = tf_mtrace_decode(b[0].data, b[0].len, "merged", &d, err, sizeof err);
+    CHECKF(ds == TF_OK, "seed %" PRIu64 ": tf_mtrace_decode: %s", seed, err);
+    if (ds == TF_OK) {
+      tf_buf b2 = {0};
+      CHECK(tf_mtrace_encode(&d, &b2, 0) == 0);
+      CHECKF(b2.len == b[0].len && memcmp(b2.data, b[0].data, b2.len) == 0,
+             "seed %" PRIu64 ": decoded and encoded again: %zu bytes, was %zu", seed, b2.len, b[0].len);
+      tf_buf_free(&b2);
+      tf_mtrace_free(&d);
+    }
+    tf_mtrace_free(&t);
+    for (int l = 0; l < 2; l++) {
+      tf_trace *tr = NULL;
+      char name[64];
+      snprintf(name, sizeof name, "merged-seed-%" PRIu64 "-z%d", seed, l * 3);
+      tf_status os = tf_trace_open_mem(b[l].data, b[l].len, name, &tr, err, sizeof err);
+      CHECKF(os == TF_OK, "seed %" PRIu64 ": tf_trace_open_mem (zstd %d): %s", seed, l * 3, err);
+      if (os != TF_OK) continue;
+      check_trace(tr, &R, NULL, TF_SOURCE_MERGED, b[l].len, l ? "merged, zstd 3" : "merged, zstd 0", seed);
+      if (l == 1 && mc->P <= 17 && seed % 4 == 1) compare_interleaved(tr, &R, "merged", seed);
+      tf_trace_close(tr);
+    }
+    st->merged_bytes += b[0].len;
+    st->file_bytes += (uint64_t)R.fsum;
+
+    /* 2. the same files through tf_trace_open */
+    if (seed % 3 == 0) {
+      tf_trace *tr = NULL;
+      tf_status os = tf_trace_open(R.dir, 0, &tr, err, sizeof err);
+      CHECKF(os == TF_OK, "seed %" PRIu64 ": tf_trace_open(%s): %s", seed, R.dir, err);
+      if (os == TF_OK) {
+        check_trace(tr, &R, NULL, TF_SOURCE_COMPRESSED, (uint64_t)R.fsum, "directory", seed);
+        tf_trace_close(tr);
+        st->dir_opens++;
+      }
+    }
+    if (seed % 9 == 3 && mc->P >= 2) { /* the merged file alone in a directory, and by its path */
+      char d2[160], fp[192];
+      snprintf(d2, sizeof d2, "%s/merged", workdir);
+      mkdir(d2, 0700);
+      snprintf(fp, sizeof fp, "%s/%s", d2, TF_TRACE_FILE);
+      put_bytes(fp, b[1].data, (long)b[1].len);
+      for (int k = 0; k < 2; k++) {
+        tf_trace *tr = NULL;
+        tf_status os = tf_trace_open(k ? fp : d2, 0, &tr, err, sizeof err);
+        CHECKF(os == TF_OK, "seed %" PRIu64 ": tf_trace_open(%s): %s", seed, k ? fp : d2, err);
+        if (os == TF_OK) {
+          check_trace(tr, &R, NULL, TF_SOURCE_MERGED, b[1].len, k ? "merged file" : "directory with the merged file",
+                      seed);
+          tf_trace_close(tr);
+        }
+      }
+      remove(fp);
+      rmdir(d2);
+    }
+    tf_buf_free(&b[0]);
+    tf_buf_free(&b[1]);
+    if (seed % 9 == 6 && mc->P >= 2) { /* one per-rank file, by its path */
+      int k = (int)(seed % (uint64_t)mc->P);
+      int *present = calloc((size_t)mc->P, sizeof *present);
+      present[k] = 1;
+      char p[256];
+      rank_path(p, sizeof p, R.dir, k);
+      tf_trace *tr = NULL;
+      tf_status os = tf_trace_open(p, 0, &tr, err, sizeof err);
+      CHECKF(os == TF_OK, "seed %" PRIu64 ": tf_trace_open(%s): %s", seed, p, err);
+      if (os == TF_OK) {
+        check_trace(tr, &R, present, TF_SOURCE_COMPRESSED, (uint64_t)R.fsize[k], "one per-rank file", seed);
+        tf_trace_close(tr);
+      }
+      free(present);
+    }
+    if (seed % 9 == 0 && mc->P >= 3) { /* a directory with one rank's file missing (a partial run) */
+      int k = 1 + (int)(seed % (uint64_t)(mc->P - 1));
+      int *present = calloc((size_t)mc->P, sizeof *present);
+      for (int r = 0; r < mc->P; r++) present[r] = r != k;
+      char p[256];
+      rank_path(p, sizeof p, R.dir, k);
+      remove(p);
+      tf_trace *tr = NULL;
+      tf_status os = tf_trace_open(R.dir, 0, &tr, err, sizeof err);
+      CHECKF(os == TF_OK, "seed %" PRIu64 ": tf_trace_open(%s) without rank %d: %s", seed, R.dir, k, err);
+      if (os == TF_OK) {
+        check_trace(tr, &R, present, TF_SOURCE_COMPRESSED, (uint64_t)(R.fsum - R.fsize[k]), "directory, a rank missing",
+                    seed);
+        tf_trace_close(tr);
+      }
+      free(present);
+    }
+  }
+  st->seeds++;
+  st->events += run_nevents(&R);
+  st->ranks_checked += (uint64_t)mc->P;
+  if (failures != before) {
+    st->failed++;
+    fprintf(stderr, "merge: seed %" PRIu64 " FAILED (P %d, %s, order %s, bits %#x, cap %zu, budget %zu, %" PRIu64
+                    " events)\n",
+            seed, mc->P, kind_names[mc->kind], ord_names[mc->order], mc->bits, mc->cap, mc->budget, run_nevents(&R));
+  }
+  if (verbose)
+    printf("seed %" PRIu64 ": P %d, %s, order %s, bits %#x, cap %zu, %" PRIu64 " events, files %ld bytes (up to %u "
+           "segments)\n",
+           seed, mc->P, kind_names[mc->kind], ord_names[mc->order], mc->bits, mc->cap, run_nevents(&R), R.fsum,
+           R.maxseg);
+  clear_dir(R.dir, mc->P);
+  run_free(&R);
+}
+
+static void test_merge_seeds(uint64_t first, int nseeds, int verbose) {
+  part1_stats st = {0};
+  for (int i = 0; i < nseeds; i++) {
+    uint64_t seed = first + (uint64_t)i;
+    merge_case mc = make_case(seed, Ps[i % NPS]);
+    watchdog(120);
+    merge_round_trip(&mc, verbose, &st);
+    watchdog(0);
+  }
+  printf("part 1-2, lossless merge: %d seeds (P from 1 to 64), %d failed; %" PRIu64 " events on %" PRIu64
+         " ranks read back through every cursor; %d runs with multi-segment files; %d read as a directory; "
+         "merged %" PRIu64 " bytes (zstd 0) vs %" PRIu64 " bytes of per-rank files\n",
+         st.seeds, st.failed, st.events, st.ranks_checked, st.multi_segment, st.dir_opens, st.merged_bytes,
+         st.file_bytes);
+}
+
+static void test_lossless(void) {
+  test_merge_seeds(5000, 330, 0);
+}
+
+/* ===================================================== 3. stencil, size */
+
+/* Rank r of a px x py grid: per iteration, Irecv and Isend with each
+ * neighbour (left, right, up, down: one call site each), Waitall, and an
+ * Alltoallv every 10th iteration. Request ids count from 0. */
+static void stencil_stream(stream *s, int r, int px, int py, int iters) {
+  int cx = r % px, cy = r / px;
+  int64_t peer[4] = {-1, 1, -px, px};
+  int has[4] = {cx > 0, cx < px - 1, cy > 0, cy < py - 1};
+  int64_t req = 0;
+  for (int it = 0; it < iters; it++) {
+    int64_t first = req;
+    int n = 0;
+    for (int d = 0; d < 4; d++)
+      if (has[d]) {
+        int64_t v[3] = {peer[d], 7, req++};
+        stream_add(s, 3, 0, (uint32_t)d, 1000, 7, 3, v);
+        n++;
+      }
+    for (int d = 0; d < 4; d++)
+      if (has[d]) {
+        int64_t v[4] = {128, peer[d], 7, req++};
+        stream_add(s, 2, 0, 4 + (uint32_t)d, 1000, 7, 4, v);
+        n++;
+      }
+    int64_t w[1 + 2 * 2 * 8 + 2];
+    int k = 0;
+    w[k++] = 2 * n;
+    w[k++] = 2 * n;
+    for (int j = 0; j < 2 * n; j++) w[k++] = first + j;
+    w[k++] = 2 * n;
+    for (int j = 0; j < 2 * n; j++) w[k++] = 7;
+    stream_add(s, 5, 0, 8, 1000, 7, (uint32_t)k, w);
+    if (it % 10 == 9) {
+      int64_t a[7] = {2, 64, 64, 0, 2, 64, 64};
+      stream_add(s, 6, 0, 9, 1000, 7, 7, a);
+    }
+  }
+}
+
+typedef struct walk_stats {
+  uint64_t event_occ;
+  uint32_t nodes, events;
+  int bad;
+} walk_stats;
+
+/* Parse a rank-list text ("<d start c1 s1 ... cd sd>" blocks, "(...)xN+S"
+ * repeats) into out (at most max ranks); number of ranks, or -1. */
+static long parse_ranks(const char **p, int64_t *out, long n, long max, int64_t shift, int depth) {
+  while (**p) {
+    while (**p == ' ') (*p)++;
+    if (**p == '<') {
+      (*p)++;
+      char *e;
+      long d = strtol(*p, &e, 10);
+      if (e == *p || d < 0 || d > 8) return -1;
+      *p = e;
+      int64_t start = strtoll(*p, &e, 10), c[8], s[8];
+      if (e == *p) return -1;
+      *p = e;
+      for (long k = 0; k < d; k++) {
+        c[k] = strtoll(*p, &e, 10);
+        if (e == *p || c[k] < 1) return -1;
+        *p = e;
+        s[k] = strtoll(*p, &e, 10);
+        if (e == *p) return -1;
+        *p = e;
+      }
+      while (**p == ' ') (*p)++;
+      if (**p != '>') return -1;
+      (*p)++;
+      int64_t idx[8] = {0};
+      for (;;) { /* odometer over the d dimensions, innermost last */
+        int64_t v = start + shift;
+        for (long k = 0; k < d; k++) v += idx[k] * s[k];
+        if (n >= max) return -1;
+        out[n++] = v;
+        long k = d - 1;
+        while (k >= 0 && ++idx[k] == c[k]) idx[k--] = 0;
+        if (k < 0) break;
+      }
+    } else if (**p == '(') {
+      (*p)++;
+      long from = n;
+      n = parse_ranks(p, out, n, max, shift, depth + 1);
+      if (n < 0 || **p != ')') return -1;
+      (*p)++;
+      if (**p != 'x') return -1;
+      (*p)++;
+      char *e;
+      long cnt = strtol(*p, &e, 10);
+      if (e == *p || cnt < 1) return -1;
+      *p = e;
+      int64_t sh = 0;
+      if (**p == '+' || **p == '-') {
+        sh = strtoll(*p, &e, 10);
+        *p = e;
+      }
+      long len = n - from;
+      for (long r = 1; r < cnt; r++)
+        for (long i = 0; i < len; i++) {
+          if (n >= max) return -1;
+          out[n++] = out[from + i] + r * sh;
+        }
+    } else if (**p == ')' && depth > 0)
+      return n;
+    else if (**p)
+      return -1;
+  }
+  return depth == 0 ? n : -1;
+}
+
+static long parse_rank_text(const char *text, int64_t *out, long max) {
+  const char *p = text;
+  return parse_ranks(&p, out, 0, max, 0, 0);
+}
+
+/* Walk the node tree: occurrences add up, every node's ranks are a subset
+ * of its parent's, and an event node's ranks all use its call site. */
+static void walk_nodes(const tf_node *const *nodes, uint32_t n, const int64_t *parent, long nparent, const run *R,
+                       walk_stats *ws) {
+  enum { MAXR = 4096 };
+  int64_t *mine = malloc(MAXR * sizeof *mine);
+  char *text = malloc(1 << 16);
+  for (uint32_t i = 0; i < n; i++) {
+    tf_node_info ni;
+    tf_node_get(nodes[i], &ni);
+    ws->nodes++;
+    tf_node_ranks(nodes[i], text, 1 << 16);
+    long nr = parse_rank_text(text, mine, MAXR);
+    if (nr < 1) {
+      CHECKF(0, "node ranks '%.200s' do not parse", text);
+      ws->bad++;
+      continue;
+    }
+    for (long k = 0; k < nr; k++) {
+      int in = 0;
+      for (long j = 0; j < nparent && !in; j++) in = parent[j] == mine[k];
+      if (!in || mine[k] < 0 || mine[k] >= R->P) {
+        CHECKF(0, "node ranks '%.200s': rank %" PRId64 " not among its parent's", text, mine[k]);
+        ws->bad++;
+        break;
+      }
+    }
+    if (ni.is_loop) {
+      walk_nodes(ni.body, ni.nbody, mine, nr, R, ws);
+      uint32_t np = tf_node_values(nodes[i], -1, 0, NULL, 0, NULL, 0);
+      CHECKF(np >= 1 && np <= (uint32_t)nr, "loop with %u iteration-count pairs on %ld ranks", np, nr);
+      continue;
+    }
+    ws->events++;
+    ws->event_occ += ni.occurrences;
+    for (long k = 0; k < nr; k++) { /* the rank has an event of this shape */
+      const stream *s = &R->s[mine[k]];
+      int found = 0;
+      for (size_t e = 0; e < s->n && !found; e++)
+        found = site_sig(s->e[e].site) == ni.callsite && s->e[e].fn == ni.fn && s->e[e].thread == ni.thread;
+      if (!found) {
+        CHECKF(0, "event node fn %u site %" PRIx64 " holds rank %" PRId64 ", which has no such event", ni.fn,
+               ni.callsite, mine[k]);
+        ws->bad++;
+        break;
+      }
+    }
+    CHECKF(ni.compute_min == 1000 && ni.compute_max == 1000 && ni.compute_mean == 1000 && ni.duration_mean == 7,
+           "event node times %" PRIu64 "/%" PRIu64 "/%" PRIu64, ni.compute_min, ni.compute_max, ni.compute_mean);
+    for (int j = -1; j < (int)ni.nslots; j++) {
+      char vt[256], rt[256];
+      uint32_t np = tf_node_values(nodes[i], j, 0, vt, sizeof vt, rt, sizeof rt);
+      CHECKF(np >= 1 && np <= (uint32_t)nr && vt[0] && rt[0], "event node slot %d: %u pairs", j, np);
+    }
+  }
+  free(mine);
+  free(text);
+}
+
+static void test_stencil_size(void) {
+  static const int grids[3][2] = {{4, 4}, {8, 8}, {16, 16}};
+  uint64_t merged[3][2] = {{0}};
+  long files[3] = {0};
+  for (int g = 0; g < 3; g++) {
+    int px = grids[g][0], py = grids[g][1], P = px * py;
+    run R = {.P = P, .const_times = 1};
+    R.s = calloc((size_t)P, sizeof *R.s);
+    R.lost = calloc((size_t)P, sizeof *R.lost);
+    R.fsize = calloc((size_t)P, sizeof *R.fsize);
+    for (int r = 0; r < P; r++) stencil_stream(&R.s[r], r, px, py, 50);
+    snprintf(R.dir, sizeof R.dir, "%s/stencil", workdir);
+    mkdir(R.dir, 0700);
+    snprintf(current_case, sizeof current_case, "stencil %dx%d", px, py);
+    watchdog(300);
+    if (write_run(&R, (size_t)64 << 20) == 0) {
+      files[g] = R.fsum;
+      tf_mtrace t;
+      if (build_merged(&R, ORD_BINOMIAL, &t, 42) == 0) {
+        tf_buf b[2] = {{0}, {0}};
+        for (int l = 0; l < 2; l++) {
+          CHECK(tf_mtrace_encode(&t, &b[l], 3 * l) == 0);
+          merged[g][l] = b[l].len;
+        }
+        tf_mtrace_free(&t);
+        tf_trace *tr = NULL;
+        char err[512];
+        tf_status os = tf_trace_open_mem(b[0].data, b[0].len, "stencil", &tr, err, sizeof err);
+        CHECKF(os == TF_OK, "stencil %dx%d: %s", px, py, err);
+        if (os == TF_OK) {
+          check_trace(tr, &R, NULL, TF_SOURCE_MERGED, b[0].len, "stencil", (uint64_t)P);
+          const tf_node *const *top;
+          uint32_t ntop = tf_trace_top(tr, &top);
+          int64_t all[256];
+          for (int r = 0; r < P; r++) all[r] = r;
+          walk_stats ws = {0};
+          walk_nodes(top, ntop, all, P, &R, &ws);
+          CHECKF(ws.event_occ == run_nevents(&R), "stencil %dx%d: event nodes occur %" PRIu64 " times, %" PRIu64
+                 " events", px, py, ws.event_occ, run_nevents(&R));
+          printf("stencil %dx%d: %u top-level nodes, %u nodes (%u events); merged %" PRIu64 " bytes (zstd 3: %" PRIu64
+                 "), per-rank files %ld bytes in all\n",
+                 px, py, ntop, ws.nodes, ws.events, merged[g][0], merged[g][1], files[g]);
+          if (g == 0) { /* the structure, for the record */
+            char text[256];
+            for (uint32_t i = 0; i < ntop && i < 4; i++) {
+              tf_node_ranks(top[i], text, sizeof text);
+              tf_node_info ni;
+              tf_node_get(top[i], &ni);
+              printf("  top node %u: %s on ranks %s\n", i, ni.is_loop ? "loop" : "event", text);
+            }
+          }
+          tf_trace_close(tr);
+        }
+        tf_buf_free(&b[0]);
+        tf_buf_free(&b[1]);
+      }
+    }
+    watchdog(0);
+    clear_dir(R.dir, P);
+    rmdir(R.dir);
+    run_free(&R);
+  }
+  for (int l = 0; l < 2; l++)
+    CHECKF(merged[2][l] > 0 && merged[2][l] * 10 <= merged[0][l] * 13,
+           "stencil (zstd %d): merged %" PRIu64 " bytes at 256 ranks, %" PRIu64 " at 16 (> 1.3x)", 3 * l, merged[2][l],
+           merged[0][l]);
+  CHECKF(merged[1][0] > 0 && (long)merged[1][0] * 8 < files[1],
+         "stencil: merged %" PRIu64 " bytes at 64 ranks, per-rank files %ld (not 8x smaller)", merged[1][0], files[1]);
+  printf("part 3, size: merged stencil %" PRIu64 " / %" PRIu64 " / %" PRIu64 " bytes at 16 / 64 / 256 ranks (256 vs 16: "
+         "%.2fx); at 64 ranks 1/%.0f of the per-rank files\n",
+         merged[0][0], merged[1][0], merged[2][0], merged[0][0] ? (double)merged[2][0] / (double)merged[0][0] : 0.0,
+         merged[1][0] ? (double)files[1] / (double)merged[1][0] : 0.0);
+}
+
+/* ======================================================== 4. rank lists */
+
+/* Check one list against the bitmap of [0, limit): membership around
+ * every rank, ends, and the text read back. */
+static int check_ranklist(const tf_vseq *s, const uint8_t *bit, int64_t limit, int64_t base, const char *what) {
+  int ok = 1;
+  int64_t first = -1, last = -1, n = 0;
+  for (int64_t r = 0; r < limit; r++)
+    if (bit[r]) {
+      if (first < 0) first = r;
+      last = r;
+      n++;
+    }
+  for (int64_t r = -3; r < limit + 3 && ok; r++) {
+    int want = r >= 0 && r < limit && bit[r];
+    if (tf_ranks_contains(s, base + r) != want) {
+      CHECKF(0, "%s: tf_ranks_contains(%" PRId64 ") = %d", what, base + r, !want);
+      ok = 0;
+    }
+  }
+  if (n > 0) {
+    CHECKF(tf_ranks_first(s) == base + first && tf_ranks_last(s) == base + last,
+           "%s: first %" PRId64 " last %" PRId64 ", expected %" PRId64 " %" PRId64, what, tf_ranks_first(s),
+           tf_ranks_last(s), base + first, base + last);
+    size_t cap = 1 << 20;
+    char *text = malloc(cap);
+    int64_t *vals = malloc((size_t)(n + 1) * sizeof *vals);
+    tf_ranks_format(s, text, cap);
+    long got = strlen(text) + 1 < cap ? parse_rank_text(text, vals, n + 1) : -2;
+    int same = got == n;
+    for (long i = 0, k = 0; same && i < limit; i++)
+      if (bit[i]) same = vals[k++] == base + i;
+    CHECKF(same, "%s: text '%.300s' reads back as %ld ranks, expected %" PRId64, what, text, got, n);
+    ok &= same;
+    /* a small buffer: truncated, terminated */
+    char small[9];
+    memset(small, 'Z', sizeof small);
+    tf_ranks_format(s, small, 8);
+    CHECKF(memchr(small, 0, 8) != NULL && small[8] == 'Z', "%s: tf_ranks_format overran an 8-byte buffer", what);
+    free(text);
+    free(vals);
+  }
+  return ok;
+}
+
+static void test_ranklists(void) {
+  tf_mem m = {0};
+  tf_vseq s;
+  char text[256];
+  /* the 3x3 block from rank 6, strides 5 and 1 */
+  tf_vseq_init(&s);
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) tf_vseq_push(&s, 6 + 5 * i + j, &m);
+  tf_vseq_seal(&s, &m);
+  tf_ranks_format(&s, text, sizeof text);
+  CHECKF(strcmp(text, "<2 6 3 5 3 1>") == 0, "3x3 block: '%s'", text);
+  printf("rank lists: 6,7,8,11,12,13,16,17,18 -> %s\n", text);
+  tf_vseq_free(&s, &m);
+  /* unsealed, a single rank, a pair */
+  tf_vseq_init(&s);
+  tf_vseq_push(&s, 5, &m);
+  tf_ranks_format(&s, text, sizeof text);
+  CHECK(tf_ranks_contains(&s, 5) && !tf_ranks_contains(&s, 4) && !tf_ranks_contains(&s, 6) &&
+        tf_ranks_first(&s) == 5 && tf_ranks_last(&s) == 5);
+  printf("rank lists: 5 -> %s\n", text);
+  tf_vseq_free(&s, &m);
+
+  enum { LIMIT = 6000 };
+  uint8_t *bit = malloc(LIMIT);
+  int nlists = 0, nok = 0;
+  size_t items = 0;
+  for (uint64_t seed = 1; seed <= 600; seed++) {
+    rng = mix(seed, 4444);
+    memset(bit, 0, LIMIT);
+    int kind = (int)(seed % 5);
+    int64_t limit = 1 + (int64_t)rndn(seed % 3 ? 300 : LIMIT);
+    int as_runs = seed % 4 == 1;
+    tf_vseq_init(&s);
+    if (kind == 0) { /* a random sorted set */
+      unsigned dens = (unsigned)rnd_range(1, 999);
+      for (int64_t r = 0; r < limit; r++) bit[r] = permille(dens);
+    } else { /* strided blocks of 1 to 3 dimensions, at increasing offsets, sometimes a run of blocks */
+      int64_t at = rnd_range(0, 5);
+      while (at < limit) {
+        int d = 1 + (int)rndn(3);
+        int64_t c[3], st[3], span = 0;
+        for (int k = d - 1; k >= 0; k--) { /* innermost first: stride above the inner span */
+          c[k] = rnd_range(1, 5);
+          st[k] = span + rnd_range(1, 4);
+          span = st[k] * (c[k] - 1) + span;
+        }
+        int rep = kind >= 3 ? (int)rnd_range(1, 4) : 1;
+        int64_t gap = span + rnd_range(1, 6);
+        for (int q = 0; q < rep; q++)
+          for (int64_t i = 0; i < c[0]; i++)
+            for (int64_t j = 0; j < (d > 1 ? c[1] : 1); j++)
+              for (int64_t k = 0; k < (d > 2 ? c[2] : 1); k++) {
+                int64_t r = at + q * gap + i * st[0] + (d > 1 ? j * st[1] : 0) + (d > 2 ? k * st[2] : 0);
+                if (r < limit) bit[r] = 1;
+              }
+        at += rep * gap + rnd_range(1, 20);
+      }
+    }
+    int64_t base = seed % 7 == 3 ? (int64_t)1 << 30 : 0; /* ranks far from 0 */
+    int64_t prev = -1, runlen = 0;
+    for (int64_t r = 0; r <= limit; r++) { /* as values, or as maximal runs of step 1 */
+      int in = r < limit && bit[r];
+      if (!as_runs) {
+        if (in) tf_vseq_push(&s, base + r, &m);
+        continue;
+      }
+      if (in && runlen && r == prev + 1) {
+        runlen++;
+        prev = r;
+        continue;
+      }
+      if (runlen) tf_vseq_push_run(&s, base + prev - runlen + 1, 1, (uint64_t)runlen, &m);
+      runlen = in ? 1 : 0;
+      prev = r;
+    }
+    if (seed % 2) tf_vseq_seal(&s, &m);
+    if (s.nvalues) {
+      nlists++;
+      char what[64];
+      snprintf(what, sizeof what, "rank list seed %" PRIu64, seed);
+      nok += check_ranklist(&s, bit, limit, base, what);
+      items += s.n;
+    }
+    tf_vseq_free(&s, &m);
+  }
+  free(bit);
+  CHECK(m.bytes == 0);
+  printf("part 4, rank lists: %d lists (random sets, strided blocks of 1-3 dimensions, repeated blocks), %d exact "
+         "against the bitmap (membership, ends, text read back); %zu items in all\n",
+         nlists, nok, items);
+}
+
+/* ==================================================== 5. hostile traces */
+
+typedef struct hostile_stats {
+  long cases, refused, opened_clean, opened_error, cursor_refused;
+} hostile_stats;
+
+/* Open bytes that may be damaged: refused with a message naming the trace,
+ * or every rank's cursor ends (0 with the declared count, or -1 with a
+ * message) within 10x the expected events. */
+static void open_hostile(const uint8_t *d, size_t n, const uint64_t *expect, int P, const char *what,
+                         hostile_stats *hs) {
+  tf_trace *tr = NULL;
+  char err[512] = "";
+  const char *name = "hostile.tf";
+  hs->cases++;
+  snprintf(current_case, sizeof current_case, "%s", what);
+  watchdog(30);
+  tf_status st = tf_trace_open_mem(d, n, name, &tr, err, sizeof err);
+  if (st != TF_OK) {
+    CHECKF(tr == NULL && err[0] && strstr(err, name), "%s: refused (%s) with message '%s'", what, tf_status_name(st),
+           err);
+    hs->refused++;
+    watchdog(0);
+    return;
+  }
+  const tf_trace_info *in = tf_trace_get_info(tr);
+  int any_error = 0;
+  int nr = in->nranks > 0 ? in->nranks : 0;
+  if (nr > P + 8) nr = P + 8; /* a damaged nranks: the ranks around the real ones are enough */
+  for (int r = 0; r < nr; r++) {
+    tf_rank_cursor *c = NULL;
+    err[0] = 0;
+    tf_status cs = tf_rank_cursor_open(tr, r, &c, err, sizeof err);
+    if (cs != TF_OK) {
+      CHECKF(c == NULL && err[0], "%s: rank %d: cursor refused (%s) without a message", what, r, tf_status_name(cs));
+      hs->cursor_refused++;
+      any_error = 1;
+      continue;
+    }
+    uint64_t limit = 10 * (r < P ? expect[r] : 0) + 1000, k = 0, declared = 0;
+    int has = tf_trace_rank(tr, r, &declared, NULL);
+    tf_event ev;
+    int rc;
+    while ((rc = tf_rank_cursor_next(c, &ev)) == 1 && k <= limit) {
+      const tf_func_desc *fd = ev.fn < in->nfuncs ? &in->funcs[ev.fn] : NULL;
+      CHECKF(fd != NULL, "%s: rank %d: event of function %u (of %u)", what, r, ev.fn, in->nfuncs);
+      k++;
+    }
+    if (k > limit) {
+      CHECKF(0, "%s: rank %d: more than %" PRIu64 " events (expected %" PRIu64 ") without an error", what, r, limit,
+             r < P ? expect[r] : 0);
+    } else if (rc == 0) {
+      CHECKF(has ? k == declared : k == 0, "%s: rank %d ends after %" PRIu64 " events, declares %" PRIu64 " (%d)",
+             what, r, k, declared, has);
+    } else {
+      const char *e = tf_rank_cursor_error(c);
+      CHECKF(rc == -1 && e && e[0], "%s: rank %d: cursor gives %d, error '%s'", what, r, rc, e ? e : "(null)");
+      any_error = 1;
+      CHECKF(tf_rank_cursor_next(c, &ev) == -1, "%s: rank %d: the error does not stay", what, r);
+    }
+    tf_rank_cursor_close(c);
+  }
+  /* the node API must not crash either */
+  const tf_node *const *top;
+  uint32_t ntop = tf_trace_top(tr, &top);
+  for (uint32_t i = 0; i < ntop && i < 64; i++) {
+    tf_node_info ni;
+    char t1[128], t2[128];
+    tf_node_get(top[i], &ni);
+    tf_node_ranks(top[i], t1, sizeof t1);
+    tf_node_values(top[i], -1, 0, t1, sizeof t1, t2, sizeof t2);
+  }
+  tf_trace_close(tr);
+  if (any_error)
+    hs->opened_error++;
+  else
+    hs->opened_clean++;
+  watchdog(0);
+}
+
+/* ---- structural edits of a decoded merged trace */
+
+typedef struct noderef {
+  tf_mnode **slot; /* where the node pointer lives */
+  tf_mnode ***list;
+  uint32_t *nlist;
+} noderef;
+
+static void collect_nodes(tf_mnode **list, uint32_t *nlist, tf_mnode ***listp, noderef **out, size_t *n,
+                          size_t *cap) {
+  for (uint32_t i = 0; i < *nlist; i++) {
+    if (*n == *cap) {
+      *cap = *cap ? 2 * *cap : 64;
+      *out = realloc(*out, *cap * sizeof **out);
+    }
+    (*out)[(*n)++] = (noderef){&list[i], listp, nlist};
+    if (list[i]->is_loop) collect_nodes(list[i]->body, &list[i]->nbody, &list[i]->body, out, n, cap);
+  }
+}
+
+/* values of a sequence (at most max), into a malloc'ed array */
+static int64_t *seq_values(const tf_vseq *s, size_t *n, size_t max) {
+  *n = 0;
+  if (s->nvalues > max) return NULL;
+  int64_t *v = malloc((s->nvalues + 1) * sizeof *v);
+  tf_vseq_iter *it = malloc(tf_vseq_iter_size(s));
+  tf_vseq_iter_init(it, s);
+  while (*n < s->nvalues && tf_vseq_iter_next(it, &v[*n])) (*n)++;
+  free(it);
+  return v;
+}
+
+static void seq_rebuild(tf_vseq *s, const int64_t *v, size_t n, tf_mem *m) {
+  tf_vseq_free(s, m);
+  tf_vseq_init(s);
+  for (size_t i = 0; i < n; i++) tf_vseq_push(s, v[i], m);
+  tf_vseq_seal(s, m);
+}
+
+enum {
+  E_DROP_PAIR, E_SWAP_PAIR_RANKS, E_SWAP_NODE_RANKS, E_SHORTEN_SEQ, E_LENGTHEN_SEQ, E_RANKS_OUTSIDE, E_RANKS_UNSORTED,
+  E_ITERS, E_NVALS, E_FN, E_SITE, E_THREAD, E_DROP_NODE, E_DROP_SLOT, E_EMPTY_RANKS, E_PRESENT, E_NEVENTS, E_NRANKS,
+  E_EMPTY_BODY, E_DUP_RANKS, E_HUGE_VALUE, E_N
+};
+static const char *const edit_names[] = {
+    "drop a value-set pair", "swap the ranks of two pairs", "swap two nodes' ranks", "shorten a value sequence",
+    "lengthen a value sequence", "a rank list outside [0,nranks)", "an unsorted rank list",
+    "change an iteration count", "change a value count", "change a function", "call site out of range",
+    "change a thread", "drop a node", "drop a slot", "an empty rank list", "change the present ranks",
+    "change a rank's event count", "shrink nranks", "empty a loop body", "overlapping pair ranks",
+    "a huge iteration count"};
+
+/* A value set of node x: its counts, or one of its slots. */
+static tf_vset *pick_vset(tf_mnode *x) {
+  if (x->is_loop || !x->nslots || permille(300)) return &x->count;
+  return &x->slots[rndn(x->nslots)];
+}
+
+/* Apply edit e to t; 1 if something was changed. */
+static int apply_edit(tf_mtrace *t, int e) {
+  tf_mem *m = &t->mem;
+  noderef *nodes = NULL;
+  size_t nn = 0, cap = 0;
+  collect_nodes(t->top, &t->ntop, &t->top, &nodes, &nn, &cap);
+  int done = 0;
+  if (!nn) goto out;
+  tf_mnode *x = *nodes[rndn(nn)].slot;
+  size_t nv;
+  int64_t *v;
+  switch (e) {
+  case E_DROP_PAIR: {
+    tf_vset *s = pick_vset(x);
+    if (!s->n) break;
+    uint32_t i = (uint32_t)rndn(s->n);
+    tf_vseq_free(&s->seq[i], m);
+    tf_vseq_free(&s->ranks[i], m);
+    memmove(s->seq + i, s->seq + i + 1, (s->n - i - 1) * sizeof *s->seq);
+    memmove(s->ranks + i, s->ranks + i + 1, (s->n - i - 1) * sizeof *s->ranks);
+    memmove(s->hash + i, s->hash + i + 1, (s->n - i - 1) * sizeof *s->hash);
+    s->n--;
+    done = 1;
+    break;
+  }
+  case E_SWAP_PAIR_RANKS: {
+    tf_vset *s = pick_vset(x);
+    if (s->n < 2) break;
+    uint32_t i = (uint32_t)rndn(s->n), j = (i + 1 + (uint32_t)rndn(s->n - 1)) % s->n;
+    tf_vseq tmp = s->ranks[i];
+    s->ranks[i] = s->ranks[j];
+    s->ranks[j] = tmp;
+    done = 1;
+    break;
+  }
+  case E_SWAP_NODE_RANKS: {
+    tf_mnode *y = *nodes[rndn(nn)].slot;
+    if (y == x || tf_vseq_equal(&x->ranks, &y->ranks)) break;
+    tf_vseq tmp = x->ranks;
+    x->ranks = y->ranks;
+    y->ranks = tmp;
+    done = 1;
+    break;
+  }
+  case E_SHORTEN_SEQ:
+  case E_LENGTHEN_SEQ:
+  case E_ITERS:
+  case E_NVALS:
+  case E_HUGE_VALUE: {
+    tf_vset *s = e == E_SHORTEN_SEQ || e == E_LENGTHEN_SEQ ? pick_vset(x) : &x->count;
+    if (e == E_NVALS && x->is_loop) break;
+    if ((e == E_ITERS || e == E_HUGE_VALUE) && !x->is_loop) break;
+    if (!s->n) break;
+    uint32_t i = (uint32_t)rndn(s->n);
+    if (!(v = seq_values(&s->seq[i], &nv, 1 << 20))) break;
+    if (e == E_SHORTEN_SEQ) {
+      if (nv == 0) {
+        free(v);
+        break;
+      }
+      if (permille(500)) memmove(v, v + 1, (nv - 1) * sizeof *v);
+      nv--;
+    } else if (e == E_LENGTHEN_SEQ) {
+      v[nv] = nv ? v[nv - 1] : 1;
+      nv++;
+    }
+    else if (nv) {
+      size_t k = rndn(nv);
+      static const int64_t d[] = {1, -1, 2};
+      v[k] = e == E_HUGE_VALUE ? (permille(500) ? (int64_t)1 << 40 : INT64_MAX)
+             : permille(200)   ? 0
+             : permille(200)   ? -1
+                               : v[k] + d[rndn(3)];
+    }
+    seq_rebuild(&s->seq[i], v, nv, m);
+    s->hash[i] = tf_vseq_hash(&s->seq[i]);
+    free(v);
+    done = 1;
+    break;
+  }
+  case E_RANKS_OUTSIDE:
+  case E_RANKS_UNSORTED:
+  case E_EMPTY_RANKS:
+  case E_DUP_RANKS: {
+    tf_vseq *rk = &x->ranks;
+    if (permille(500)) {
+      tf_vset *s = pick_vset(x);
+      if (!s->n) break;
+      rk = &s->ranks[rndn(s->n)];
+    }
+    if (!(v = seq_values(rk, &nv, 1 << 20))) break;
+    int64_t *w = malloc((nv + 2) * sizeof *w);
+    memcpy(w, v, nv * sizeof *v);
+    if (e == E_RANKS_OUTSIDE)
+      w[nv++] = permille(500) ? t->nranks : t->nranks + 1000;
+    else if (e == E_RANKS_UNSORTED && nv >= 2) {
+      int64_t tmp = w[0];
+      w[0] = w[nv - 1];
+      w[nv - 1] = tmp;
+    } else if (e == E_RANKS_UNSORTED)
+      w[nv++] = -1;
+    else if (e == E_EMPTY_RANKS)
+      nv = 0;
+    else if (nv >= 1) { /* a repeated rank */
+      w[nv] = w[nv - 1];
+      nv++;
+    }
+    if (e == E_RANKS_OUTSIDE && permille(300) && nv) w[0] = -1 - (int64_t)rndn(3);
+    seq_rebuild(rk, w, nv, m);
+    free(w);
+    free(v);
+    done = 1;
+    break;
+  }
+  case E_FN:
+    if (x->is_loop) break;
+    x->fn = permille(500) ? t->ft.n + (uint32_t)rndn(3) : (uint32_t)rndn(t->ft.n);
+    done = 1;
+    break;
+  case E_SITE:
+    if (x->is_loop) break;
+    x->site = t->ncallsites + (uint32_t)rndn(3);
+    done = 1;
+    break;
+  case E_THREAD:
+    if (x->is_loop) break;
+    x->thread += 1 + (uint32_t)rndn(3);
+    done = 1;
+    break;
+  case E_DROP_NODE: {
+    noderef *nr = &nodes[rndn(nn)];
+    uint32_t i = (uint32_t)(nr->slot - *nr->list);
+    tf_mnode_free(*nr->slot, m);
+    memmove(*nr->list + i, *nr->list + i + 1, (*nr->nlist - i - 1) * sizeof **nr->list);
+    (*nr->nlist)--;
+    done = 1;
+    break;
+  }
+  case E_DROP_SLOT:
+    if (x->is_loop || !x->nslots) break;
+    tf_vset_free(&x->slots[x->nslots - 1], m);
+    x->nslots--;
+    done = 1;
+    break;
+  case E_PRESENT:
+  case E_NEVENTS: {
+    tf_vseq *s = e == E_PRESENT ? &t->present : &t->nevents;
+    if (!(v = seq_values(s, &nv, 1 << 20)) || !nv) {
+      free(v);
+      break;
+    }
+    size_t k = rndn(nv);
+    if (e == E_PRESENT)
+      v[k] = permille(500) ? t->nranks + (int64_t)rndn(3) : v[k] + 1;
+    else
+      v[k] = permille(300) ? v[k] + 1 : permille(300) ? 0 : permille(500) ? (int64_t)1 << 40 : v[k] - 1;
+    seq_rebuild(s, v, nv, m);
+    free(v);
+    done = 1;
+    break;
+  }
+  case E_NRANKS:
+    t->nranks = (int32_t)rndn((uint64_t)(t->nranks > 1 ? t->nranks : 2));
+    done = 1;
+    break;
+  case E_EMPTY_BODY:
+    if (!x->is_loop || !x->nbody) break;
+    for (uint32_t i = 0; i < x->nbody; i++) tf_mnode_free(x->body[i], m);
+    x->nbody = 0;
+    done = 1;
+    break;
+  }
+out:
+  free(nodes);
+  return done;
+}
+
+/* Merged traces to attack: a small simple program on 4 ranks (every
+ * truncation), a 3x3 stencil, and a larger random case. */
+static int hostile_sample(int which, tf_buf *b, uint64_t **expect, int *P) {
+  run R = {0};
+  if (which == 1) {
+    R.P = 9;
+    R.s = calloc(9, sizeof *R.s);
+    R.lost = calloc(9, sizeof *R.lost);
+    R.fsize = calloc(9, sizeof *R.fsize);
+    R.const_times = 1;
+    for (int r = 0; r < 9; r++) stencil_stream(&R.s[r], r, 3, 3, 12);
+  } else {
+    merge_case mc = which == 0 ? make_case(5002, 4) : make_case(5014, 16);
+    mc.budget = which == 0 ? 40 : 600;
+    mc.cap = which == 0 ? (size_t)1 << 20 : 8 << 10;
+    gen_run(&mc, &R);
+  }
+  snprintf(R.dir, sizeof R.dir, "%s/hostile", workdir);
+  mkdir(R.dir, 0700);
+  int rc = write_run(&R, which == 2 ? 8 << 10 : (size_t)1 << 20);
+  tf_mtrace t;
+  if (!rc) rc = build_merged(&R, ORD_BINOMIAL, &t, 99);
+  if (!rc) {
+    rc = tf_mtrace_encode(&t, b, which == 1 ? 3 : 0);
+    tf_mtrace_free(&t);
+  }
+  *P = R.P;
+  *expect = calloc((size_t)R.P, sizeof **expect);
+  for (int r = 0; r < R.P; r++) (*expect)[r] = R.s[r].n;
+  /* the sample itself is good */
+  if (!rc) {
+    tf_trace *tr;
+    char err[512];
+    tf_status st = tf_trace_open_mem(b->data, b->len, "sample", &tr, err, sizeof err);
+    CHECKF(st == TF_OK, "hostile sample %d: %s", which, err);
+    if (st == TF_OK) {
+      for (int r = 0; r < R.P; r++) compare_cursor(tr, r, &R.s[r], R.const_times, "hostile sample", (uint64_t)which);
+      tf_trace_close(tr);
+    }
+  }
+  clear_dir(R.dir, R.P);
+  rmdir(R.dir);
+  run_free(&R);
+  return rc;
+}
+
+static void test_hostile(void) {
+  hostile_stats total = {0};
+  long edits_done[E_N] = {0}, edits_refused[E_N] = {0};
+  for (int which = 0; which < 3; which++) {
+    tf_buf b = {0};
+    uint64_t *expect = NULL;
+    int P = 0;
+    if (hostile_sample(which, &b, &expect, &P)) {
+      CHECKF(0, "hostile sample %d could not be made", which);
+      tf_buf_free(&b);
+      free(expect);
+      continue;
+    }
+    hostile_stats hs = {0};
+    size_t n = b.len;
+    char what[160];
+    uint8_t *c = malloc(n + 1);
+    rng = mix(which, 31337);
+    /* truncations: every length of a small file; the ends and a sample of a big one */
+    for (size_t len = 0; len < n; len++) {
+      if (n > 3000 && len > 200 && len + 200 < n && !permille(150)) continue;
+      snprintf(what, sizeof what, "sample %d (%zu bytes) truncated to %zu", which, n, len);
+      memcpy(c, b.data, len);
+      open_hostile(c, len, expect, P, what, &hs);
+    }
+    long after_trunc = hs.cases, trunc_opened = hs.opened_clean + hs.opened_error;
+    CHECKF(trunc_opened == 0, "sample %d: %ld truncated copies opened", which, trunc_opened);
+    /* single-byte flips */
+    static const uint8_t masks[] = {0x01, 0x80, 0xff, 0x10};
+    for (size_t i = 0; i < n; i++)
+      for (size_t k = 0; k < sizeof masks; k++) {
+        if (n > 1500 && !permille(250)) continue;
+        memcpy(c, b.data, n);
+        c[i] ^= masks[k];
+        snprintf(what, sizeof what, "sample %d: byte %zu ^ 0x%02x", which, i, masks[k]);
+        open_hostile(c, n, expect, P, what, &hs);
+      }
+    long flip_opened = hs.opened_clean + hs.opened_error - trunc_opened;
+    /* CRC-valid structural edits */
+    long before_edits = hs.cases;
+    for (int trial = 0; trial < (which == 2 ? 250 : 400); trial++) {
+      int e = trial % E_N;
+      tf_mtrace t;
+      char err[512];
+      if (tf_mtrace_decode(b.data, n, "sample", &t, err, sizeof err) != TF_OK) {
+        CHECKF(0, "sample %d does not decode: %s", which, err);
+        break;
+      }
+      int nedits = 1 + (trial % 7 == 6);
+      int done = 0;
+      for (int k = 0; k < nedits; k++) done |= apply_edit(&t, k ? (int)rndn(E_N) : e);
+      if (!done) {
+        tf_mtrace_free(&t);
+        continue;
+      }
+      tf_buf eb = {0};
+      snprintf(what, sizeof what, "sample %d: edit '%s'%s (trial %d)", which, edit_names[e],
+               nedits > 1 ? " and another" : "", trial);
+      snprintf(current_case, sizeof current_case, "%s: encoding", what);
+      watchdog(30);
+      int erc = tf_mtrace_encode(&t, &eb, trial % 2 ? 3 : 0);
+      watchdog(0);
+      tf_mtrace_free(&t);
+      if (erc == 0) {
+        long r0 = hs.refused + hs.cursor_refused + hs.opened_error;
+        open_hostile(eb.data, eb.len, expect, P, what, &hs);
+        edits_done[e]++;
+        edits_refused[e] += hs.refused + hs.cursor_refused + hs.opened_error > r0;
+      }
+      tf_buf_free(&eb);
+    }
+    printf("hostile sample %d: %zu bytes, %d ranks: %ld truncations (all refused), %ld flips (%ld opened), %ld "
+           "structural edits; in all %ld refused at open, %ld opened with a cursor error, %ld opened and read to the "
+           "end\n",
+           which, n, P, after_trunc, before_edits - after_trunc, flip_opened, hs.cases - before_edits, hs.refused,
+           hs.opened_error, hs.opened_clean);
+    total.cases += hs.cases;
+    total.refused += hs.refused;
+    total.opened_clean += hs.opened_clean;
+    total.opened_error += hs.opened_error;
+    free(c);
+    free(expect);
+    tf_buf_free(&b);
+  }
+  printf("structural edits (done / detected: refused or a cursor error):");
+  for (int e = 0; e < E_N; e++) printf("%s %s %ld/%ld", e ? ";" : "", edit_names[e], edits_done[e], edits_refused[e]);
+  printf("\npart 5, hostile: %ld damaged traces, %ld refused at open, %ld with a cursor error, %ld read to the end; no "
+         "crash, no hang\n",
+         total.cases, total.refused, total.opened_error, total.opened_clean);
+}
+
+/* ================================================================ main */
+
+int main(int argc, char **argv) {
+  signal(SIGALRM, on_alarm);
+  snprintf(workdir, sizeof workdir, "merge_tmp_XXXXXX");
+  if (!mkdtemp(workdir)) {
+    perror("mkdtemp");
+    return 2;
+  }
+  int rc = 0;
+  if (argc > 2 && strcmp(argv[1], "--seeds") == 0) {
+    test_merge_seeds(5000, atoi(argv[2]), 0);
+  } else if (argc > 1) {
+    uint64_t seed = strtoull(argv[1], NULL, 10);
+    int P = argc > 2 ? atoi(argv[2]) : Ps[(seed - 5000) % NPS];
+    merge_case mc = make_case(seed, P);
+    part1_stats st = {0};
+    merge_round_trip(&mc, 1, &st);
+  } else {
+    static const struct {
+      const char *name;
+      void (*run)(void);
+    } tests[] = {
+        {"ranklists", test_ranklists},
+        {"lossless", test_lossless},
+        {"stencil_size", test_stencil_size},
+        {"hostile", test_hostile},
+    };
+    double c0 = cpu_seconds(), w0 = wall_seconds();
+    for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
+      double c = cpu_seconds(), w = wall_seconds();
+      int before = failures;
+      fflush(stdout);
+      tests[i].run();
+      printf("-- %s: %s (%.2f s cpu, %.2f s wall)\n", tests[i].name, failures == before ? "ok" : "FAILED",
+             cpu_seconds() - c, wall_seconds() - w);
+      fflush(stdout);
+    }
+    printf("total %.2f s cpu, %.2f s wall\n", cpu_seconds() - c0, wall_seconds() - w0);
+  }
+  char p[256];
+  snprintf(p, sizeof p, "%s/run", workdir);
+  rmdir(p);
+  rmdir(workdir);
+  if (failures) {
+    fprintf(stderr, "test_merge: %d checks failed\n", failures);
+    rc = 1;
+  } else
+    printf("test_merge: all checks passed\n");
+  return rc;
+}
