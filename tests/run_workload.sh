@@ -2,19 +2,22 @@
 # run_workload.sh — one integration test: a bundled workload at P ranks, run
 # without and with the recorder under real mpirun.
 #
-# The traced run records both the reference (flat) and the compressed
-# (loop-folded) trace (TRACEFOLD_MODE=both). Checks, each against an
+# The traced run records both the reference (flat, one file per rank) and
+# the merged trace (loops folded on each rank, all ranks merged into one
+# trace.tf at MPI_Finalize) (TRACEFOLD_MODE=both). Checks, each against an
 # independent oracle:
 #   1. the program's stdout (including its checksum line) is byte-identical
 #      with and without the recorder;
 #   2. for every rank, the calls per MPI function in the reference trace and
-#      in the compressed trace equal the counts the workload itself kept in
-#      the same traced run;
-#   3. the trace has one flat and one compressed file per rank, and
-#      `tracefold dump` prints exactly as many lines as the workload made calls;
-#   4. lossless folding: `tracefold unroll` of the compressed trace equals
-#      `tracefold dump` of the reference trace, event for event, every field
-#      (time deltas aside: the compressed trace keeps their statistics);
+#      in the merged trace equal the counts the workload itself kept in the
+#      same traced run;
+#   3. the trace has one flat file per rank and ONE merged file (no per-rank
+#      compressed files), and `tracefold dump` prints exactly as many lines
+#      as the workload made calls;
+#   4. lossless folding and merging: for every rank, `tracefold unroll` of
+#      the merged trace equals `tracefold dump` of that rank's reference
+#      trace, event for event, every field (time deltas aside: the folded
+#      trace keeps their statistics);
 #   5. (--min-threads K) events carry at least K distinct thread ids.
 #
 # usage: run_workload.sh --mpirun "CMD ARGS" --np P --lib LIBTRACEFOLD --cli TRACEFOLD
@@ -51,18 +54,20 @@ $mpirun -np "$np" env LD_PRELOAD="$lib" TRACEFOLD_MODE=both TRACEFOLD_OUTPUT="$w
 grep -q '^checksum: ' "$work/plain.out" || fail "the workload printed no checksum line"
 diff -u "$work/plain.out" "$work/traced.out" >&2 || fail "output differs with the recorder"
 
-for kind in flat tfc; do
-  nfiles=$(find "$work/trace" -name "rank-*.$kind" | wc -l)
-  [ "$nfiles" -eq "$np" ] || fail "expected $np rank-*.$kind files, found $nfiles"
-done
+nfiles=$(find "$work/trace" -name "rank-*.flat" | wc -l)
+[ "$nfiles" -eq "$np" ] || fail "expected $np rank-*.flat files, found $nfiles"
+[ -f "$work/trace/trace.tf" ] || fail "no merged trace.tf"
+nfiles=$(find "$work/trace" -name "rank-*.tfc" | wc -l)
+[ "$nfiles" -eq 0 ] || fail "per-rank compressed files left beside the merged trace ($nfiles)"
 
 for ((r = 0; r < np; r++)); do
   [ -f "$work/traced.$r" ] || fail "workload wrote no counts for rank $r"
-  for kind in flat tfc; do
-    "$cli" counts "$work/trace/rank-$r.$kind" >"$work/trace.$r" || fail "tracefold counts failed on rank-$r.$kind"
-    diff -u "$work/traced.$r" "$work/trace.$r" >&2 ||
-      fail "rank $r: event counts in rank-$r.$kind differ from the workload's own counts"
-  done
+  "$cli" counts "$work/trace/rank-$r.flat" >"$work/trace.$r" || fail "tracefold counts failed on rank-$r.flat"
+  diff -u "$work/traced.$r" "$work/trace.$r" >&2 ||
+    fail "rank $r: event counts in rank-$r.flat differ from the workload's own counts"
+  "$cli" counts --rank "$r" "$work/trace/trace.tf" >"$work/trace.$r" || fail "tracefold counts failed on trace.tf"
+  diff -u "$work/traced.$r" "$work/trace.$r" >&2 ||
+    fail "rank $r: event counts in trace.tf differ from the workload's own counts"
 done
 
 "$cli" dump "$work/trace" >"$work/dump" || fail "tracefold dump failed"
@@ -71,17 +76,19 @@ lines=$(wc -l <"$work/dump")
 [ "$lines" -eq "$events" ] || fail "dump printed $lines lines, the workload made $events calls"
 
 "$cli" dump --no-time "$work/trace" >"$work/reference" || fail "tracefold dump --no-time failed"
-"$cli" unroll --no-time "$work/trace" >"$work/unrolled" || fail "tracefold unroll failed"
+"$cli" unroll --no-time "$work/trace/trace.tf" >"$work/unrolled" || fail "tracefold unroll failed"
 cmp -s "$work/reference" "$work/unrolled" || {
   diff "$work/reference" "$work/unrolled" | head -20 >&2
-  fail "the unrolled compressed trace differs from the reference trace"
+  fail "the unrolled merged trace differs from the reference trace"
 }
+"$cli" stats "$work/trace/trace.tf" >"$work/stats" || fail "tracefold stats failed"
+grep -q "^events: *$events\b" "$work/stats" || fail "tracefold stats does not report $events events"
 flat_bytes=$(cat "$work"/trace/rank-*.flat | wc -c)
-tfc_bytes=$(cat "$work"/trace/rank-*.tfc | wc -c)
+tfc_bytes=$(wc -c <"$work/trace/trace.tf")
 
 if [ "$min_threads" -gt 0 ]; then
   nthreads=$(awk '{print $2}' "$work/dump" | sort -u | wc -l)
   [ "$nthreads" -ge "$min_threads" ] || fail "events carry $nthreads thread ids, expected at least $min_threads"
 fi
 echo "ok: $(basename "${prog[0]}") ${prog[*]:1} np=$np: $events events, output identical, counts match on all $np ranks," \
-  "unroll = reference; $flat_bytes flat bytes, $tfc_bytes compressed"
+  "unroll = reference on every rank; $flat_bytes flat bytes, $tfc_bytes merged"
