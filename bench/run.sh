@@ -17,8 +17,10 @@
 # (LD_PRELOAD=libtracefold.so, TRACEFOLD_MODE=$MODE, output in a temporary
 # directory removed afterwards). Per pair: added ns per intercepted call =
 # (traced - untraced ns/iter) / calls per iter; ratio = traced / untraced.
-# Trace bytes/event = total size of the rank files / events counted by
-# `tracefold summary` (whole run, warm-up and barriers included).
+# Trace bytes/event = size of the trace / events counted by `tracefold
+# summary` (whole run, warm-up and barriers included); the trace is the merged
+# trace.tf in compressed mode (per-rank .tfc files only if the merge failed),
+# the rank-R.flat files in flat mode.
 #
 # RESULTS.md is shared with other benchmarks: this script replaces only its
 # own section ("## Recorder cost per call (MODE mode)", up to the next "## "
@@ -61,7 +63,8 @@ run_traced() { # $1 = pair index
     >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/out" "$tmp/err" >&2; exit 1; }
   sed "s/^/pair $1 traced /" "$tmp/out" >>"$log"
   local bytes events mpi
-  bytes=$(cat "$t"/rank-*."$ext" | wc -c)
+  # compressed mode: all ranks merged into one trace.tf at MPI_Finalize; flat mode: one file per rank
+  if [[ $ext == tfc && -f $t/trace.tf ]]; then bytes=$(wc -c <"$t/trace.tf"); else bytes=$(cat "$t"/rank-*."$ext" | wc -c); fi
   "$cli" summary "$t" >"$tmp/summary"
   events=$(sed -n 's/^trace: .* ranks, \([0-9]*\) events$/\1/p' "$tmp/summary")
   mpi=$(sed -n 's/^MPI: //p' "$tmp/summary" | tr -s ' \t' ' ')
@@ -147,9 +150,9 @@ How measured: `bench_callcost` (bench/callcost.c) on 2 ranks times {iters} itera
 repetition. It runs {pairs} times untraced and {pairs} times traced (`LD_PRELOAD=libtracefold.so
 TRACEFOLD_MODE={mode}`), alternating U T, T U, ... within the same invocation. Added ns per intercepted call =
 (traced − untraced ns/iter) / intercepted calls per iteration, median over pairs; ratio = traced / untraced,
-median over pairs; the ns/iter columns are medians over runs. Trace bytes/event = size of all rank files
-of the trace / events counted by `tracefold summary` (whole run, including warm-up and barriers; a
-compressed file's constant header dominates it).
+median over pairs; the ns/iter columns are medians over runs. Trace bytes/event = size of the trace (the
+merged `trace.tf` in compressed mode, all `rank-R.flat` files in flat mode) / events counted by `tracefold
+summary` (whole run, including warm-up and barriers; a merged file's constant header dominates it).
 
 | benchmark | untraced ns/iter | traced ns/iter | added ns per intercepted call | ratio | trace bytes/event |
 |---|---:|---:|---:|---:|---:|

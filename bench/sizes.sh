@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# sizes.sh — trace bytes per rank against iterations, and the compressor's
+# sizes.sh — merged trace bytes against iterations, and the compressor's
 # cost per event; records the figures in bench/RESULTS.md. Builds nothing.
 #
 # usage: bench/sizes.sh BUILD_DIR
@@ -12,6 +12,8 @@
 #   BUDGET     seconds a run may be predicted to take    [60]
 #   TIMEOUT    hard limit per run, seconds               [600]
 #   WORKLOADS  which workloads                           [all 13, see below]
+#   FOLDCOST   1: also measure the compressor cost per event and rewrite its
+#              section; 0: leave that section as it is   [1]
 #   FOLDREPS   repetitions of bench_foldcost             [15]
 #   ZSTD_LEVEL level of the zstd comparison              [19]
 #   RESULTS    the file to update                        [bench/RESULTS.md]
@@ -19,28 +21,32 @@
 #              commit of BUILD_DIR's source tree, "+ uncommitted changes" if
 #              src/ or include/ differ from it]
 #
-# Compressed bytes per rank vs iterations: every workload runs at NP ranks
-# with its default problem size (-s) once per iteration count, recorded with
-# TRACEFOLD_MODE=both (rank-R.flat and rank-R.tfc of the same run). The
+# Merged trace bytes vs iterations: every workload runs at NP ranks with its
+# default problem size (-s) once per iteration count, recorded with
+# TRACEFOLD_MODE=both (rank-R.flat files and the merged trace.tf of the same
+# run: at MPI_Finalize every rank's folded trace is merged into one file). The
 # first two counts always run; a later count whose run is predicted (linearly
 # from the previous count's wall time) to take more than BUDGET seconds is
 # replaced by the largest of 1/2, 3/10, 1/5 of it that fits, or skipped; the
-# table says so. Per run and rank: flat bytes, flat bytes through
-# `zstd -ZSTD_LEVEL` (each file on its own), compressed (.tfc) bytes, and of
-# those the bytes of the segments' node lists (the folded events, without the
-# header + function table and call-site records that both kinds carry); the
-# table gives means over the ranks. Every run is also checked for a lossless
-# round trip: `tracefold dump --no-time` (flat files) must equal
-# `tracefold unroll --no-time` (compressed files) byte for byte.
+# table says so. Per run: trace.tf bytes; the flat files' bytes, summed; the
+# flat files through `zstd -ZSTD_LEVEL` each on its own, summed, and all of
+# them concatenated through one `zstd -ZSTD_LEVEL`; the merge time rank 0
+# reports (`tracefold stats`); the nodes (events and loops) `tracefold show`
+# prints, and whether its text is the same up to the numbers in it at the
+# smallest and largest count. Every run is also checked for a lossless round
+# trip: `tracefold dump --no-time DIR` (flat files) must equal `tracefold
+# unroll --no-time DIR/trace.tf` (merged file) byte for byte.
 #
 # Compressor cost per event: bench_foldcost (bench/foldcost.c) feeds the
 # events of one flat file (rank 1 of every workload, plus masterworker's
 # rank 0 and its busiest worker) from the largest run through a fresh
-# compressor, FOLDREPS times, and reports ns per event (median, fastest).
+# compressor (one rank's folding, no merge), FOLDREPS times, and reports ns
+# per event (median, fastest).
 #
 # RESULTS.md is shared: this script replaces only its two sections
-# ("## Compressed bytes per rank vs iterations", "## Compressor cost per
-# event", each up to the next "## " heading) and keeps everything else.
+# ("## Merged trace bytes vs iterations", "## Compressor cost per event"
+# (unless FOLDCOST=0), each up to the next "## " heading) and keeps
+# everything else.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -52,6 +58,7 @@ ITERS=${ITERS:-100 1000 10000}
 BUDGET=${BUDGET:-60}
 TIMEOUT=${TIMEOUT:-600}
 WORKLOADS=${WORKLOADS:-stencil2d stencil3d ring wavefront butterfly alltoall alltoallv masterworker branchy nbcoll persistent threads fstencil}
+FOLDCOST=${FOLDCOST:-1}
 FOLDREPS=${FOLDREPS:-15}
 ZSTD_LEVEL=${ZSTD_LEVEL:-19}
 RESULTS=${RESULTS:-$here/RESULTS.md}
@@ -72,7 +79,9 @@ trap 'rm -rf "$tmp"' EXIT
 # runs (it takes minutes) must not mix two versions into one table.
 bin=$tmp/bin
 mkdir -p "$bin"
-for f in src/recorder/libtracefold.so src/cli/tracefold bench/bench_foldcost; do
+tools="src/recorder/libtracefold.so src/cli/tracefold"
+if ((FOLDCOST)); then tools="$tools bench/bench_foldcost"; fi
+for f in $tools; do
   [[ -f $build/$f ]] || die "missing $build/$f (build the project first)"
   cp "$build/$f" "$bin/"
 done
@@ -98,14 +107,12 @@ log=$tmp/log
 : >"$log"
 status=0
 
-# tfc_parts FILE -> "header_bytes callsite_bytes segment_bytes nsegments time_bytes nodes items"
-# (doc/FORMAT.md 1.3-1.7, 2.1-2.3). time_bytes: the compute/duration stats (min, max, mean ns) of the
-# event nodes, part of the segment bytes; nodes: event and loop nodes; items: value-sequence items
-# (single, run, repeat, counted inside repeats too). Equal nodes and items = the same folded structure.
-cat >"$tmp/tfc_parts.py" <<'EOF'
+# tfc_header FILE -> bytes of the header and function table of a compressed (.tfc) file, the one
+# bench_foldcost writes (doc/FORMAT.md 1.3-1.4)
+cat >"$tmp/tfc_header.py" <<'EOF'
 import sys
 d = open(sys.argv[1], "rb").read()
-p = 0
+p = 12
 def uvar():
     global p
     v = s = 0
@@ -117,61 +124,16 @@ def uvar():
 def string():
     global p
     n = uvar(); p += n
-nnodes = nitems = 0
-def item():
-    global p, nitems
-    nitems += 1
-    k = d[p]; p += 1
-    if k == 0: uvar()
-    elif k == 1: uvar(); uvar(); uvar()
-    elif k == 2:
-        uvar(); uvar()
-        for _ in range(uvar()): item()
-    else: raise SystemExit(f"{sys.argv[1]}: unknown item kind {k} at {p - 1}")
-def vseq():
-    for _ in range(uvar()): item()
-def nodes():  # returns the bytes of time stats in the list
-    global p, nnodes
-    t = 0
-    for _ in range(uvar()):
-        nnodes += 1
-        k = d[p]; p += 1
-        if k == 0:
-            uvar(); uvar(); uvar(); vseq()
-            for _ in range(uvar()): vseq()
-            q = p
-            for _ in range(6): uvar()
-            t += p - q
-        elif k == 1:
-            vseq(); t += nodes()
-        else: raise SystemExit(f"{sys.argv[1]}: unknown node kind {k} at {p - 1}")
-    return t
 assert d[:8] == b"TFCOMP\r\n", "not a compressed trace file"
-p = 12
 uvar(); uvar(); uvar(); uvar(); string(); string()
 for _ in range(uvar()):
     string()
     for _ in range(uvar()):
         p += 2; string()
-header, callsites, segments, nseg, times = p, 0, 0, 0, 0
-while True:
-    start, tag = p, d[p]
-    p += 1
-    if tag == 0:
-        break
-    if tag == 2:
-        uvar(); p += 8; string(); uvar(); callsites += p - start
-    elif tag == 3:
-        uvar()
-    elif tag == 4:
-        uvar(); n = uvar(); end = p + n; times += nodes(); segments += n; nseg += 1
-        if p != end: raise SystemExit(f"{sys.argv[1]}: segment at {start} does not end at its length")
-    else:
-        raise SystemExit(f"{sys.argv[1]}: unexpected record tag {tag} at {start}")
-print(header, callsites, segments, nseg, times, nnodes, nitems)
+print(p)
 EOF
 
-run_one() { # workload iters -> appends "run" and "rank" lines to the log; leaves the trace in $tmp/trace
+run_one() { # workload iters -> appends a "run" line to the log; leaves the trace in $tmp/trace
   local w=$1 n=$2 t=$tmp/trace t0 t1 secs rc=0
   rm -rf "$t"
   t0=$(date +%s.%N)
@@ -187,36 +149,45 @@ run_one() { # workload iters -> appends "run" and "rank" lines to the log; leave
     echo "sizes.sh: note: wl_$w -i $n reached the memory cap (several segments)" >&2
   fi
   secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
-  local r events mpi
+  local r events mpi merge
   for ((r = 0; r < NP; r++)); do
-    [[ -f $t/rank-$r.flat && -f $t/rank-$r.tfc ]] || die "wl_$w -i $n: rank $r wrote no rank-$r.flat/.tfc in $t"
+    [[ -f $t/rank-$r.flat ]] || die "wl_$w -i $n: rank $r wrote no rank-$r.flat in $t"
   done
-  "$cli" summary "$t" >"$tmp/summary" || die "tracefold summary failed on wl_$w -i $n"
-  events=$(sed -n 's/^trace: .* ranks, \([0-9]*\) events$/\1/p' "$tmp/summary")
-  mpi=$(sed -n 's/^MPI: //p' "$tmp/summary" | head -1 | tr -s ' \t' ' ')
-  [[ -n $events ]] || die "cannot read the event count from tracefold summary of wl_$w -i $n"
+  [[ -f $t/trace.tf ]] || die "wl_$w -i $n: no merged trace.tf in $t (stderr: $(tail -n 3 "$tmp/err"))"
+  ! compgen -G "$t/rank-*.tfc" >/dev/null || die "wl_$w -i $n: per-rank .tfc files beside trace.tf (merge failed?)"
+  "$cli" stats "$t/trace.tf" >"$tmp/stats" || die "tracefold stats failed on wl_$w -i $n"
+  events=$(sed -n 's/^events: *\([0-9]*\).*/\1/p' "$tmp/stats")
+  mpi=$(sed -n 's/^MPI: *//p' "$tmp/stats" | head -1 | tr -s ' \t' ' ')
+  merge=$(sed -n 's/^merge: *\([0-9.]*\) ms.*/\1/p' "$tmp/stats")
+  [[ -n $events ]] || die "cannot read the event count from tracefold stats of wl_$w -i $n"
   echo "$mpi" >"$tmp/mpi"
-  # lossless round trip: every event of the flat files, from the compressed ones
+  # lossless round trip: every event of the flat files, from the merged one
   local a b rt=ok
   a=$("$cli" dump --no-time "$t" | md5sum) || die "tracefold dump --no-time failed on wl_$w -i $n"
-  b=$("$cli" unroll --no-time "$t" | md5sum) || die "tracefold unroll --no-time failed on wl_$w -i $n"
+  b=$("$cli" unroll --no-time "$t/trace.tf" | md5sum) || die "tracefold unroll --no-time failed on wl_$w -i $n"
   if [[ $a != "$b" ]]; then
     rt=FAILED
     status=1
     [[ -n $failed ]] || failed=$(mktemp -d "${TMPDIR:-/tmp}/tf-sizes-failed.XXXXXX")
     cp -r "$t" "$failed/$w-$n"
     echo "sizes.sh: ROUND TRIP FAILED: wl_$w -i $n: tracefold dump --no-time $failed/$w-$n differs from" \
-      "tracefold unroll --no-time $failed/$w-$n" >&2
+      "tracefold unroll --no-time $failed/$w-$n/trace.tf" >&2
   fi
-  echo "run $w $n $NP $secs $events $rt" >>"$log"
-  local flat zst tfc parts
+  # structure of the merged trace: `tracefold show` lines that are events or loops (nodes), and a
+  # signature of the text with every number replaced (equal = same nodes, values and rank lists, up to
+  # the numbers in them)
+  local nodes shape
+  "$cli" show "$t/trace.tf" >"$tmp/show" || die "tracefold show failed on wl_$w -i $n"
+  nodes=$(tail -n +2 "$tmp/show" | grep -cv '^ *}$' || true)
+  shape=$(tail -n +2 "$tmp/show" | sed -E 's/-?[0-9]+/N/g' | md5sum | cut -c1-12)
+  local flat=0 zst=0 zcat tf
   for ((r = 0; r < NP; r++)); do
-    flat=$(stat -c %s "$t/rank-$r.flat")
-    tfc=$(stat -c %s "$t/rank-$r.tfc")
-    zst=$(zstd -q -"$ZSTD_LEVEL" -c "$t/rank-$r.flat" | wc -c)
-    parts=$(python3 "$tmp/tfc_parts.py" "$t/rank-$r.tfc") || die "cannot parse $t/rank-$r.tfc"
-    echo "rank $w $n $r $flat $zst $tfc $parts" >>"$log"
+    flat=$((flat + $(stat -c %s "$t/rank-$r.flat")))
+    zst=$((zst + $(zstd -q -"$ZSTD_LEVEL" -c "$t/rank-$r.flat" | wc -c)))
   done
+  zcat=$(for ((r = 0; r < NP; r++)); do cat "$t/rank-$r.flat"; done | zstd -q -"$ZSTD_LEVEL" -c | wc -c)
+  tf=$(stat -c %s "$t/trace.tf")
+  echo "run $w $n $NP $secs $events $rt $flat $zst $zcat $tf ${merge:--} $nodes $shape" >>"$log"
   LAST_SECS=$secs
 }
 
@@ -232,13 +203,11 @@ fold_one() { # workload iters rank label...
     cp "$tmp/trace/rank-$r.flat" "$failed/$w-$n-rank-$r.flat"
     echo "sizes.sh: ROUND TRIP FAILED: $fold $failed/$w-$n-rank-$r.flat" >&2
   fi
-  local rec ours
-  rec=$(stat -c %s "$tmp/trace/rank-$r.tfc")
-  ours=$(sed -n 's/^compressed_bytes \([0-9]*\) .*/\1/p' "$tmp/fold")
-  [[ $rec == "$ours" ]] || set -- "$@" "(the recorder's .tfc: $rec B)"
+  local hdr
+  hdr=$(python3 "$tmp/tfc_header.py" "$tmp/fold.tfc") || die "cannot parse the header of $tmp/fold.tfc"
   echo "fold $w $n $r $(awk '/^events/ { e = $2; s = $4; t = $6 } /^compressed_bytes/ { b = $2; g = $4; p = $6 }
     /^fold_ns/ { fm = $2; fn = $4 } /^total_ns/ { tm = $2; tn = $4 } /^roundtrip/ { rt = $2 }
-    END { print e, s, t, b, g, p, fm, fn, tm, tn, rt }' "$tmp/fold") $*" >>"$log"
+    END { print e, s, t, b, g, p, fm, fn, tm, tn, rt }' "$tmp/fold") $hdr $*" >>"$log"
 }
 
 start=$(date +%s)
@@ -268,11 +237,13 @@ for w in $WORKLOADS; do
     prev_n=$n prev_t=$LAST_SECS i=$((i + 1))
   done
   # compressor cost, on the trace of the largest run (still in $tmp/trace)
-  fold_one "$w" "$prev_n" 1 "rank 1"
-  if [[ $w == masterworker ]]; then
-    fold_one "$w" "$prev_n" 0 "rank 0 (master)"
-    busiest=$(for ((r = 1; r < NP; r++)); do echo "$(stat -c %s "$tmp/trace/rank-$r.flat") $r"; done | sort -n | tail -1 | cut -d' ' -f2)
-    ((busiest == 1)) || fold_one "$w" "$prev_n" "$busiest" "rank $busiest (busiest worker)"
+  if ((FOLDCOST)); then
+    fold_one "$w" "$prev_n" 1 "rank 1"
+    if [[ $w == masterworker ]]; then
+      fold_one "$w" "$prev_n" 0 "rank 0 (master)"
+      busiest=$(for ((r = 1; r < NP; r++)); do echo "$(stat -c %s "$tmp/trace/rank-$r.flat") $r"; done | sort -n | tail -1 | cut -d' ' -f2)
+      ((busiest == 1)) || fold_one "$w" "$prev_n" "$busiest" "rank $busiest (busiest worker)"
+    fi
   fi
   rm -rf "$tmp/trace"
 done
@@ -281,63 +252,53 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 elapsed=$(($(date +%s) - start))
 python3 - "$log" "$RESULTS" "$(date -u '+%Y-%m-%d %H:%M UTC')" "$(nproc)" "$cpu" "$(cat "$tmp/mpi")" \
   "$NP" "$BUDGET" "$ZSTD_LEVEL" "$FOLDREPS" "$(uname -r)" "$load0" "$(cut -d' ' -f1-3 /proc/loadavg)" \
-  "$SOURCE" "$elapsed" "$ITERS" <<'EOF'
-import statistics, sys
+  "$SOURCE" "$elapsed" "$ITERS" "$FOLDCOST" <<'EOF'
+import sys
 
 (log, results, date, nproc, cpu, mpi, np_, budget, zlevel, foldreps, kernel, load0, load, commit, elapsed,
- iters) = sys.argv[1:]
-runs, ranks, skips, folds, order = {}, {}, {}, [], []
+ iters, foldcost) = sys.argv[1:]
+runs, skips, folds, order = {}, {}, [], []
 for line in open(log):
     w = line.split()
     if w[0] == "run":
-        runs[(w[1], int(w[2]))] = dict(secs=float(w[4]), events=int(w[5]), rt=w[6])
+        runs[(w[1], int(w[2]))] = dict(secs=float(w[4]), events=int(w[5]), rt=w[6], flat=int(w[7]), zst=int(w[8]),
+                                       zcat=int(w[9]), tf=int(w[10]), merge=w[11], nodes=int(w[12]), shape=w[13])
         if w[1] not in order:
             order.append(w[1])
-    elif w[0] == "rank":
-        ranks.setdefault((w[1], int(w[2])), []).append([int(x) for x in w[4:14]])
     elif w[0] == "skip":
         skips[w[1]] = (int(w[2]), int(w[3]), int(w[4]))
     elif w[0] == "fold":
         folds.append(w[1:])
 
-mean = statistics.mean
 expected = dict.fromkeys(["stencil2d", "stencil3d", "ring", "wavefront", "alltoall", "persistent", "nbcoll",
                           "butterfly", "fstencil"], "regular")
 expected.update(branchy="periodic (rank- and iteration-dependent)", masterworker="irregular (dynamic)",
                 alltoallv="irregular (data-dependent counts)", threads="irregular (thread interleaving)")
 rows, summary = [], []
-header_b = set()
 for wl in order:
     ns = sorted(n for (w, n) in runs if w == wl)
     for n in ns:
-        r, rk = runs[(wl, n)], ranks[(wl, n)]
-        flat, zst, tfc, _, _, seg, _, _, nodes, items = (mean(x[i] for x in rk) for i in range(10))
-        header_b.update(x[3] for x in rk)
+        r = runs[(wl, n)]
         mark = "" if r["rt"] == "ok" else " **round trip FAILED**"
-        segs = "" if max(x[6] for x in rk) == 1 else f" ({max(x[6] for x in rk)} segments)"
-        rows.append(f"| {wl} | {n}{mark} | {r['events'] / int(np_):.0f} | {flat:.0f} | {zst:.0f} | {tfc:.0f} | "
-                    f"{seg:.0f}{segs} | {nodes:.0f} | {items:.0f} | {flat / tfc:.1f} | {r['secs']:.1f} |")
-    lo, hi = ns[0], ns[-1]
-    rlo, rhi = ranks[(wl, lo)], ranks[(wl, hi)]
-    t_lo, t_hi = mean(x[2] for x in rlo), mean(x[2] for x in rhi)
-    s_lo, s_hi = mean(x[5] for x in rlo), mean(x[5] for x in rhi)
-    n_lo, n_hi = mean(x[8] for x in rlo), mean(x[8] for x in rhi)
-    i_lo, i_hi = mean(x[9] for x in rlo), mean(x[9] for x in rhi)
-    if all(a[8:10] == b[8:10] for a, b in zip(rlo, rhi)):
-        verdict = "constant (same structure on every rank)"
-    elif n_hi <= 1.1 * n_lo and i_hi <= 1.1 * i_lo:
-        verdict = "nearly constant (structure within 10%)"
+        merge = "–" if r["merge"] == "-" else f"{float(r['merge']):.0f}"
+        rows.append(f"| {wl} | {n}{mark} | {r['events']} | {r['flat']} | {r['zst']} | {r['zcat']} | {r['tf']} | "
+                    f"{r['nodes']} | {r['flat'] / r['tf']:.1f} | {r['zcat'] / r['tf']:.2f} | {merge} | {r['secs']:.1f} |")
+    lo, hi = runs[(wl, ns[0])], runs[(wl, ns[-1])]
+    if lo["shape"] == hi["shape"]:
+        verdict = "constant (same structure: `show` equal up to numbers)"
+    elif hi["nodes"] <= 1.1 * lo["nodes"] and hi["tf"] <= 1.1 * lo["tf"]:
+        verdict = "nearly constant (nodes and bytes within 10%)"
     else:
-        verdict = f"grows ({(s_hi - s_lo) / (hi - lo):+.2f} segment B per iteration)"
-    top = f"{hi}"
+        verdict = f"grows ({(hi['tf'] - lo['tf']) / (ns[-1] - ns[0]):+.2f} B per iteration)"
+    top = f"{ns[-1]}"
     if wl in skips:
         want, pred, pick = skips[wl]
         top += f" (not {want}: predicted {pred} s)"
-    summary.append(f"| {wl} | {expected.get(wl, '?')} | {top} | {t_hi / t_lo:.2f} | {s_lo:.0f} → {s_hi:.0f} | "
-                   f"{n_lo:.0f} → {n_hi:.0f} | {i_lo:.0f} → {i_hi:.0f} | {verdict} |")
-hdr = f"{min(header_b)} bytes" if len(header_b) == 1 else f"{min(header_b)}–{max(header_b)} bytes (varies with the executable's path)"
+    summary.append(f"| {wl} | {expected.get(wl, '?')} | {top} | {hi['tf'] / lo['tf']:.2f} | {lo['tf']} → {hi['tf']} | "
+                   f"{hi['flat'] / lo['flat']:.1f} | {lo['nodes']} → {hi['nodes']} | {verdict} |")
+allok = all(r["rt"] == "ok" for r in runs.values())
 
-h1 = "## Compressed bytes per rank vs iterations"
+h1 = "## Merged trace bytes vs iterations"
 s1 = f"""{h1}
 
 Written by `bench/sizes.sh` on {date} (took {elapsed} s).
@@ -346,37 +307,45 @@ MPI: {mpi}; {np_} ranks (oversubscribed), `MPIR_CVAR_POLLS_BEFORE_YIELD=1`. Buil
 
 How measured: each workload runs at {np_} ranks with its default problem size, once per iteration count
 ({iters}; a count predicted to take over {budget} s is replaced by a smaller one, see the second table),
-recorded with `TRACEFOLD_MODE=both`, so the flat and the compressed file of a rank come from the same run.
-Columns are means over the {np_} ranks, per rank: bytes of the flat file, of the flat file compressed alone
-by `zstd -{zlevel}`, of the compressed (`.tfc`) file, and of the node lists of its segments (the folded
-events: the `.tfc` file minus its header and function table, {hdr} in every file of either kind, and
-its call-site records); the segments' event and loop nodes, and their value-sequence items (single values,
-runs, repeats). flat/tfc = flat bytes / `.tfc` bytes. Every run passed the round-trip check (`tracefold
-dump --no-time` of the flat files = `tracefold unroll --no-time` of the compressed ones) unless marked.
-Run s = wall time of the traced `mpirun`.
+recorded with `TRACEFOLD_MODE=both`, so the flat files (`rank-R.flat`, one per rank) and the merged trace
+(`trace.tf`: every rank's folded trace merged into one file at `MPI_Finalize`, zstd-compressed sections)
+come from the same run. Per run, over all {np_} ranks: events; bytes of the flat files, summed; of the flat
+files compressed by `zstd -{zlevel}` each on its own, summed; of all flat files concatenated and compressed
+by one `zstd -{zlevel}` (zstd's best case: it sees the ranks' similarity too); of `trace.tf`; the nodes
+(events and loops) `tracefold show` prints for the merged trace; flat/tf = flat bytes / `trace.tf` bytes;
+zstd/tf = concatenated-zstd bytes / `trace.tf` bytes; merge ms = the merge time rank 0 reports (`tracefold
+stats`: from decoding its own folded trace to the merged structure being ready, receiving the other ranks'
+traces over the binomial tree included, before the final encode and write; the ranks busy-poll on {nproc}
+cores, so it is mostly waiting). Every run passed the round-trip check (`tracefold dump --no-time DIR` of
+the flat files = `tracefold unroll --no-time DIR/trace.tf` of the merged one, byte for byte)
+{"" if allok else "unless marked"}. Run s = wall time of the traced `mpirun`.
 
-| workload | iterations | events/rank | flat B | flat + zstd -{zlevel} B | .tfc B | of which segments B | nodes | items | flat/tfc | run s |
-|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+| workload | iterations | events | flat B | flat + zstd -{zlevel} per file B | zstd -{zlevel} of all flat B | trace.tf B | nodes | flat/tf | zstd/tf | merge ms | run s |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 {chr(10).join(rows)}
 
-Growth from the smallest to the largest count (means over ranks). "constant": every rank has the same
-nodes and items at both counts, so only the numbers in them changed (iteration counts, occurrence counts
-of runs, tags, time statistics are varints: they widen by a byte or two per value as they grow).
-"regular"/"irregular" is what the workload's pattern leads one to expect.
+Growth from the smallest to the largest count. "constant": `tracefold show` of the merged trace is the same
+text at both counts once every number in it is replaced (same loops, events, value sequences and rank
+lists; only the counts and values in them changed: iteration counts, run lengths, tags, time statistics are
+varints that widen by a byte or two as they grow). "regular"/"irregular" is what the workload's pattern
+leads one to expect.
 
-| workload | expected | largest count | .tfc ratio largest/smallest | segments B | nodes | items | verdict |
+| workload | expected | largest count | trace.tf ratio largest/smallest | trace.tf B | flat ratio | nodes | verdict |
 |---|---|---:|---:|---:|---:|---:|---|
 {chr(10).join(summary)}
 """
 
-frows = []
+frows, header_b = [], set()
 for f in folds:
-    wl, n, rank, events, sites, threads, tfc, segs, spills, fmed, fmin, tmed, tmin, rt = f[:14]
-    label = " ".join(f[14:])
+    wl, n, rank, events, sites, threads, tfc, segs, spills, fmed, fmin, tmed, tmin, rt, hb = f[:15]
+    label = " ".join(f[15:])
+    header_b.add(int(hb))
     if rt != "ok":
         label += " **round trip FAILED**"
     frows.append(f"| {wl} {label} | {n} | {events} | {threads} | {tfc} | {float(fmed):.0f} | {float(fmin):.0f} | "
                  f"{float(tmed):.0f} | {float(tmin):.0f} |")
+hdr = "?" if not header_b else f"{min(header_b)} bytes" if len(header_b) == 1 else \
+    f"{min(header_b)}–{max(header_b)} bytes (varies with the executable's path)"
 h2 = "## Compressor cost per event"
 s2 = f"""{h2}
 
@@ -388,9 +357,9 @@ fresh `tf_compressor` (default 256 MiB cap) writing a `.tfc` file in /tmp, timed
 `clock_gettime(CLOCK_MONOTONIC)`. fold = the `tf_compressor_event` calls (the work the recorder does per
 call in compressed mode where flat mode encodes a flat event); total = fold + `tf_compressor_finish` + closing the file (segment
 encoding and writing, and the header and function table, {hdr}, which dominate short streams), divided by the events. The
-file written is read back and compared event by event with the input (all matched unless marked), and its
-size equals that of the recorder's own `.tfc` for that rank unless noted. Single-threaded; other processes on the machine add
-noise, the fastest repetition is a lower bound.
+file written is read back and compared event by event with the input (all matched unless marked). This is one rank's
+folding only; merging the ranks at `MPI_Finalize` is the merge ms above. Single-threaded; other processes on the
+machine add noise, the fastest repetition is a lower bound.
 
 | stream | iterations | events | threads | .tfc B | fold ns/event median | fold ns/event fastest | total ns/event median | total ns/event fastest |
 |---|---:|---:|---:|---:|---:|---:|---:|---:|
@@ -412,8 +381,11 @@ try:
     text = open(results).read()
 except FileNotFoundError:
     text = "# tracefold benchmark results\n\nEach section is written by the benchmark named in it; rerun it to refresh.\n"
-text = replace(text, h1, s1)
-text = replace(text, h2, s2)
+old = "## Compressed bytes per rank vs iterations"  # this section's name before traces were merged
+heads = [l.rstrip("\n") for l in text.splitlines()]
+text = replace(text, old if old in heads and h1 not in heads else h1, s1)
+if foldcost == "1":
+    text = replace(text, h2, s2)
 open(results, "w").write(text)
 print(f"sizes.sh: wrote {results}", file=sys.stderr)
 print("\n".join(rows + [""] + summary + [""] + frows), file=sys.stderr)

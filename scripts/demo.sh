@@ -12,16 +12,16 @@ echo "== mpirun -np 4 env LD_PRELOAD=build/src/recorder/libtracefold.so wl_stenc
 mpirun.mpich -np 4 env LD_PRELOAD="$PWD/build/src/recorder/libtracefold.so" TRACEFOLD_OUTPUT="$out/trace" \
   build/workloads/wl_stencil2d -i 20
 echo
-echo "== tracefold summary $out/trace"
-build/src/cli/tracefold summary "$out/trace"
+echo "== tracefold stats $out/trace"
+build/src/cli/tracefold stats "$out/trace"
 echo
-echo "== tracefold show --rank 1 (the loops rank 1 ran, each parameter as a value sequence)"
-build/src/cli/tracefold show --rank 1 "$out/trace"
+echo "== tracefold show (the loops of all 4 ranks in one structure: rank lists, per-rank values)"
+build/src/cli/tracefold show "$out/trace"
 echo
-echo "== tracefold unroll --rank 1 (first 12 of its events, regenerated from the loops)"
+echo "== tracefold unroll --rank 1 (first 12 of its events, regenerated from the merged trace)"
 build/src/cli/tracefold unroll --rank 1 "$out/trace" >"$out/unrolled"
 head -12 "$out/unrolled"
 echo
-echo "== rank 1: $(wc -l <"$out/unrolled") events in $(wc -c <"$out/trace/rank-1.tfc") bytes (a 14 KB function table included)"
+echo "== one file for all ranks: $(ls "$out/trace"), $(wc -c <"$out/trace/trace.tf") bytes"
 echo
 echo "The trace is in $out/trace"

@@ -66,35 +66,38 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: check_ids TRACE_DIR\n");
     return 2;
   }
-  char **paths, err[512];
-  int np;
-  if (tf_list_dir(argv[1], TF_FILE_COMPRESSED, &paths, &np, err, sizeof err) != TF_OK || np > MAXR) {
+  char err[512];
+  tf_trace *t;
+  if (tf_trace_open(argv[1], 0, &t, err, sizeof err) != TF_OK) {
     fprintf(stderr, "check_ids: %s\n", err);
     return 1;
   }
+  const tf_trace_info *ti = tf_trace_get_info(t);
+  int np = ti->nranks_present;
+  CHECK(ti->source == TF_SOURCE_MERGED, "expected one merged trace file");
+  CHECK(np <= MAXR, "too many ranks");
   const char *module0 = NULL;
-  for (int r = 0; r < np; r++) {
-    tf_file_reader *rd;
-    if (tf_file_open(paths[r], &rd, err, sizeof err) != TF_OK) {
+  for (int r = 0; r < np && r < MAXR; r++) {
+    tf_rank_cursor *rd;
+    if (tf_rank_cursor_open(t, r, &rd, err, sizeof err) != TF_OK) {
       fprintf(stderr, "check_ids: %s\n", err);
       return 1;
     }
-    const tf_file_info *fi = tf_file_get_info(rd);
-    if (r == 0 && fi->ncallsites) module0 = strdup(fi->callsites[0].module);
     tf_event ev;
-    while (tf_file_next(rd, &ev) == 1 && nev[r] < MAXEV) {
-      const tf_func_desc *fd = &fi->funcs[ev.fn];
+    while (tf_rank_cursor_next(rd, &ev) == 1 && nev[r] < MAXEV) {
+      const tf_func_desc *fd = &ti->funcs[ev.fn];
       ev_t *e = &evs[r][nev[r]++];
       snprintf(e->fn, sizeof e->fn, "%s", fd->name);
       e->cs = ev.callsite;
       e->newcomm = field(fd, &ev, TF_FIELD_COMM_NEW);
       e->newreq = field(fd, &ev, TF_FIELD_REQ_NEW);
       e->comm = field(fd, &ev, TF_FIELD_COMM);
+      if (r == 0 && nev[r] == 1)
+        for (uint32_t k = 0; k < ti->ncallsites; k++)
+          if (ti->callsites[k].sig == ev.callsite) module0 = strdup(ti->callsites[k].module);
     }
-    tf_file_close(rd);
-    free(paths[r]);
+    tf_rank_cursor_close(rd);
   }
-  free(paths);
   CHECK(np >= 4, "run at 4 or more ranks (got %d)", np);
 
   /* communicators */
@@ -136,6 +139,8 @@ int main(int argc, char **argv) {
   CHECK(evs[0][ir].cs == evs[0][ir2].cs, "the same Irecv line must keep its call site across iterations");
   CHECK(module0 && strstr(module0, "ids_program") != NULL, "call site module should be ids_program, got %s",
         module0 ? module0 : "(none)");
+  tf_trace_close(t);
+  free((void *)module0);
   if (failures) return 1;
   printf("check_ids: communicator, request and call-site ids ok on %d ranks\n", np);
   return 0;

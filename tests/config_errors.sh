@@ -40,8 +40,8 @@ n=$(find . -maxdepth 1 -type d -name 'tracefold-*-2p*' | wc -l)
 [ "$n" -eq 2 ] || { ls >&2; fail "expected 2 distinct default trace directories, found $n"; }
 echo "ok: default output names are never reused ($(find . -maxdepth 1 -type d -name 'tracefold-*' -printf '%f ' ))"
 d=$(find . -maxdepth 1 -type d -name 'tracefold-*-2p' | head -1)
-[ -f "$d/rank-0.tfc" ] && [ -f "$d/rank-1.tfc" ] && [ -z "$(find "$d" -name '*.flat')" ] ||
-  { ls "$d" >&2; fail "the default mode should write rank-<R>.tfc files only"; }
+[ -f "$d/trace.tf" ] && [ "$(find "$d" -type f | wc -l)" -eq 1 ] ||
+  { ls "$d" >&2; fail "the default mode should write one merged trace.tf only"; }
 echo "ok: the default mode writes the compressed trace"
 
 # TRACEFOLD_MODE=off: no trace, same output
