@@ -19,12 +19,15 @@
 #      trace, event for event, every field (time deltas aside: the folded
 #      trace keeps their statistics);
 #   5. (--min-threads K) events carry at least K distinct thread ids.
+# With --sizes DIR the merged trace's size is written to DIR/<program>.np<P>
+# for the size-scaling test (size_scaling.sh).
 #
 # usage: run_workload.sh --mpirun "CMD ARGS" --np P --lib LIBTRACEFOLD --cli TRACEFOLD
-#                        [--min-threads K] -- PROGRAM [ARGS...]
+#                        [--min-threads K] [--sizes DIR] -- PROGRAM [ARGS...]
 set -euo pipefail
 
 min_threads=0
+sizes=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --mpirun) mpirun=$2; shift 2 ;;
@@ -32,6 +35,7 @@ while [ $# -gt 0 ]; do
     --lib) lib=$2; shift 2 ;;
     --cli) cli=$2; shift 2 ;;
     --min-threads) min_threads=$2; shift 2 ;;
+    --sizes) sizes=$2; shift 2 ;;
     --) shift; break ;;
     *) echo "run_workload.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -85,6 +89,11 @@ cmp -s "$work/reference" "$work/unrolled" || {
 grep -q "^events: *$events\b" "$work/stats" || fail "tracefold stats does not report $events events"
 flat_bytes=$(cat "$work"/trace/rank-*.flat | wc -c)
 tfc_bytes=$(wc -c <"$work/trace/trace.tf")
+
+if [ -n "$sizes" ]; then
+  mkdir -p "$sizes"
+  echo "$tfc_bytes" >"$sizes/$(basename "${prog[0]}").np$np"
+fi
 
 if [ "$min_threads" -gt 0 ]; then
   nthreads=$(awk '{print $2}' "$work/dump" | sort -u | wc -l)
