@@ -11,8 +11,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# zstd: bench/sizes.sh compares trace sizes with zstd -19
-packages=(build-essential cmake gfortran python3 mpich libmpich-dev openmpi-bin libopenmpi-dev binutils zstd)
+# zstd: bench/sizes.sh compares trace sizes with zstd -19; libzstd-dev: the core compresses merged traces;
+# clang and libclang-rt-14-dev (libFuzzer's runtime, only a recommendation of clang): scripts/fuzz.sh
+packages=(build-essential cmake gfortran python3 mpich libmpich-dev openmpi-bin libopenmpi-dev binutils zstd libzstd-dev
+          clang libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

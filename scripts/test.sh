@@ -3,6 +3,7 @@
 #   build/         MPICH: unit tests and every workload at 1, 2, 4, 9, 16 ranks
 #   build-openmpi/ Open MPI: every workload (C and Fortran) at 1, 2, 4 ranks
 #   build-asan/    unit tests under AddressSanitizer + UBSan
+#   build-fuzz/    the trace readers under libFuzzer for 60 s, seeded with traces of build/ (scripts/fuzz.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh mpich openmpi asan
@@ -14,4 +15,6 @@ for dir in build build-openmpi; do
 done
 echo "== ctest -L unit in build-asan"
 (cd build-asan && ctest --output-on-failure -L unit) || status=1
+echo "== fuzzing the trace readers for 60 s"
+scripts/fuzz.sh 60 || status=1
 exit $status

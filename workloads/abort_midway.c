@@ -14,23 +14,38 @@
  *         kills them.
  *   -e K  at step K (before its exchange) every rank writes its counts, then
  *         calls exit(0) without MPI_Finalize.
- *   -w    after the -i steps every rank writes its counts, then sleeps in a
+ *   -s    after the -i steps every rank writes its counts, then sleeps in a
  *         loop, making no MPI call, until it is killed (the test sends it
  *         SIGTERM). The counts file appears whole (written then renamed),
  *         so it doubles as the "inside the sleep loop" marker.
  *   none  after the -i steps: MPI_Reduce, then counts and MPI_Finalize.
  *
+ * A launcher kills every other rank (MPICH's hydra with SIGKILL) as soon as
+ * one rank ends without MPI_Finalize, which would cut short the other ranks'
+ * own last moments (where tracefold writes their partial traces). So with
+ * -e and -s, and -c PREFIX, the ranks meet once more on the way out, without
+ * MPI: each creates PREFIX.done.<rank> and waits (at most 30 s) until all P
+ * exist. With -e this is an atexit handler registered before MPI_Init, so it
+ * runs after those the MPI library and tracefold register at MPI_Init; with
+ * -s it is a SIGTERM handler installed before MPI_Init, which tracefold's
+ * own handler chains to, so PREFIX.done.<rank> also shows that it did. The
+ * signal handler then dies of SIGTERM (default action), the exit status the
+ * launcher would have seen without it.
+ *
  * Counts oracle: each rank writes "<prefix>.<rank>" (-c PREFIX), one
  * "MPI_Name count" line per function sorted by name, as wl_common does —
  * kept here because wl_common writes its counts only at MPI_Finalize.
  * Options: -i I steps (default 20), -n N doubles per message (default 64),
- * -c PREFIX, -a K, -e K, -w.
+ * -c PREFIX, -a K, -e K, -s.
  */
-#define _POSIX_C_SOURCE 200809L /* getopt, nanosleep */
+#define _POSIX_C_SOURCE 200809L /* getopt, nanosleep, sigaction */
+#include <fcntl.h>
 #include <mpi.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -81,30 +96,83 @@ static void write_counts(const char *prefix, int rank) {
 }
 
 static void usage(const char *prog) {
-  fprintf(stderr, "usage: %s [-i iters] [-n doubles] [-c counts_prefix] [-a K | -e K | -w]\n", prog);
+  fprintf(stderr, "usage: %s [-i iters] [-n doubles] [-c counts_prefix] [-a K | -e K | -s]\n", prog);
   exit(2);
 }
 
-int main(int argc, char **argv) {
-  int rank, nprocs;
-  AM(MPI_Init, &argc, &argv);
-  AM(MPI_Comm_rank, MPI_COMM_WORLD, &rank);
-  AM(MPI_Comm_size, MPI_COMM_WORLD, &nprocs);
+/* ---- the last meeting (see the top): only async-signal-safe calls */
+static const char *g_prefix;
+static int g_rank = -1, g_nprocs;
 
+static void done_path(char *buf, size_t len, int rank) {
+  /* snprintf is not async-signal-safe: build "<prefix>.done.<rank>" by hand */
+  size_t n = 0;
+  for (const char *p = g_prefix; *p && n + 24 < len; p++) buf[n++] = *p;
+  for (const char *p = ".done."; *p; p++) buf[n++] = *p;
+  char digits[16];
+  int nd = 0;
+  for (unsigned r = (unsigned)rank; nd == 0 || r; r /= 10) digits[nd++] = (char)('0' + r % 10);
+  while (nd) buf[n++] = digits[--nd];
+  buf[n] = 0;
+}
+
+static void meet_all(void) {
+  if (!g_prefix || g_rank < 0) return;
+  char path[4200];
+  done_path(path, sizeof path, g_rank);
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd >= 0) close(fd);
+  for (int tries = 0; tries < 3000; tries++) { /* 30 s */
+    int all = 1;
+    for (int r = 0; r < g_nprocs && all; r++) {
+      struct stat sb;
+      done_path(path, sizeof path, r);
+      all = stat(path, &sb) == 0;
+    }
+    if (all) return;
+    struct timespec t = {0, 10 * 1000 * 1000};
+    nanosleep(&t, NULL);
+  }
+}
+
+static void meet_then_die(int sig) {
+  meet_all();
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+int main(int argc, char **argv) {
+  /* options first: the exit and signal handlers must be in place before MPI_Init */
   int iters = 20, n = 64, abort_at = -1, exit_at = -1, wait_forever = 0, opt;
   const char *prefix = NULL;
-  while ((opt = getopt(argc, argv, "i:n:c:a:e:w")) != -1) {
+  while ((opt = getopt(argc, argv, "i:n:c:a:e:s")) != -1) {
     switch (opt) {
     case 'i': iters = atoi(optarg); break;
     case 'n': n = atoi(optarg); break;
     case 'c': prefix = optarg; break;
     case 'a': abort_at = atoi(optarg); break;
     case 'e': exit_at = atoi(optarg); break;
-    case 'w': wait_forever = 1; break;
+    case 's': wait_forever = 1; break;
     default: usage(argv[0]);
     }
   }
   if (iters < 1 || n < 1) usage(argv[0]);
+  g_prefix = prefix;
+  if (exit_at >= 0) atexit(meet_all);
+  if (wait_forever) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = meet_then_die;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+  }
+
+  int rank, nprocs;
+  AM(MPI_Init, &argc, &argv);
+  AM(MPI_Comm_rank, MPI_COMM_WORLD, &rank);
+  AM(MPI_Comm_size, MPI_COMM_WORLD, &nprocs);
+  g_nprocs = nprocs;
+  g_rank = rank;
 
   const int right = (rank + 1) % nprocs, left = (rank + nprocs - 1) % nprocs;
   double *buf = malloc(4 * (size_t)n * sizeof *buf);

@@ -18,6 +18,7 @@ enum { REC_END = 0, REC_EVENT = 1, REC_CALLSITE = 2, REC_LOST = 3, REC_SEGMENT =
 struct tf_file_writer {
   FILE *f;
   char *path;
+  char *part; /* written as path.part, renamed to path when complete */
   tf_buf buf;
   uint32_t crc;
   uint64_t nevents;
@@ -27,7 +28,7 @@ struct tf_file_writer {
 /* A lazy writer creates its file at the first flush. */
 static void open_file(tf_file_writer *w) {
   if (w->f || w->io_error) return;
-  if (!(w->f = fopen(w->path, "wb"))) w->io_error = errno ? errno : EIO;
+  if (!(w->f = fopen(w->part, "wb"))) w->io_error = errno ? errno : EIO;
 }
 
 static void flush_buf(tf_file_writer *w) {
@@ -46,9 +47,12 @@ static tf_file_writer *open_writer(const char *path, tf_file_kind kind, const tf
     free(w);
     return NULL;
   }
-  if (!lazy) w->f = fopen(path, "wb");
-  if (!lazy && !w->f) {
+  size_t plen = strlen(path) + 6;
+  if ((w->part = malloc(plen))) snprintf(w->part, plen, "%s.part", path);
+  if (!lazy && w->part) w->f = fopen(w->part, "wb");
+  if (!w->part || (!lazy && !w->f)) {
     if (err) snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+    free(w->part);
     free(w->path);
     free(w);
     return NULL;
@@ -143,6 +147,7 @@ tf_status tf_file_writer_close(tf_file_writer *w, char *err, size_t errlen) {
     if (!w->io_error && fwrite(crc, 1, 4, w->f) != 4) w->io_error = errno ? errno : EIO;
     if (w->f && fclose(w->f) != 0 && !w->io_error) w->io_error = errno ? errno : EIO;
     w->f = NULL;
+    if (!w->io_error && rename(w->part, w->path) != 0) w->io_error = errno ? errno : EIO;
     if (w->io_error) {
       st = TF_ERR_IO;
       if (err) snprintf(err, errlen, "%s: write failed: %s", w->path, strerror(w->io_error));
@@ -150,6 +155,7 @@ tf_status tf_file_writer_close(tf_file_writer *w, char *err, size_t errlen) {
   }
   if (w->f) fclose(w->f);
   tf_buf_free(b);
+  free(w->part);
   free(w->path);
   free(w);
   return st;
@@ -180,6 +186,7 @@ tf_status tf_file_writer_finish_mem(tf_file_writer *w, uint8_t **data, size_t *l
     *data = b->data;
     *len = b->len;
   }
+  free(w->part);
   free(w->path);
   free(w);
   return st;

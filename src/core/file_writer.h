@@ -13,7 +13,9 @@
 
 typedef struct tf_file_writer tf_file_writer;
 
-/* Create `path` and write the header. info->funcs/nfuncs give the function
+/* Create `path` and write the header. The file is written as `path.part`
+ * and renamed to `path` once complete, so a process killed while writing
+ * leaves no file under the final name. info->funcs/nfuncs give the function
  * table; nevents/callsites are ignored. NULL on failure (message in err). */
 tf_file_writer *tf_file_writer_open(const char *path, tf_file_kind kind, const tf_file_info *info, char *err,
                                     size_t errlen);

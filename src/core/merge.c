@@ -289,20 +289,25 @@ int tf_mtrace_merge(tf_mtrace *dst, tf_mtrace *src, char *err, size_t errlen) {
     why = "ranks must be merged in increasing order, each once";
   if (why) {
     snprintf(err, errlen, "%s", why);
+    tf_mtrace_free(src);
     return -1;
   }
   merger g = {.m = &dst->mem};
   uint32_t *map = malloc((src->ncallsites ? src->ncallsites : 1) * sizeof *map);
-  if (!map) goto nomem;
-  for (uint32_t i = 0; i < src->ncallsites; i++) {
+  for (uint32_t i = 0; map && i < src->ncallsites; i++) {
     map[i] = find_site(dst, src->callsites[i].sig);
     if (map[i] == UINT32_MAX) {
       if (tf_mtrace_add_callsite(dst, &src->callsites[i])) {
         free(map);
-        goto nomem;
+        map = NULL;
+        break;
       }
       map[i] = dst->ncallsites - 1;
     }
+  }
+  if (!map) {
+    tf_mtrace_free(src);
+    goto nomem;
   }
   remap_sites(src->top, src->ntop, map);
   free(map);
@@ -324,7 +329,8 @@ int tf_mtrace_merge(tf_mtrace *dst, tf_mtrace *src, char *err, size_t errlen) {
   tf_vseq_append(&dst->present, &src->present, &dst->mem);
   tf_vseq_append(&dst->nevents, &src->nevents, &dst->mem);
   tf_vseq_append(&dst->lost, &src->lost, &dst->mem);
-  if (!dst->partial) dst->partial = src->partial;
+  if (src->partial && (!dst->partial || src->partial < dst->partial))
+    dst->partial = src->partial; /* the first cause: MPI_Abort, then a signal, then an exit */
   if (src->start_unix_ns && (!dst->start_unix_ns || src->start_unix_ns < dst->start_unix_ns))
     dst->start_unix_ns = src->start_unix_ns;
   tf_mtrace_free(src);

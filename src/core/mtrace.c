@@ -122,7 +122,8 @@ static tf_mnode *from_fnode(const tf_fnode *x, int64_t rank, const tf_callsite *
   y->fn = x->fn;
   y->thread = x->thread;
   y->site = x->site;
-  y->key = tf_mnode_event_key(x->fn, x->thread, cs[x->site].sig);
+  y->site_sig = cs[x->site].sig;
+  y->key = tf_mnode_event_key(x->fn, x->thread, y->site_sig);
   y->compute = stat_of(&x->compute, x->nvals.nvalues);
   y->duration = stat_of(&x->duration, x->nvals.nvalues);
   y->slots = calloc(x->nslots ? x->nslots : 1, sizeof *y->slots);

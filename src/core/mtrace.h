@@ -39,6 +39,7 @@ typedef struct tf_mnode {
   uint64_t key; /* event: hash(fn, thread, call-site signature); loop: hash of the body's keys */
   int is_loop;
   uint32_t fn, thread, site; /* event; site indexes the trace's call sites */
+  uint64_t site_sig;         /* event: the call site's signature */
   tf_vseq ranks;             /* ranks this node occurs on */
   tf_vset count;             /* loop: iteration counts; event: number of values of each occurrence */
   tf_vset *slots;            /* event: parameter position j of each occurrence */
@@ -69,7 +70,9 @@ typedef struct tf_mtrace {
 int tf_mtrace_from_file(tf_mtrace *t, const tf_file_reader *r);
 
 /* Merge src into dst; every rank of src must be above every rank of dst
- * (merge in rank order). src is emptied and freed. 0; -1 with a message. */
+ * (merge in rank order). src is always freed. 0; -1 with a message (dst
+ * is then unchanged if the inputs were refused, or unusable if memory ran
+ * out). */
 int tf_mtrace_merge(tf_mtrace *dst, tf_mtrace *src, char *err, size_t errlen);
 
 /* Encode as a merged trace file (zstd level 0: sections stored raw). 0 or

@@ -275,6 +275,7 @@ void tf_node_get(const tf_node *n, tf_node_info *info) {
   *info = (tf_node_info){.is_loop = x->is_loop,
                          .fn = x->fn,
                          .thread = x->thread,
+                         .callsite = x->site_sig,
                          .nslots = x->nslots,
                          .nbody = x->nbody,
                          .body = (const tf_node *const *)x->body};

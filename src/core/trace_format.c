@@ -227,7 +227,8 @@ static int get_node(dec *d, tf_mnode **out, const tf_vseq *parent, uint32_t dept
   x->fn = (uint32_t)fn;
   x->thread = (uint32_t)thread;
   x->site = (uint32_t)site;
-  x->key = tf_mnode_event_key(x->fn, x->thread, d->t->callsites[site].sig);
+  x->site_sig = d->t->callsites[site].sig;
+  x->key = tf_mnode_event_key(x->fn, x->thread, x->site_sig);
   if (get_vset(d, &x->count, &x->ranks, 1, 0, INT32_MAX)) return -1;
   uint64_t nslots = tf_cur_uvar(d->c);
   if (d->c->bad) return bad(d, "truncated event");

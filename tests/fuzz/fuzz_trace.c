@@ -39,7 +39,7 @@
 #include "tracefold.h"
 
 enum {
-  EVENT_BUDGET = 100000, /* events read per pass over an input (at most two passes), all readers together */
+  EVENT_BUDGET = 50000,  /* events read per pass over an input (at most two passes), all readers together */
   MAX_CURSORS = 64,      /* rank cursors opened per merged trace */
   MAX_PROBE = 4096,      /* ranks probed with tf_trace_rank */
   MAX_NODES = 100000,    /* nodes visited per merged trace */
@@ -74,8 +74,7 @@ static void touch_callsites(const tf_callsite *cs, uint32_t n) {
   }
 }
 
-static void touch_event(const tf_event *ev, const tf_func_desc *funcs, uint32_t nfuncs) {
-  (void)nfuncs;
+static void touch_event(const tf_event *ev, const tf_func_desc *funcs) {
   touch_str(funcs[ev->fn].name); /* fn indexes the function table, as every tool uses it */
   char buf[32];
   for (uint32_t i = 0; i < ev->nvals; i++) {
@@ -109,7 +108,7 @@ static void read_file(const char *path) {
     for (uint64_t i = 0; i < limit && budget > 0; i++, budget--) {
       rc = tf_file_next(r, &ev);
       if (rc != 1) break;
-      touch_event(&ev, in->funcs, in->nfuncs);
+      touch_event(&ev, in->funcs);
     }
     if (rc < 0) touch_str(tf_file_error(r));
     tf_file_rewind(r);
@@ -134,28 +133,28 @@ static void read_rank(tf_trace *t, int32_t rank, const tf_trace_info *in) {
   for (uint64_t i = 0; i < limit && budget > 0; i++, budget--) {
     rc = tf_rank_cursor_next(c, &ev);
     if (rc != 1) break;
-    touch_event(&ev, in->funcs, in->nfuncs);
+    touch_event(&ev, in->funcs);
   }
   if (rc < 0) touch_str(tf_rank_cursor_error(c));
   tf_rank_cursor_close(c);
 }
 
-/* A small heap buffer of exactly `len` bytes, so that ASan sees a write past it. */
-static void node_text(const tf_node *n, int which, uint32_t k, size_t vlen, size_t rlen) {
-  char *v = vlen ? malloc(vlen) : NULL, *r = rlen ? malloc(rlen) : NULL;
-  if ((vlen && !v) || (rlen && !r)) abort();
-  tf_node_values(n, which, k, v, vlen, r, rlen);
-  if (v) touch_str(v);
-  if (r) touch_str(r);
-  free(v);
-  free(r);
-}
-
+/* Pair k of a value set as text: into large buffers, then into small heap
+ * buffers of exactly the size given, so that ASan sees a write past them. */
 static void walk_values(const tf_node *n, int which, size_t small) {
   uint32_t npairs = tf_node_values(n, which, 0, NULL, 0, NULL, 0);
   for (uint32_t k = 0; k < npairs && k < MAX_PAIRS; k++) {
-    node_text(n, which, k, 4096, 4096);
-    node_text(n, which, k, small, small + 1);
+    char v[4096], r[4096];
+    tf_node_values(n, which, k, v, sizeof v, r, sizeof r);
+    touch_str(v);
+    touch_str(r);
+    char *sv = small ? malloc(small) : NULL, *sr = malloc(small + 1);
+    if ((small && !sv) || !sr) abort();
+    tf_node_values(n, which, k, sv, small, sr, small + 1);
+    if (sv) touch_str(sv);
+    touch_str(sr);
+    free(sv);
+    free(sr);
   }
 }
 
