@@ -33,7 +33,13 @@ static void values(const tf_node *n, int which, long rank, char *out, size_t len
   }
   char v[TEXT], r[TEXT];
   uint32_t np = tf_node_values(n, which, 0, v, sizeof v, r, sizeof r);
-  if (np <= 1) {
+  int same = 1; /* variants that print alike (equal values, folded differently) print once */
+  for (uint32_t k = 1; k < np && same; k++) {
+    char w[TEXT];
+    tf_node_values(n, which, k, w, sizeof w, NULL, 0);
+    same = strcmp(v, w) == 0;
+  }
+  if (np <= 1 || same) {
     snprintf(out, len, "%s", v);
     return;
   }

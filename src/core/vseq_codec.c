@@ -128,6 +128,12 @@ int tf_vseq_decode(tf_cursor *c, tf_vseq *s, tf_mem *m, tf_vfacts *f, const char
     if (s->items) s->n = s->cap = (uint32_t)n;
     if (!rc && f->count > TF_VSEQ_LIMIT) rc = bad(&d, "value sequence too long");
     if (!rc) s->nvalues = (uint64_t)f->count;
+    if (!rc && s->n && !s->items[s->n - 1].nbody) { /* a last run is the open run, as when it was written */
+      tf_vitem *t = &s->items[--s->n];
+      s->tbase = t->base;
+      s->tstep = t->step;
+      s->tcount = t->count;
+    }
   }
   *why = d.why;
   return rc;

@@ -23,7 +23,8 @@ typedef struct tf_vfacts {
 
 void tf_vseq_encode(tf_buf *b, const tf_vseq *s);
 
-/* Decode into s (uninitialised). 0, or -1 with a reason in *why (static
+/* Decode into s (uninitialised). A last item that is a run becomes the
+ * sequence's open run again, so that appended values extend it. 0, or -1 with a reason in *why (static
  * string); s is then partly filled and must be freed. */
 int tf_vseq_decode(tf_cursor *c, tf_vseq *s, tf_mem *m, tf_vfacts *f, const char **why);
 
