@@ -48,15 +48,44 @@ static int same(const tf_mnode *a, const tf_mnode *b) {
   return 1;
 }
 
+/* Pool src's pairs into dst: a sequence dst already has gains src's ranks
+ * (appended: they are higher), a new one becomes a pair. Pairs are found by
+ * hash, through a small table when there are many (data-dependent values
+ * give one pair per rank). */
 static void vset_merge(merger *g, tf_vset *dst, tf_vset *src) {
-  for (uint32_t k = 0; k < src->n; k++) {
-    uint32_t i = 0;
-    while (i < dst->n && !(dst->hash[i] == src->hash[k] && tf_vseq_equal(&dst->seq[i], &src->seq[k]))) i++;
-    if (i < dst->n)
-      tf_vseq_append(&dst->ranks[i], &src->ranks[k], g->m);
-    else
-      tf_vset_add(dst, &src->seq[k], &src->ranks[k], src->hash[k], g->m);
+  uint32_t cap = 0, *table = NULL;
+  if ((uint64_t)dst->n * src->n > 64) {
+    for (cap = 16; cap < 2 * (dst->n + src->n); cap *= 2) {}
+    if ((table = malloc(cap * sizeof *table))) {
+      memset(table, 0xff, cap * sizeof *table);
+      for (uint32_t i = 0; i < dst->n; i++) {
+        uint32_t h = (uint32_t)dst->hash[i] & (cap - 1);
+        while (table[h] != UINT32_MAX) h = (h + 1) & (cap - 1);
+        table[h] = i;
+      }
+    }
   }
+  for (uint32_t k = 0; k < src->n; k++) {
+    uint32_t i = dst->n;
+    if (table) {
+      for (uint32_t h = (uint32_t)src->hash[k] & (cap - 1); table[h] != UINT32_MAX; h = (h + 1) & (cap - 1))
+        if (dst->hash[table[h]] == src->hash[k] && tf_vseq_equal(&dst->seq[table[h]], &src->seq[k])) {
+          i = table[h];
+          break;
+        }
+    } else {
+      i = 0;
+      while (i < dst->n && !(dst->hash[i] == src->hash[k] && tf_vseq_equal(&dst->seq[i], &src->seq[k]))) i++;
+    }
+    if (i < dst->n) {
+      tf_vseq_append(&dst->ranks[i], &src->ranks[k], g->m);
+    } else if (tf_vset_add(dst, &src->seq[k], &src->ranks[k], src->hash[k], g->m) == 0 && table) {
+      uint32_t h = (uint32_t)src->hash[k] & (cap - 1);
+      while (table[h] != UINT32_MAX) h = (h + 1) & (cap - 1);
+      table[h] = dst->n - 1;
+    }
+  }
+  free(table);
   tf_vset_free(src, g->m);
 }
 
