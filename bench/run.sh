@@ -24,7 +24,7 @@
 #
 # RESULTS.md is shared with other benchmarks: this script replaces only its
 # own section ("## Recorder cost per call (MODE mode)", up to the next "## "
-# heading) and keeps every other section as it is.
+# heading) and keeps every other section as it is (bench/results_section.py).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -86,9 +86,12 @@ for ((p = 1; p <= PAIRS; p++)); do
 done
 
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
-python3 - "$log" "$here/RESULTS.md" "$(date -u '+%Y-%m-%d %H:%M UTC')" "$(nproc)" "$cpu" "$(cat "$tmp/mpi")" \
+# imports results_section.py from here (and leaves no __pycache__ in the tree)
+PYTHONPATH=$here PYTHONDONTWRITEBYTECODE=1 python3 - "$log" "$here/RESULTS.md" "$(date -u '+%Y-%m-%d %H:%M UTC')" "$(nproc)" "$cpu" "$(cat "$tmp/mpi")" \
   "$ITERS" "$REPS" "$PAIRS" "$(uname -r)" "$load0" "$(cut -d' ' -f1-3 /proc/loadavg)" "$MODE" <<'EOF'
 import re, statistics, sys
+
+from results_section import update
 
 log, results, date, nproc, cpu, mpi, iters, reps, pairs, kernel, load0, load, mode = sys.argv[1:]
 runs = {}  # (pair, kind) -> {"p2p": median ns/iter, "p2p_min": fastest rep, ...}
@@ -169,19 +172,7 @@ Per pair:
 {chr(10).join(detail)}
 """
 
-try:
-    text = open(results).read()
-except FileNotFoundError:
-    text = "# tracefold benchmark results\n\nEach section is written by the benchmark named in it; rerun it to refresh.\n"
-lines = text.splitlines(keepends=True)
-start = next((i for i, l in enumerate(lines) if l.rstrip("\n") == heading), None)
-if start is None:
-    text = text.rstrip("\n") + "\n\n" + section
-else:
-    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
-    rest = "".join(lines[end:])
-    text = "".join(lines[:start]) + section + ("\n" + rest if rest else "")
-open(results, "w").write(text)
+update(results, heading, section)
 print(f"run.sh: wrote {results}", file=sys.stderr)
 EOF
 echo "run.sh: done in $(($(date +%s) - start)) s" >&2

@@ -46,7 +46,11 @@
 # RESULTS.md is shared: this script replaces only its two sections
 # ("## Merged trace bytes vs iterations", "## Compressor cost per event"
 # (unless FOLDCOST=0), each up to the next "## " heading) and keeps
-# everything else.
+# everything else (bench/results_section.py).
+#
+# The code it shares with ranks.sh is in bench/bench_common.sh: the
+# checks for the commands it needs, copying the binaries, the SOURCE default,
+# keeping the traces of failed round trips, the final message and exit status.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -66,10 +70,10 @@ export MPIR_CVAR_POLLS_BEFORE_YIELD=1
 # a stray TRACEFOLD_* in the caller's environment would alter the runs
 unset LD_PRELOAD TRACEFOLD_MODE TRACEFOLD_OUTPUT TRACEFOLD_MEMORY
 
-die() { echo "sizes.sh: $*" >&2; exit 1; }
-command -v zstd >/dev/null || die "zstd not found (scripts/setup.sh installs it; or apt-get install zstd)"
-command -v "$MPIRUN" >/dev/null || die "launcher $MPIRUN not found"
-command -v timeout >/dev/null || die "timeout (coreutils) not found"
+prog=sizes.sh
+# shellcheck source=SCRIPTDIR/bench_common.sh
+. "$here/bench_common.sh"
+need_commands
 ((NP >= 2)) || die "NP must be at least 2 (rank 1 is measured)"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tf-sizes.XXXXXX")
@@ -81,24 +85,9 @@ bin=$tmp/bin
 mkdir -p "$bin"
 tools="src/recorder/libtracefold.so src/cli/tracefold"
 if ((FOLDCOST)); then tools="$tools bench/bench_foldcost"; fi
-for f in $tools; do
-  [[ -f $build/$f ]] || die "missing $build/$f (build the project first)"
-  cp "$build/$f" "$bin/"
-done
-for w in $WORKLOADS; do
-  [[ -x $build/workloads/wl_$w ]] || die "missing $build/workloads/wl_$w (build the project first)"
-  cp "$build/workloads/wl_$w" "$bin/"
-done
-src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt" 2>/dev/null || true)
-if [[ -z ${SOURCE:-} ]]; then
-  SOURCE=unknown
-  if [[ -n $src ]] && SOURCE=$(git -C "$src" rev-parse --short HEAD 2>/dev/null); then
-    [[ -z $(git -C "$src" status --porcelain -- src include 2>/dev/null) ]] ||
-      SOURCE="$SOURCE + uncommitted changes in src/ or include/"
-  else
-    SOURCE=unknown
-  fi
-fi
+# shellcheck disable=SC2086 # $tools and $WORKLOADS are lists of words
+copy_binaries "$build" "$bin" $tools $WORKLOADS
+SOURCE=${SOURCE:-$(source_of "$build")}
 lib=$bin/libtracefold.so
 cli=$bin/tracefold
 fold=$bin/bench_foldcost
@@ -167,11 +156,7 @@ run_one() { # workload iters -> appends a "run" line to the log; leaves the trac
   b=$("$cli" unroll --no-time "$t/trace.tf" | md5sum) || die "tracefold unroll --no-time failed on wl_$w -i $n"
   if [[ $a != "$b" ]]; then
     rt=FAILED
-    status=1
-    [[ -n $failed ]] || failed=$(mktemp -d "${TMPDIR:-/tmp}/tf-sizes-failed.XXXXXX")
-    cp -r "$t" "$failed/$w-$n"
-    echo "sizes.sh: ROUND TRIP FAILED: wl_$w -i $n: tracefold dump --no-time $failed/$w-$n differs from" \
-      "tracefold unroll --no-time $failed/$w-$n/trace.tf" >&2
+    round_trip_failed "$t" "$w-$n" "wl_$w -i $n"
   fi
   # structure of the merged trace: `tracefold show` lines that are events or loops (nodes), and a
   # signature of the text with every number replaced (equal = same nodes, values and rank lists, up to
@@ -198,9 +183,7 @@ fold_one() { # workload iters rank label...
   if ((rc != 0)); then
     cat "$tmp/fold" "$tmp/folderr" >&2
     grep -q "^roundtrip FAILED" "$tmp/fold" || die "bench_foldcost failed on wl_$w -i $n rank $r"
-    status=1
-    [[ -n $failed ]] || failed=$(mktemp -d "${TMPDIR:-/tmp}/tf-sizes-failed.XXXXXX")
-    cp "$tmp/trace/rank-$r.flat" "$failed/$w-$n-rank-$r.flat"
+    keep_failed "$tmp/trace/rank-$r.flat" "$w-$n-rank-$r.flat"
     echo "sizes.sh: ROUND TRIP FAILED: $fold $failed/$w-$n-rank-$r.flat" >&2
   fi
   local hdr
@@ -250,10 +233,13 @@ done
 
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 elapsed=$(($(date +%s) - start))
-python3 - "$log" "$RESULTS" "$(date -u '+%Y-%m-%d %H:%M UTC')" "$(nproc)" "$cpu" "$(cat "$tmp/mpi")" \
+# imports results_section.py from here (and leaves no __pycache__ in the tree)
+PYTHONPATH=$here PYTHONDONTWRITEBYTECODE=1 python3 - "$log" "$RESULTS" "$(date -u '+%Y-%m-%d %H:%M UTC')" "$(nproc)" "$cpu" "$(cat "$tmp/mpi")" \
   "$NP" "$BUDGET" "$ZSTD_LEVEL" "$FOLDREPS" "$(uname -r)" "$load0" "$(cut -d' ' -f1-3 /proc/loadavg)" \
   "$SOURCE" "$elapsed" "$ITERS" "$FOLDCOST" <<'EOF'
 import sys
+
+from results_section import update
 
 (log, results, date, nproc, cpu, mpi, np_, budget, zlevel, foldreps, kernel, load0, load, commit, elapsed,
  iters, foldcost) = sys.argv[1:]
@@ -317,8 +303,8 @@ zstd/tf = concatenated-zstd bytes / `trace.tf` bytes; merge ms = the merge time 
 stats`: from decoding its own folded trace to the merged structure being ready, receiving the other ranks'
 traces over the binomial tree included, before the final encode and write; the ranks busy-poll on {nproc}
 cores, so it is mostly waiting). Every run passed the round-trip check (`tracefold dump --no-time DIR` of
-the flat files = `tracefold unroll --no-time DIR/trace.tf` of the merged one, byte for byte)
-{"" if allok else "unless marked"}. Run s = wall time of the traced `mpirun`.
+the flat files = `tracefold unroll --no-time DIR/trace.tf` of the merged one, byte for
+byte){"" if allok else " unless marked"}. Run s = wall time of the traced `mpirun`.
 
 | workload | iterations | events | flat B | flat + zstd -{zlevel} per file B | zstd -{zlevel} of all flat B | trace.tf B | nodes | flat/tf | zstd/tf | merge ms | run s |
 |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
@@ -366,32 +352,11 @@ machine add noise, the fastest repetition is a lower bound.
 {chr(10).join(frows)}
 """
 
-
-def replace(text, heading, section):
-    lines = text.splitlines(keepends=True)
-    start = next((i for i, l in enumerate(lines) if l.rstrip("\n") == heading), None)
-    if start is None:
-        return text.rstrip("\n") + "\n\n" + section
-    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
-    rest = "".join(lines[end:])
-    return "".join(lines[:start]) + section + ("\n" + rest if rest else "")
-
-
-try:
-    text = open(results).read()
-except FileNotFoundError:
-    text = "# tracefold benchmark results\n\nEach section is written by the benchmark named in it; rerun it to refresh.\n"
-old = "## Compressed bytes per rank vs iterations"  # this section's name before traces were merged
-heads = [l.rstrip("\n") for l in text.splitlines()]
-text = replace(text, old if old in heads and h1 not in heads else h1, s1)
+# the first section's name before traces were merged
+update(results, h1, s1, formerly="## Compressed bytes per rank vs iterations")
 if foldcost == "1":
-    text = replace(text, h2, s2)
-open(results, "w").write(text)
+    update(results, h2, s2)
 print(f"sizes.sh: wrote {results}", file=sys.stderr)
 print("\n".join(rows + [""] + summary + [""] + frows), file=sys.stderr)
 EOF
-if ((status != 0)); then
-  echo "sizes.sh: some round trips FAILED; their traces are kept in $failed" >&2
-fi
-echo "sizes.sh: done in $(($(date +%s) - start)) s" >&2
-exit "$status"
+finish "some round trips FAILED; their traces are kept in $failed"
