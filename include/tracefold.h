@@ -200,7 +200,7 @@ typedef enum tf_trace_source {
 typedef struct tf_trace_info {
   int32_t source;        /* tf_trace_source */
   int32_t nranks;        /* ranks of the run */
-  int32_t nranks_present; /* ranks with events in this trace (< nranks only for a partial or single-rank input) */
+  int32_t nranks_present; /* ranks present in this trace (< nranks only for a partial or single-rank input) */
   uint32_t partial;      /* not 0: the run stopped without MPI_Finalize (a TF_PARTIAL_* reason) */
   int32_t thread_level;
   uint64_t start_unix_ns;
@@ -222,8 +222,9 @@ tf_status tf_trace_open(const char *path, unsigned flags, tf_trace **out, char *
 tf_status tf_trace_open_mem(const void *data, size_t len, const char *name, tf_trace **out, char *err,
                             size_t errlen);
 const tf_trace_info *tf_trace_get_info(const tf_trace *t);
-/* 1 if `rank` has events in the trace (its event and lost counts then in
- * *nevents and *lost, either may be NULL), else 0. */
+/* 1 if `rank` is present in the trace (it wrote its part, possibly with 0
+ * events; its event and lost counts then in *nevents and *lost, either may
+ * be NULL), else 0. */
 int tf_trace_rank(const tf_trace *t, int32_t rank, uint64_t *nevents, uint64_t *lost);
 void tf_trace_close(tf_trace *t);
 

@@ -9,7 +9,8 @@
 #    workloads from build/ (scripts/setup.sh) traced with TRACEFOLD_MODE=both;
 #    the seeds are each run's trace.tf (also with its sections stored raw),
 #    its rank-*.flat, the rank-*.tfc the recorder's compressor makes of them,
-#    and the first ranks' files concatenated (read as one trace directory);
+#    copies with only the functions used in their function table, and all
+#    the ranks' files concatenated (read as one trace directory);
 # 3. runs every file of tests/fuzz/regressions/ once through the harness;
 # 4. fuzzes for SECONDS (new inputs kept in build-fuzz/corpus).
 # Exits non-zero if a regression input or the fuzzer made the harness crash,
@@ -66,23 +67,19 @@ for spec in stencil2d:4 masterworker:3 branchy:3 nbcoll:2 threads:2; do
   for f in "$t"/trace.tf "$t"/rank-*.flat; do
     cp "$f" "$out/seeds/$wl-np$np-$(basename "$f")"
   done
-  # the merged trace with stored (mutable) and with zstd sections
+  # the merged trace with stored (mutable) and zstd sections, and a small copy (used functions only)
   "$out/make_seeds" merged "$out/seeds/$wl-np$np-trace" "$t/trace.tf"
-  # per-rank compressed files (a run writes them only when it stops early): from the flat files,
-  # by the recorder's compressor; a 16K memory cap on rank 0 makes several segments
-  for ((r = 0; r < np; r++)); do
-    cap=()
-    [ $r -eq 0 ] && cap=(16384)
-    "$out/make_seeds" tfc "$out/seeds/$wl-np$np-rank-$r.tfc" "$t/rank-$r.flat" "${cap[@]}"
+  # per-rank compressed files (a run writes them only when it stops early), made of the flat files
+  # by the recorder's compressor (a 16K memory cap on rank 0: several segments), and "small" copies
+  # of both whose function table holds only the functions the run uses (tests/fuzz/make_seeds.c)
+  flat=()
+  for ((r = 0; r < np; r++)); do flat+=("$t/rank-$r.flat"); done
+  "$out/make_seeds" ranks "$out/seeds/$wl-np$np" 16384 "${flat[@]}"
+  # several per-rank files in one input: the harness reads them as one trace directory (merged)
+  for kind in tfc flat; do
+    cat "$out/seeds/$wl-np$np"-rank-*.small.$kind >"$tmp/ranks.$kind"
+    mv "$tmp/ranks.$kind" "$out/seeds/$wl-np$np-ranks.small.$kind"
   done
-  # several per-rank files in one input: the harness merges them (at most 3 ranks, to stay small)
-  tfc=() flat=()
-  for ((r = 0; r < np && r < 3; r++)); do
-    tfc+=("$out/seeds/$wl-np$np-rank-$r.tfc")
-    flat+=("$t/rank-$r.flat")
-  done
-  cat "${tfc[@]}" >"$out/seeds/$wl-np$np-ranks.tfc"
-  cat "${flat[@]}" >"$out/seeds/$wl-np$np-ranks.flat"
 done
 nseeds=$(find "$out/seeds" -type f | wc -l)
 echo "fuzz: $nseeds seed files, $(du -sk "$out/seeds" | cut -f1) KB ($(find "$out/seeds" -name '*.tf' | wc -l) merged traces)"

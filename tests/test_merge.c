@@ -12,24 +12,30 @@
  *      binomial-tree, sequential, random-split or "over the wire" (encoded
  *      and decoded before each merge) order, encoded (zstd level 0 and 3),
  *      opened from memory: every rank's cursor gives back exactly its
- *      generated stream;
+ *      generated stream (times: the constant, or within the deltas of the
+ *      events of that shape); decode + encode gives the same bytes;
  *   2. tf_trace_open on the directory of per-rank files (merged when
  *      opened), on a merged file, on a single per-rank file, and on a
  *      directory with a rank missing: the same events, info and counts;
+ *      merges that must be refused (ranks out of order or twice, other
+ *      run sizes or function tables) leave the destination unchanged; a
+ *      sparse partial run (ranks 0, 5, 70000, 99999 of 100000);
  *   3. size: a regular 2-D stencil merged at 16, 64 and 256 ranks stays
  *      about the same size, far below the per-rank files; the node API
  *      (tf_trace_top, tf_node_get/ranks/values) agrees with the streams;
  *   4. rank lists (ranklist.h): membership, ends and text form of sorted
  *      random sets and strided blocks, against a bitmap;
- *   5. hostile merged files: truncations, byte flips, and CRC-valid
- *      structural edits of a decoded tf_mtrace, re-encoded: refused at
- *      open, or every cursor ends (0 or -1 with a message), never a crash
- *      or a hang.
+ *   5. hostile merged files: truncations, byte flips (also with the CRCs
+ *      made valid again), and structural edits of a decoded tf_mtrace,
+ *      re-encoded: refused at open (always, for what FORMAT.md 3.9 says
+ *      must be), or every cursor ends (0 after the declared number of
+ *      events, or -1 with a message), never a crash or a hang.
  *
  * Usage: test_merge              all tests (fixed seeds)
  *        test_merge SEED [P]     only the merge round trip of SEED (verbose)
- *        test_merge --seeds N    only the merge round trips, N seeds from 5000
- *        test_merge --part NAME  one part: ranklists, lossless, stencil_size, hostile
+ *        test_merge --seeds N [FIRST]  only the merge round trips, N seeds from FIRST (5000)
+ *        test_merge --part NAME  one part: ranklists, lossless, refusals, stencil_size, hostile
+ *        test_merge --hostile R  part 5 on 3 x R sample traces
  * A failing check prints its seed and the first mismatch.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -39,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -60,7 +67,9 @@ static uint64_t mix(uint64_t a, uint64_t b) { /* splitmix64 of a combination */
 }
 
 /* ------------------------------------------------------------ watchdog */
-/* A hang is a failure: the case being run is printed and the test stops. */
+/* A hang is a failure: the case being run is printed and the test stops.
+ * The limit is on cpu time (ITIMER_PROF), so a loaded machine does not
+ * make a slow case look like a hang. */
 static char current_case[256];
 static void on_alarm(int sig) {
   (void)sig;
@@ -70,7 +79,10 @@ static void on_alarm(int sig) {
   }
   _exit(3);
 }
-static void watchdog(unsigned seconds) { alarm(seconds); }
+static void watchdog(unsigned seconds) {
+  struct itimerval it = {{0, 0}, {(time_t)seconds, 0}};
+  setitimer(ITIMER_PROF, &it, NULL);
+}
 
 /* ------------------------------------------------------- temp directory */
 static char workdir[64]; /* merge_tmp_XXXXXX in the working directory */
@@ -89,18 +101,23 @@ static void clear_dir(const char *dir, int P) {
 
 /* =============================================== per-rank files, merging */
 
+/* Start time of rank r: the merged trace keeps the earliest. */
+static uint64_t start_ns(int r) { return 1234567 + (uint64_t)((r * 7919 + 5) % 13); }
+
 /* Write rank `rank`'s stream as a compressed per-rank file; its size. */
+static uint32_t write_nfuncs = NFUNCS; /* a shorter function table: another tracefold version */
+
 static long write_rank(const char *path, const stream *s, int rank, int P, size_t cap, uint64_t lost, uint32_t partial,
                        uint32_t *nsegments) {
-  tf_file_info info = {.rank = rank, .nranks = P, .thread_level = 2, .start_unix_ns = 1234567, .exe = "synthetic",
-                       .mpi = "none", .nfuncs = NFUNCS, .funcs = funcs};
+  tf_file_info info = {.rank = rank, .nranks = P, .thread_level = 2, .start_unix_ns = start_ns(rank), .exe = "synthetic",
+                       .mpi = "none", .nfuncs = write_nfuncs, .funcs = funcs};
   char err[512];
   fresh(path);
   tf_file_writer *w = tf_file_writer_open(path, TF_FILE_COMPRESSED, &info, err, sizeof err);
   CHECKF(w != NULL, "%s", err);
   if (!w) return -1;
   tf_compressor c;
-  CHECK(tf_compressor_init(&c, funcs, NFUNCS, cap) == 0);
+  CHECK(tf_compressor_init(&c, funcs, write_nfuncs, cap) == 0);
   enum { MAXSITE = 4096 };
   static int64_t index_of[MAXSITE];
   for (int i = 0; i < MAXSITE; i++) index_of[i] = -1;
@@ -157,14 +174,17 @@ static uint64_t run_nevents(const run *R) {
   return n;
 }
 
-static int write_run(run *R, size_t cap) {
+/* Write every rank's file; with mixed_caps, odd ranks get 4 times the memory
+ * cap (their segments end elsewhere). */
+static int write_run(run *R, size_t cap, int mixed_caps) {
   R->fsum = 0;
   R->maxseg = 0;
   for (int r = 0; r < R->P; r++) {
     char p[256];
     rank_path(p, sizeof p, R->dir, r);
     uint32_t nseg = 0;
-    R->fsize[r] = write_rank(p, &R->s[r], r, R->P, cap, R->lost[r], r == R->P - 1 ? R->partial : 0, &nseg);
+    size_t c = mixed_caps && r % 2 ? 4 * cap : cap;
+    R->fsize[r] = write_rank(p, &R->s[r], r, R->P, c, R->lost[r], r == R->P - 1 ? R->partial : 0, &nseg);
     if (R->fsize[r] < 0) return -1;
     R->fsum += R->fsize[r];
     if (nseg > R->maxseg) R->maxseg = nseg;
@@ -203,20 +223,22 @@ static int over_the_wire(tf_mtrace *t, int level, const char *what) {
 enum { ORD_BINOMIAL, ORD_SEQUENTIAL, ORD_SPLIT, ORD_WIRE, ORD_N };
 static const char *const ord_names[] = {"binomial", "sequential", "random split", "binomial over the wire"};
 
-static int merge2(tf_mtrace *dst, tf_mtrace *src, int wire, int lo, int mid, uint64_t seed) {
+/* Merge t[mid] (ranks mid..) into t[lo]; t[mid] is freed either way (mtrace.h). */
+static int merge2(tf_mtrace *t, int *live, int lo, int mid, int wire, uint64_t seed) {
   char err[512] = "", what[96];
   snprintf(what, sizeof what, "seed %" PRIu64 " ranks %d..", seed, mid);
-  if (wire && over_the_wire(src, (int)((seed + (uint64_t)mid) % 2) * 3, what)) return -1;
-  int rc = tf_mtrace_merge(dst, src, err, sizeof err);
+  live[mid] = 0;
+  if (wire && over_the_wire(&t[mid], (int)((seed + (uint64_t)mid) % 2) * 3, what)) return -1;
+  int rc = tf_mtrace_merge(&t[lo], &t[mid], err, sizeof err);
   CHECKF(rc == 0, "seed %" PRIu64 ": merging ranks from %d into ranks from %d: %s", seed, mid, lo, err);
   return rc;
 }
 
-static int merge_split(tf_mtrace *t, int lo, int hi, uint64_t seed) {
+static int merge_split(tf_mtrace *t, int *live, int lo, int hi, uint64_t seed) {
   if (hi - lo < 2) return 0;
   int mid = lo + 1 + (int)(mix(seed, (uint64_t)(lo * 7919 + hi)) % (uint64_t)(hi - lo - 1));
-  if (merge_split(t, lo, mid, seed) || merge_split(t, mid, hi, seed)) return -1;
-  return merge2(&t[lo], &t[mid], 0, lo, mid, seed);
+  if (merge_split(t, live, lo, mid, seed) || merge_split(t, live, mid, hi, seed)) return -1;
+  return merge2(t, live, lo, mid, 0, seed);
 }
 
 /* All ranks' files merged into *out in the given order. */
@@ -229,29 +251,19 @@ static int build_merged(const run *R, int order, tf_mtrace *out, uint64_t seed) 
     if (!(rc = load_rank(R, r, &t[r]))) live[r] = 1;
   if (!rc) switch (order) {
     case ORD_SEQUENTIAL:
-      for (int r = 1; r < P && !rc; r++) {
-        rc = merge2(&t[0], &t[r], 0, 0, r, seed);
-        live[r] = 0;
-      }
+      for (int r = 1; r < P && !rc; r++) rc = merge2(t, live, 0, r, 0, seed);
       break;
     case ORD_SPLIT:
-      rc = merge_split(t, 0, P, seed);
-      for (int r = 1; r < P; r++) live[r] = 0;
+      rc = merge_split(t, live, 0, P, seed);
       break;
     default: /* round k: rank r with r % 2^(k+1) == 0 merges r + 2^k */
       for (int step = 1; step < P && !rc; step *= 2)
-        for (int r = 0; r + step < P && !rc; r += 2 * step) {
-          rc = merge2(&t[r], &t[r + step], order == ORD_WIRE, r, r + step, seed);
-          live[r + step] = 0;
-        }
+        for (int r = 0; r + step < P && !rc; r += 2 * step) rc = merge2(t, live, r, r + step, order == ORD_WIRE, seed);
     }
   if (!rc && order == ORD_WIRE) rc = over_the_wire(&t[0], 0, "the final merged trace");
-  /* on failure, whatever is still whole is freed (a failed merge may have
-   * left its source half-empty: not freed, to stay safe) */
-  for (int r = 1; r < P; r++)
-    if (live[r] && !rc) tf_mtrace_free(&t[r]);
+  for (int r = rc ? 0 : 1; r < P; r++) /* on failure, whatever is left */
+    if (live[r]) tf_mtrace_free(&t[r]);
   *out = t[0];
-  if (rc) tf_mtrace_free(out);
   free(t);
   free(live);
   return rc;
@@ -269,12 +281,44 @@ static void print_event_diff(const oev *o, const stream *s, const tf_event *ev) 
   fprintf(stderr, "\n");
 }
 
+/* Times: a cursor reports the mean over a merged event's occurrences
+ * (FORMAT.md 3.6), so it lies between the least and the largest delta of
+ * the events of the same shape on all ranks. */
+enum { TB_KEYS = 1024 * 8 * 3 };
+typedef struct tbounds {
+  uint64_t cmin[TB_KEYS], cmax[TB_KEYS], dmin[TB_KEYS], dmax[TB_KEYS];
+} tbounds;
+static tbounds *tb; /* of the run being checked, or NULL */
+static size_t tb_key(const oev *o) { return ((size_t)(o->site % 1024) * 8 + o->fn % 8) * 3 + o->thread % 3; }
+
+static void tb_fill(const run *R) {
+  if (!tb && !(tb = malloc(sizeof *tb))) abort();
+  for (size_t k = 0; k < TB_KEYS; k++) {
+    tb->cmin[k] = tb->dmin[k] = UINT64_MAX;
+    tb->cmax[k] = tb->dmax[k] = 0;
+  }
+  for (int r = 0; r < R->P; r++)
+    for (size_t i = 0; i < R->s[r].n; i++) {
+      const oev *o = &R->s[r].e[i];
+      size_t k = tb_key(o);
+      if (o->compute < tb->cmin[k]) tb->cmin[k] = o->compute;
+      if (o->compute > tb->cmax[k]) tb->cmax[k] = o->compute;
+      if (o->duration < tb->dmin[k]) tb->dmin[k] = o->duration;
+      if (o->duration > tb->dmax[k]) tb->dmax[k] = o->duration;
+    }
+}
+
 /* Event i of s, as the cursor gave it; 1 if equal. */
 static int event_equal(const tf_event *ev, const stream *s, size_t i, int const_times) {
   const oev *o = &s->e[i];
   int ok = ev->fn == o->fn && ev->thread == o->thread && ev->callsite == site_sig(o->site) && ev->nvals == o->nvals;
   for (uint32_t j = 0; ok && j < o->nvals; j++) ok = ev->vals[j] == s->v[o->off + j];
   if (ok && const_times) ok = ev->compute_ns == 1000 && ev->duration_ns == 7;
+  if (ok && !const_times && tb) {
+    size_t k = tb_key(o);
+    ok = ev->compute_ns >= tb->cmin[k] && ev->compute_ns <= tb->cmax[k] && ev->duration_ns >= tb->dmin[k] &&
+         ev->duration_ns <= tb->dmax[k];
+  }
   return ok;
 }
 
@@ -301,6 +345,12 @@ static int compare_cursor(tf_trace *tr, int rank, const stream *s, int const_tim
       if (const_times)
         fprintf(stderr, "  times: compute %" PRIu64 " duration %" PRIu64 " (expected 1000, 7)\n", ev.compute_ns,
                 ev.duration_ns);
+      else if (tb) {
+        size_t k = tb_key(&s->e[i]);
+        fprintf(stderr, "  times: compute %" PRIu64 " (events of this shape: %" PRIu64 "..%" PRIu64 "), duration %" PRIu64
+                " (%" PRIu64 "..%" PRIu64 ")\n", ev.compute_ns, tb->cmin[k], tb->cmax[k], ev.duration_ns, tb->dmin[k],
+                tb->dmax[k]);
+      }
       CHECKF(0, "seed %" PRIu64 " %s rank %d: event %zu", seed, what, rank, i);
       ok = 0;
     }
@@ -317,24 +367,28 @@ static int compare_cursor(tf_trace *tr, int rank, const stream *s, int const_tim
   return ok;
 }
 
-/* All cursors open at once, read round-robin one event at a time: the
- * lazy unrolling of one rank must not disturb another's. */
+/* All cursors open at once (and a second one on the last rank), read
+ * round-robin one event at a time: the lazy unrolling of one cursor must
+ * not disturb another's. */
 static int compare_interleaved(tf_trace *tr, const run *R, const char *what, uint64_t seed) {
   int P = R->P, ok = 1;
-  tf_rank_cursor **c = calloc((size_t)P, sizeof *c);
+  tf_rank_cursor **c = calloc((size_t)P + 1, sizeof *c);
   char err[512];
-  for (int r = 0; r < P; r++)
-    if (tf_rank_cursor_open(tr, r, &c[r], err, sizeof err) != TF_OK) {
+  for (int k = 0; k <= P; k++) {
+    int r = k < P ? k : P - 1;
+    if (tf_rank_cursor_open(tr, r, &c[k], err, sizeof err) != TF_OK) {
       CHECKF(0, "seed %" PRIu64 " %s rank %d: %s", seed, what, r, err);
       ok = 0;
     }
+  }
   size_t maxn = 0;
   for (int r = 0; r < P; r++)
     if (R->s[r].n > maxn) maxn = R->s[r].n;
   for (size_t i = 0; i <= maxn && ok; i++)
-    for (int r = 0; r < P && ok; r++) {
+    for (int k = 0; k <= P && ok; k++) {
+      int r = k < P ? k : P - 1;
       tf_event ev;
-      int rc = tf_rank_cursor_next(c[r], &ev);
+      int rc = tf_rank_cursor_next(c[k], &ev);
       if (i < R->s[r].n) {
         ok = rc == 1 && event_equal(&ev, &R->s[r], i, R->const_times);
         CHECKF(ok, "seed %" PRIu64 " %s (interleaved): rank %d event %zu: rc %d", seed, what, r, i, rc);
@@ -343,8 +397,8 @@ static int compare_interleaved(tf_trace *tr, const run *R, const char *what, uin
         CHECKF(ok, "seed %" PRIu64 " %s (interleaved): rank %d: %d after the last event", seed, what, r, rc);
       }
     }
-  for (int r = 0; r < P; r++)
-    if (c[r]) tf_rank_cursor_close(c[r]);
+  for (int k = 0; k <= P; k++)
+    if (c[k]) tf_rank_cursor_close(c[k]);
   free(c);
   return ok;
 }
@@ -355,9 +409,10 @@ static int check_trace(tf_trace *tr, const run *R, const int *present, int sourc
                        uint64_t seed) {
   const tf_trace_info *in = tf_trace_get_info(tr);
   int P = R->P, ok = 1, npresent = 0, nwith = 0;
-  uint64_t nev = 0, lost = 0;
+  uint64_t nev = 0, lost = 0, start = UINT64_MAX;
   for (int r = 0; r < P; r++)
     if (!present || present[r]) {
+      if (start_ns(r) < start) start = start_ns(r);
       npresent++;
       nwith += R->s[r].n > 0;
       nev += R->s[r].n;
@@ -373,9 +428,10 @@ static int check_trace(tf_trace *tr, const run *R, const int *present, int sourc
   CHECKF(in->partial == partial, "seed %" PRIu64 " %s: partial %u, expected %u", seed, what, in->partial, partial);
   CHECKF(bytes == 0 || in->bytes == bytes, "seed %" PRIu64 " %s: bytes %" PRIu64 ", expected %" PRIu64, seed, what,
          in->bytes, bytes);
-  CHECKF(in->exe && strcmp(in->exe, "synthetic") == 0 && in->thread_level == 2 && in->start_unix_ns == 1234567,
-         "seed %" PRIu64 " %s: exe '%s', thread level %d, start %" PRIu64, seed, what, in->exe ? in->exe : "(null)",
-         in->thread_level, in->start_unix_ns);
+  CHECKF(in->exe && strcmp(in->exe, "synthetic") == 0 && in->mpi && strcmp(in->mpi, "none") == 0 &&
+             in->thread_level == 2 && in->start_unix_ns == start,
+         "seed %" PRIu64 " %s: exe '%s', thread level %d, start %" PRIu64 " (expected the earliest, %" PRIu64 ")",
+         seed, what, in->exe ? in->exe : "(null)", in->thread_level, in->start_unix_ns, start);
   CHECKF(in->nfuncs == NFUNCS, "seed %" PRIu64 " %s: %u functions", seed, what, in->nfuncs);
   for (uint32_t f = 0; f < in->nfuncs && f < NFUNCS; f++)
     CHECKF(strcmp(in->funcs[f].name, funcs[f].name) == 0 && in->funcs[f].nfields == funcs[f].nfields,
@@ -601,15 +657,15 @@ static void gen_run(const merge_case *mc, run *R) {
   }
   free_program(&prog);
   if (mc->other_master) free_program(&master);
-  if (mc->seed % 6 == 1)
+  if (mix(mc->seed, 6) % 6 == 1)
     for (int r = 0; r < P; r++) R->lost[r] = r % 3 ? 0 : (uint64_t)r + 1;
-  R->partial = mc->seed % 11 == 5 ? TF_PARTIAL_SIGNAL : 0;
+  R->partial = mix(mc->seed, 7) % 11 == 5 ? TF_PARTIAL_SIGNAL : 0;
 }
 
 static const int Ps[] = {1, 2, 3, 4, 5, 8, 9, 16, 17, 32, 64};
 #define NPS ((int)(sizeof Ps / sizeof Ps[0]))
 
-/* The rank count of the i-th seed: every P in turn, 32 and 64 a third as often (time) */
+/* The rank count of a seed: every P in turn, 32 and 64 a third as often (time) */
 static int seed_P(uint64_t i) {
   int P = Ps[i % NPS];
   if (P >= 32 && (i / NPS) % 3 != 0) P = Ps[(i / NPS) % (NPS - 2)];
@@ -631,7 +687,7 @@ static merge_case make_case(uint64_t seed, int P) {
   size_t total = totals[rndn(4)];
   mc.budget = total / (size_t)P < 20 ? 20 : total / (size_t)P;
   mc.cap = seed % 5 == 2 ? 16 << 10 : seed % 5 == 4 ? 4 << 10 : (size_t)64 << 20;
-  mc.order = (int)((seed / 3) % ORD_N);
+  mc.order = (int)(mix(seed, 2) % ORD_N);
   return mc;
 }
 
@@ -640,6 +696,7 @@ typedef struct part1_stats {
   uint64_t events, ranks_checked, merged_bytes, file_bytes;
   int dir_opens, multi_segment;
   double t_gen, t_write, t_merge, t_encode, t_read, t_dir; /* cpu seconds by phase */
+  double ident_worst; /* identical ranks: merged bytes / one rank's file */
 } part1_stats;
 
 /* One case: generate, write, merge, encode, read back every rank. */
@@ -653,8 +710,10 @@ static void merge_round_trip(const merge_case *mc, int verbose, part1_stats *st)
   mkdir(R.dir, 0700);
   snprintf(current_case, sizeof current_case, "merge seed %" PRIu64 " P %d", seed, mc->P);
   int before = failures;
+  if (!R.const_times) tb_fill(&R);
   t0 = cpu_seconds();
-  if (write_run(&R, mc->cap)) {
+  int mixed_caps = mc->cap < (1 << 20) && mix(seed, 5) % 2;
+  if (write_run(&R, mc->cap, mixed_caps)) {
     run_free(&R);
     return;
   }
@@ -692,10 +751,16 @@ static void merge_round_trip(const merge_case *mc, int verbose, part1_stats *st)
       CHECKF(os == TF_OK, "seed %" PRIu64 ": tf_trace_open_mem (zstd %d): %s", seed, l * 3, err);
       if (os != TF_OK) continue;
       check_trace(tr, &R, NULL, TF_SOURCE_MERGED, b[l].len, l ? "merged, zstd 3" : "merged, zstd 0", seed);
-      if (l == 1 && mc->P <= 17 && seed % 4 == 1) compare_interleaved(tr, &R, "merged", seed);
+      if (l == 1 && mc->P <= 17 && mix(seed, 8) % 4 == 1) compare_interleaved(tr, &R, "merged", seed);
       tf_trace_close(tr);
     }
     st->merged_bytes += b[0].len;
+    if (mc->kind == 0 && !mixed_caps && mc->P > 1) { /* identical ranks: about one rank's file */
+      double ratio = (double)b[0].len / (double)R.fsize[0];
+      if (ratio > st->ident_worst) st->ident_worst = ratio;
+      CHECKF(b[0].len <= 2 * (uint64_t)R.fsize[0] + 512, "seed %" PRIu64 ": %d identical ranks merge into %zu bytes, "
+             "one rank's file has %ld", seed, mc->P, b[0].len, R.fsize[0]);
+    }
     st->file_bytes += (uint64_t)R.fsum;
     st->t_read += cpu_seconds() - t0;
     t0 = cpu_seconds();
@@ -782,14 +847,16 @@ static void merge_round_trip(const merge_case *mc, int verbose, part1_stats *st)
            R.maxseg);
   clear_dir(R.dir, mc->P);
   run_free(&R);
+  free(tb);
+  tb = NULL;
 }
 
 static void test_merge_seeds(uint64_t first, int nseeds, int verbose) {
   part1_stats st = {0};
   for (int i = 0; i < nseeds; i++) {
     uint64_t seed = first + (uint64_t)i;
-    merge_case mc = make_case(seed, seed_P((uint64_t)i));
-    watchdog(120);
+    merge_case mc = make_case(seed, seed_P(seed));
+    watchdog(60);
     merge_round_trip(&mc, verbose, &st);
     watchdog(0);
   }
@@ -798,9 +865,153 @@ static void test_merge_seeds(uint64_t first, int nseeds, int verbose) {
          "merged %" PRIu64 " bytes (zstd 0) vs %" PRIu64 " bytes of per-rank files\n",
          st.seeds, st.failed, st.events, st.ranks_checked, st.multi_segment, st.dir_opens, st.merged_bytes,
          st.file_bytes);
+  printf("part 1-2, identical ranks: merged trace at most %.2fx one rank's file\n", st.ident_worst);
   printf("part 1-2, cpu: generate %.2f s, write files %.2f s, load+merge %.2f s, encode+decode %.2f s, read merged "
          "%.2f s, open directories %.2f s\n",
          st.t_gen, st.t_write, st.t_merge, st.t_encode, st.t_read, st.t_dir);
+}
+
+/* Merges that must be refused (mtrace.h: -1 with a message, src freed, dst
+ * unchanged): ranks out of order or twice, runs of different sizes,
+ * different function tables. The refused merges leave a trace that still
+ * merges on and reads back exactly. */
+static int same_encoding(tf_mtrace *t, const tf_buf *ref) {
+  tf_buf b = {0};
+  int same = tf_mtrace_encode(t, &b, 0) == 0 && b.len == ref->len && memcmp(b.data, ref->data, b.len) == 0;
+  tf_buf_free(&b);
+  return same;
+}
+
+static void refuse(tf_mtrace *dst, tf_mtrace *src, const char *what) {
+  tf_buf before = {0};
+  CHECK(tf_mtrace_encode(dst, &before, 0) == 0);
+  char err[512] = "";
+  int rc = tf_mtrace_merge(dst, src, err, sizeof err);
+  CHECKF(rc == -1 && err[0], "%s: tf_mtrace_merge gives %d ('%s')", what, rc, err);
+  CHECKF(same_encoding(dst, &before), "%s: the refused merge changed the destination", what);
+  printf("refused merge, %s: %s\n", what, err);
+  tf_buf_free(&before);
+}
+
+static void stencil_stream(stream *s, int r, int px, int py, int iters);
+static long parse_rank_text(const char *text, int64_t *out, long max);
+
+static void test_refusals(void) {
+  run R = {.P = 4, .const_times = 1};
+  R.s = calloc(4, sizeof *R.s);
+  R.lost = calloc(4, sizeof *R.lost);
+  R.fsize = calloc(4, sizeof *R.fsize);
+  for (int r = 0; r < 4; r++) stencil_stream(&R.s[r], r, 2, 2, 7);
+  snprintf(R.dir, sizeof R.dir, "%s/refuse", workdir);
+  mkdir(R.dir, 0700);
+  snprintf(current_case, sizeof current_case, "refused merges");
+  watchdog(60);
+  tf_mtrace t[4], x;
+  if (write_run(&R, (size_t)1 << 20, 0) || load_rank(&R, 0, &t[0]) || load_rank(&R, 1, &t[1])) goto out;
+  refuse(&t[1], &t[0], "rank 0 into rank 1 (out of order)");
+  CHECK(load_rank(&R, 0, &t[0]) == 0);
+  char err[512];
+  CHECK(tf_mtrace_merge(&t[0], &t[1], err, sizeof err) == 0); /* t[0]: ranks 0, 1 */
+  CHECK(load_rank(&R, 1, &x) == 0);
+  refuse(&t[0], &x, "rank 1 twice");
+  CHECK(load_rank(&R, 0, &x) == 0);
+  refuse(&t[0], &x, "rank 0 into ranks 0 and 1");
+  { /* rank 2 of a run of 5 ranks */
+    char p[256];
+    snprintf(p, sizeof p, "%s/other.tfc", R.dir);
+    uint32_t ns;
+    write_rank(p, &R.s[2], 2, 5, (size_t)1 << 20, 0, 0, &ns);
+    tf_file_reader *fr;
+    if (tf_file_open(p, &fr, err, sizeof err) == TF_OK) {
+      CHECK(tf_mtrace_from_file(&x, fr) == 0);
+      tf_file_close(fr);
+      refuse(&t[0], &x, "a rank of a run of 5 ranks into a run of 4");
+    }
+    write_nfuncs = NFUNCS - 1; /* a function table without MPI_Startall */
+    write_rank(p, &R.s[2], 2, 4, (size_t)1 << 20, 0, 0, &ns);
+    write_nfuncs = NFUNCS;
+    if (tf_file_open(p, &fr, err, sizeof err) == TF_OK) {
+      CHECK(tf_mtrace_from_file(&x, fr) == 0);
+      tf_file_close(fr);
+      refuse(&t[0], &x, "another function table");
+    }
+    remove(p);
+  }
+  /* and the trace merges on, exactly */
+  CHECK(load_rank(&R, 2, &t[2]) == 0 && load_rank(&R, 3, &t[3]) == 0);
+  CHECK(tf_mtrace_merge(&t[2], &t[3], err, sizeof err) == 0);
+  CHECK(tf_mtrace_merge(&t[0], &t[2], err, sizeof err) == 0);
+  tf_buf b = {0};
+  CHECK(tf_mtrace_encode(&t[0], &b, 0) == 0);
+  tf_mtrace_free(&t[0]);
+  tf_trace *tr;
+  if (tf_trace_open_mem(b.data, b.len, "after refusals", &tr, err, sizeof err) == TF_OK) {
+    check_trace(tr, &R, NULL, TF_SOURCE_MERGED, b.len, "after refused merges", 0);
+    tf_trace_close(tr);
+  } else
+    CHECKF(0, "after refused merges: %s", err);
+  tf_buf_free(&b);
+
+  /* a directory of files from two runs (4 and 5 ranks) is refused with a message */
+  {
+    char p[256];
+    uint32_t ns;
+    rank_path(p, sizeof p, R.dir, 3);
+    write_rank(p, &R.s[3], 3, 5, (size_t)1 << 20, 0, 0, &ns);
+    err[0] = 0;
+    tf_status st = tf_trace_open(R.dir, 0, &tr, err, sizeof err);
+    CHECKF(st != TF_OK && err[0], "a directory with files of runs of 4 and 5 ranks: %s, '%s'", tf_status_name(st), err);
+    if (st == TF_OK) tf_trace_close(tr);
+    else
+      printf("directory of two runs: %s\n", err);
+  }
+  clear_dir(R.dir, 4);
+
+  /* a sparse partial run: ranks 0, 5, 70000 and 99999 of 100000 (large, far apart rank numbers) */
+  {
+    static const int ranks[4] = {0, 5, 70000, 99999};
+    for (int k = 0; k < 4; k++) {
+      char p[256];
+      uint32_t ns;
+      rank_path(p, sizeof p, R.dir, ranks[k]);
+      write_rank(p, &R.s[k], ranks[k], 100000, (size_t)1 << 20, 0, 0, &ns);
+    }
+    tf_status st = tf_trace_open(R.dir, 0, &tr, err, sizeof err);
+    CHECKF(st == TF_OK, "sparse ranks: %s", err);
+    if (st == TF_OK) {
+      const tf_trace_info *in = tf_trace_get_info(tr);
+      CHECKF(in->nranks == 100000 && in->nranks_present == 4, "sparse ranks: nranks %d, present %d", in->nranks,
+             in->nranks_present);
+      for (int k = 0; k < 4; k++) {
+        uint64_t n = 0;
+        CHECKF(tf_trace_rank(tr, ranks[k], &n, NULL) == 1 && n == R.s[k].n, "sparse ranks: rank %d", ranks[k]);
+        CHECK(tf_trace_rank(tr, ranks[k] + 1, NULL, NULL) == 0);
+        compare_cursor(tr, ranks[k], &R.s[k], 1, "sparse ranks", 0);
+      }
+      const tf_node *const *top;
+      char text[256];
+      if (tf_trace_top(tr, &top) > 0) {
+        tf_node_ranks(top[0], text, sizeof text);
+        int64_t got[8];
+        long nr = parse_rank_text(text, got, 8);
+        CHECKF(nr >= 1 && nr <= 4, "sparse ranks: top node on '%s'", text);
+        for (long i = 0; i < nr; i++) CHECKF(got[i] == 0 || got[i] == 5 || got[i] == 70000 || got[i] == 99999,
+                                           "sparse ranks: top node on '%s'", text);
+        printf("sparse ranks 0, 5, 70000, 99999 of 100000: top node on %s\n", text);
+      }
+      tf_trace_close(tr);
+    }
+    for (int k = 0; k < 4; k++) {
+      char p[256];
+      rank_path(p, sizeof p, R.dir, ranks[k]);
+      remove(p);
+    }
+  }
+out:
+  watchdog(0);
+  clear_dir(R.dir, 4);
+  rmdir(R.dir);
+  run_free(&R);
 }
 
 static void test_lossless(void) {
@@ -849,7 +1060,7 @@ static void stencil_stream(stream *s, int r, int px, int py, int iters) {
 
 typedef struct walk_stats {
   uint64_t event_occ;
-  uint32_t nodes, events;
+  uint32_t nodes, events, bad_sites;
   int bad;
 } walk_stats;
 
@@ -927,7 +1138,7 @@ static long parse_rank_text(const char *text, int64_t *out, long max) {
 /* Walk the node tree: occurrences add up, every node's ranks are a subset
  * of its parent's, and an event node's ranks all use its call site. */
 static void walk_nodes(const tf_node *const *nodes, uint32_t n, const int64_t *parent, long nparent, const run *R,
-                       walk_stats *ws) {
+                       const tf_trace_info *in, walk_stats *ws) {
   enum { MAXR = 4096 };
   int64_t *mine = malloc(MAXR * sizeof *mine);
   char *text = malloc(1 << 16);
@@ -952,13 +1163,19 @@ static void walk_nodes(const tf_node *const *nodes, uint32_t n, const int64_t *p
       }
     }
     if (ni.is_loop) {
-      walk_nodes(ni.body, ni.nbody, mine, nr, R, ws);
+      walk_nodes(ni.body, ni.nbody, mine, nr, R, in, ws);
       uint32_t np = tf_node_values(nodes[i], -1, 0, NULL, 0, NULL, 0);
       CHECKF(np >= 1 && np <= (uint32_t)nr, "loop with %u iteration-count pairs on %ld ranks", np, nr);
       continue;
     }
     ws->events++;
     ws->event_occ += ni.occurrences;
+    int known = 0;
+    for (uint32_t k = 0; k < in->ncallsites && !known; k++) known = in->callsites[k].sig == ni.callsite;
+    if (!known) {
+      ws->bad_sites++;
+      continue;
+    }
     for (long k = 0; k < nr; k++) { /* the rank has an event of this shape */
       const stream *s = &R->s[mine[k]];
       int found = 0;
@@ -983,6 +1200,57 @@ static void walk_nodes(const tf_node *const *nodes, uint32_t n, const int64_t *p
   free(text);
 }
 
+/* The stencil's point-to-point events (call sites 0-3: Irecv from left,
+ * right, up, down; 4-7: Isend to them) are on exactly the ranks that have
+ * that neighbour, and their peer slot holds the neighbour's offset on all
+ * of them (one value pair). */
+static void stencil_nodes(const tf_node *const *nodes, uint32_t n, int px, int py, uint8_t (*seen)[256], int *bad,
+                          int verbose) {
+  int64_t ranks[256];
+  char text[4096], vt[64], rt[4096];
+  for (uint32_t i = 0; i < n; i++) {
+    tf_node_info ni;
+    tf_node_get(nodes[i], &ni);
+    if (ni.is_loop) {
+      stencil_nodes(ni.body, ni.nbody, px, py, seen, bad, verbose);
+      continue;
+    }
+    int d = -1;
+    for (int k = 0; k < 8; k++)
+      if (ni.callsite == site_sig((uint32_t)k)) d = k;
+    if (d < 0) continue;
+    tf_node_ranks(nodes[i], text, sizeof text);
+    long nr = parse_rank_text(text, ranks, 256);
+    int64_t peer = d % 4 == 0 ? -1 : d % 4 == 1 ? 1 : d % 4 == 2 ? -px : px;
+    for (long k = 0; k < nr; k++) {
+      int r = (int)ranks[k], cx = r % px, cy = r / px;
+      int has = d % 4 == 0 ? cx > 0 : d % 4 == 1 ? cx < px - 1 : d % 4 == 2 ? cy > 0 : cy < py - 1;
+      if (r < 0 || r >= px * py || !has) {
+        CHECKF(0, "stencil %dx%d: the node of call site %d holds rank %d, which has no such neighbour (ranks %s)", px,
+               py, d, r, text);
+        ++*bad;
+      } else
+        seen[d][r] = 1;
+    }
+    char want[32];
+    snprintf(want, sizeof want, "%" PRId64, peer);
+    if (verbose) { /* 4x4: the classes are strided blocks, one each (ranklist.h, FORMAT.md 3.4) */
+      static const char *const block[4] = {"<2 1 4 4 3 1>", "<2 0 4 4 3 1>", "<1 4 12 1>", "<1 0 12 1>"};
+      printf("  %s %s on ranks %s\n", d < 4 ? "MPI_Irecv from" : "MPI_Isend to  ",
+             (const char *[]){"left ", "right", "up   ", "down "}[d % 4], text);
+      CHECKF(px != 4 || py != 4 || strcmp(text, block[d % 4]) == 0,
+             "stencil 4x4: call site %d on ranks '%s', expected the one block '%s' (a merged rank list left unsealed?)",
+             d, text, block[d % 4]);
+    }
+    uint32_t np = tf_node_values(nodes[i], d < 4 ? 0 : 1, 0, vt, sizeof vt, rt, sizeof rt);
+    if (np != 1 || strcmp(vt, want) != 0 || strcmp(rt, text) != 0) {
+      CHECKF(0, "stencil %dx%d: call site %d: %u peer pairs, first '%s' on %s (expected %s on %s)", px, py, d, np, vt,
+             rt, want, text);
+      ++*bad;
+    }
+  }
+}
+
 static void test_stencil_size(void) {
   static const int grids[3][2] = {{4, 4}, {8, 8}, {16, 16}};
   uint64_t merged[3][2] = {{0}};
@@ -997,8 +1265,8 @@ static void test_stencil_size(void) {
     snprintf(R.dir, sizeof R.dir, "%s/stencil", workdir);
     mkdir(R.dir, 0700);
     snprintf(current_case, sizeof current_case, "stencil %dx%d", px, py);
-    watchdog(300);
-    if (write_run(&R, (size_t)64 << 20) == 0) {
+    watchdog(60);
+    if (write_run(&R, (size_t)64 << 20, 0) == 0) {
       files[g] = R.fsum;
       tf_mtrace t;
       if (build_merged(&R, ORD_BINOMIAL, &t, 42) == 0) {
@@ -1019,9 +1287,27 @@ static void test_stencil_size(void) {
           int64_t all[256];
           for (int r = 0; r < P; r++) all[r] = r;
           walk_stats ws = {0};
-          walk_nodes(top, ntop, all, P, &R, &ws);
+          walk_nodes(top, ntop, all, P, &R, tf_trace_get_info(tr), &ws);
+          CHECKF(ws.bad_sites == 0, "stencil %dx%d: tf_node_get gives %u of %u event nodes a call-site signature "
+                 "that is not in the trace's call sites (tracefold.h: tf_node_info.callsite)", px, py, ws.bad_sites,
+                 ws.events);
           CHECKF(ws.event_occ == run_nevents(&R), "stencil %dx%d: event nodes occur %" PRIu64 " times, %" PRIu64
                  " events", px, py, ws.event_occ, run_nevents(&R));
+          static uint8_t seen[8][256];
+          memset(seen, 0, sizeof seen);
+          int bad = 0;
+          stencil_nodes(top, ntop, px, py, seen, &bad, g == 0);
+          for (int d = 0; d < 8 && !bad; d++)
+            for (int r = 0; r < P; r++) {
+              int cx = r % px, cy = r / px;
+              int has = d % 4 == 0 ? cx > 0 : d % 4 == 1 ? cx < px - 1 : d % 4 == 2 ? cy > 0 : cy < py - 1;
+              if (seen[d][r] != has) {
+                CHECKF(0, "stencil %dx%d: rank %d %s an event of call site %d", px, py, r,
+                       has ? "lacks" : "has", d);
+                bad++;
+                break;
+              }
+            }
           printf("stencil %dx%d: %u top-level nodes, %u nodes (%u events); merged %" PRIu64 " bytes (zstd 3: %" PRIu64
                  "), per-rank files %ld bytes in all\n",
                  px, py, ntop, ws.nodes, ws.events, merged[g][0], merged[g][1], files[g]);
@@ -1177,7 +1463,7 @@ static void test_ranklists(void) {
       runlen = in ? 1 : 0;
       prev = r;
     }
-    if (seed % 2) tf_vseq_seal(&s, &m);
+    if (mix(seed, 1) % 2) tf_vseq_seal(&s, &m);
     if (s.nvalues) {
       nlists++;
       char what[64];
@@ -1203,21 +1489,21 @@ typedef struct hostile_stats {
 /* Open bytes that may be damaged: refused with a message naming the trace,
  * or every rank's cursor ends (0 with the declared count, or -1 with a
  * message) within 10x the expected events. */
-static void open_hostile(const uint8_t *d, size_t n, const uint64_t *expect, int P, const char *what,
-                         hostile_stats *hs) {
+static tf_status open_hostile(const uint8_t *d, size_t n, const uint64_t *expect, int P, const char *what,
+                              hostile_stats *hs) {
   tf_trace *tr = NULL;
   char err[512] = "";
   const char *name = "hostile.tf";
   hs->cases++;
   snprintf(current_case, sizeof current_case, "%s", what);
-  watchdog(30);
+  watchdog(20);
   tf_status st = tf_trace_open_mem(d, n, name, &tr, err, sizeof err);
   if (st != TF_OK) {
     CHECKF(tr == NULL && err[0] && strstr(err, name), "%s: refused (%s) with message '%s'", what, tf_status_name(st),
            err);
     hs->refused++;
     watchdog(0);
-    return;
+    return st;
   }
   const tf_trace_info *in = tf_trace_get_info(tr);
   int any_error = 0;
@@ -1272,6 +1558,7 @@ static void open_hostile(const uint8_t *d, size_t n, const uint64_t *expect, int
   else
     hs->opened_clean++;
   watchdog(0);
+  return TF_OK;
 }
 
 /* ---- structural edits of a decoded merged trace */
@@ -1332,7 +1619,10 @@ static tf_vset *pick_vset(tf_mnode *x) {
   return &x->slots[rndn(x->nslots)];
 }
 
-/* Apply edit e to t; 1 if something was changed. */
+/* Apply edit e to t: 0 if nothing could be changed, 1 if changed, 2 if
+ * changed so that FORMAT.md 3.9 says the file MUST be rejected at open, 3
+ * if some rank's events can no longer add up (3.7: rejected at open, or
+ * that rank's cursor fails). */
 static int apply_edit(tf_mtrace *t, int e) {
   tf_mem *m = &t->mem;
   noderef *nodes = NULL;
@@ -1354,7 +1644,7 @@ static int apply_edit(tf_mtrace *t, int e) {
     memmove(s->ranks + i, s->ranks + i + 1, (s->n - i - 1) * sizeof *s->ranks);
     memmove(s->hash + i, s->hash + i + 1, (s->n - i - 1) * sizeof *s->hash);
     s->n--;
-    done = 1;
+    done = s->n ? 3 : 2; /* the pair's ranks lose their values; a value set without pairs */
     break;
   }
   case E_SWAP_PAIR_RANKS: {
@@ -1398,18 +1688,19 @@ static int apply_edit(tf_mtrace *t, int e) {
       v[nv] = nv ? v[nv - 1] : 1;
       nv++;
     }
-    else if (nv) {
+    done = 3; /* the ranks of the pair get more or fewer events or values than they declare */
+    if ((e == E_ITERS || e == E_NVALS) && nv) {
       size_t k = rndn(nv);
       static const int64_t d[] = {1, -1, 2};
-      v[k] = e == E_HUGE_VALUE ? (permille(500) ? (int64_t)1 << 40 : INT64_MAX)
-             : permille(200)   ? 0
-             : permille(200)   ? -1
-                               : v[k] + d[rndn(3)];
-    }
+      int64_t was = v[k];
+      v[k] = permille(200) ? 0 : permille(200) ? -1 : v[k] + d[rndn(3)];
+      if (v[k] < 0 || (e == E_ITERS && v[k] < 1)) done = 2; /* an iteration count < 1, a negative value count */
+      if (v[k] == was) v[k]++;
+    } else if (e == E_HUGE_VALUE && nv)
+      v[rndn(nv)] = permille(500) ? (int64_t)1 << 40 : INT64_MAX;
     seq_rebuild(&s->seq[i], v, nv, m);
     s->hash[i] = tf_vseq_hash(&s->seq[i]);
     free(v);
-    done = 1;
     break;
   }
   case E_RANKS_OUTSIDE:
@@ -1443,18 +1734,18 @@ static int apply_edit(tf_mtrace *t, int e) {
     seq_rebuild(rk, w, nv, m);
     free(w);
     free(v);
-    done = 1;
+    done = 2; /* a rank list that is empty, not strictly increasing or outside 0 .. nranks-1 */
     break;
   }
   case E_FN:
     if (x->is_loop) break;
     x->fn = permille(500) ? t->ft.n + (uint32_t)rndn(3) : (uint32_t)rndn(t->ft.n);
-    done = 1;
+    done = x->fn >= t->ft.n ? 2 : 1;
     break;
   case E_SITE:
     if (x->is_loop) break;
     x->site = t->ncallsites + (uint32_t)rndn(3);
-    done = 1;
+    done = 2;
     break;
   case E_THREAD:
     if (x->is_loop) break;
@@ -1467,14 +1758,14 @@ static int apply_edit(tf_mtrace *t, int e) {
     tf_mnode_free(*nr->slot, m);
     memmove(*nr->list + i, *nr->list + i + 1, (*nr->nlist - i - 1) * sizeof **nr->list);
     (*nr->nlist)--;
-    done = 1;
+    done = 3; /* events lost */
     break;
   }
   case E_DROP_SLOT:
     if (x->is_loop || !x->nslots) break;
     tf_vset_free(&x->slots[x->nslots - 1], m);
     x->nslots--;
-    done = 1;
+    done = 3; /* values lost */
     break;
   case E_PRESENT:
   case E_NEVENTS: {
@@ -1484,24 +1775,25 @@ static int apply_edit(tf_mtrace *t, int e) {
       break;
     }
     size_t k = rndn(nv);
+    int64_t was = v[k];
     if (e == E_PRESENT)
-      v[k] = permille(500) ? t->nranks + (int64_t)rndn(3) : v[k] + 1;
+      v[k] = permille(500) ? t->nranks + (int64_t)rndn(3) : v[k] + 1; /* every rank is present: outside, or twice */
     else
       v[k] = permille(300) ? v[k] + 1 : permille(300) ? 0 : permille(500) ? (int64_t)1 << 40 : v[k] - 1;
     seq_rebuild(s, v, nv, m);
+    done = e == E_PRESENT ? 2 : v[k] != was ? 3 : 1; /* a rank's events no longer add up */
     free(v);
-    done = 1;
     break;
   }
-  case E_NRANKS:
+  case E_NRANKS: /* the last rank is present: now outside */
     t->nranks = (int32_t)rndn((uint64_t)(t->nranks > 1 ? t->nranks : 2));
-    done = 1;
+    done = 2;
     break;
   case E_EMPTY_BODY:
     if (!x->is_loop || !x->nbody) break;
     for (uint32_t i = 0; i < x->nbody; i++) tf_mnode_free(x->body[i], m);
     x->nbody = 0;
-    done = 1;
+    done = 2; /* a loop without a body */
     break;
   }
 out:
@@ -1509,9 +1801,54 @@ out:
   return done;
 }
 
+/* ---- byte flips with the checksums made valid again (FORMAT.md 3.1: each
+ * section's stored bytes have a CRC, the file a CRC of all before it) */
+
+typedef struct span {
+  size_t at, len; /* a section's stored bytes */
+} span;
+
+static int read_uvar(const uint8_t *d, size_t n, size_t *pos, uint64_t *v) {
+  *v = 0;
+  for (unsigned shift = 0; shift < 64 && *pos < n; shift += 7) {
+    uint8_t b = d[(*pos)++];
+    *v |= (uint64_t)(b & 0x7f) << shift;
+    if (!(b & 0x80)) return 0;
+  }
+  return -1;
+}
+
+static void put_le32(uint8_t *p, uint32_t v) {
+  for (int k = 0; k < 4; k++) p[k] = (uint8_t)(v >> (8 * k));
+}
+
+/* The sections' stored bytes (at most max); -1 if the layout is not as specified. */
+static int sections(const uint8_t *d, size_t n, span *out, int max) {
+  size_t pos = 12;
+  int k = 0;
+  while (pos < n) {
+    if (d[pos] == 0) return pos + 5 == n ? k : -1;
+    pos += 2;
+    uint64_t raw, stored;
+    if (read_uvar(d, n, &pos, &raw) || read_uvar(d, n, &pos, &stored) || stored > n - pos || k == max) return -1;
+    out[k++] = (span){pos, (size_t)stored};
+    pos += (size_t)stored + 4;
+  }
+  return -1;
+}
+
+/* Recompute the CRC of section k and of the file. */
+static void fix_crcs(uint8_t *d, size_t n, const span *sp, int k) {
+  put_le32(d + sp[k].at + sp[k].len, tf_crc32(0, d + sp[k].at, sp[k].len));
+  put_le32(d + n - 4, tf_crc32(0, d, n - 4));
+}
+
 /* Merged traces to attack: a small simple program on 4 ranks (every
- * truncation), a 3x3 stencil, and a larger random case. */
-static int hostile_sample(int which, tf_buf *b, uint64_t **expect, int *P) {
+ * truncation), a 3x3 stencil, and a larger random case; other programs
+ * in later rounds (--hostile ROUNDS). */
+static int hostile_rounds = 1;
+
+static int hostile_sample(int which, int round, tf_buf *b, uint64_t **expect, int *P) {
   run R = {0};
   if (which == 1) {
     R.P = 9;
@@ -1519,16 +1856,16 @@ static int hostile_sample(int which, tf_buf *b, uint64_t **expect, int *P) {
     R.lost = calloc(9, sizeof *R.lost);
     R.fsize = calloc(9, sizeof *R.fsize);
     R.const_times = 1;
-    for (int r = 0; r < 9; r++) stencil_stream(&R.s[r], r, 3, 3, 12);
+    for (int r = 0; r < 9; r++) stencil_stream(&R.s[r], r, 3, 3, 12 + round);
   } else {
-    merge_case mc = which == 0 ? make_case(5002, 4) : make_case(5014, 16);
+    merge_case mc = which == 0 ? make_case(5002 + 22 * (uint64_t)round, 4) : make_case(5014 + 22 * (uint64_t)round, 16);
     mc.budget = which == 0 ? 40 : 80;
     mc.cap = which == 0 ? (size_t)1 << 20 : 8 << 10;
     gen_run(&mc, &R);
   }
   snprintf(R.dir, sizeof R.dir, "%s/hostile", workdir);
   mkdir(R.dir, 0700);
-  int rc = write_run(&R, which == 2 ? 8 << 10 : (size_t)1 << 20);
+  int rc = write_run(&R, which == 2 ? 8 << 10 : (size_t)1 << 20, which == 2);
   tf_mtrace t;
   if (!rc) rc = build_merged(&R, ORD_BINOMIAL, &t, 99);
   if (!rc) {
@@ -1557,12 +1894,13 @@ static int hostile_sample(int which, tf_buf *b, uint64_t **expect, int *P) {
 
 static void test_hostile(void) {
   hostile_stats total = {0};
-  long edits_done[E_N] = {0}, edits_refused[E_N] = {0};
-  for (int which = 0; which < 3; which++) {
+  long edits_done[E_N] = {0}, edits_refused[E_N] = {0}, edits_must[E_N] = {0};
+  for (int which = 0; which < 3 * hostile_rounds; which++) {
+    int round = which / 3;
     tf_buf b = {0};
     uint64_t *expect = NULL;
     int P = 0;
-    if (hostile_sample(which, &b, &expect, &P)) {
+    if (hostile_sample(which % 3, round, &b, &expect, &P)) {
       CHECKF(0, "hostile sample %d could not be made", which);
       tf_buf_free(&b);
       free(expect);
@@ -1572,32 +1910,54 @@ static void test_hostile(void) {
     size_t n = b.len;
     char what[160];
     uint8_t *c = malloc(n + 1);
-    rng = mix(which, 31337);
+    rng = mix((uint64_t)which, 31337);
     /* truncations: every length of a small file; the ends and a sample of a big one */
-    uint64_t keep = n > 3000 ? 600 * 1000 / (n - 400) : 1000; /* per mille: about 600 in the middle */
+    uint64_t keep = n > 3000 ? 400 * 1000 / (n - 400) : 1000; /* per mille: about 400 in the middle */
     for (size_t len = 0; len < n; len++) {
       if (n > 3000 && len > 200 && len + 200 < n && !permille((unsigned)keep)) continue;
       snprintf(what, sizeof what, "sample %d (%zu bytes) truncated to %zu", which, n, len);
       memcpy(c, b.data, len);
-      open_hostile(c, len, expect, P, what, &hs);
+      tf_status ts = open_hostile(c, len, expect, P, what, &hs);
+      /* FORMAT.md 3.9: the file ends before its end (once magic and version are whole) */
+      CHECKF(len < 12 || ts == TF_ERR_TRUNCATED, "%s: %s, expected TF_ERR_TRUNCATED", what, tf_status_name(ts));
     }
     long after_trunc = hs.cases, trunc_opened = hs.opened_clean + hs.opened_error;
     CHECKF(trunc_opened == 0, "sample %d: %ld truncated copies opened", which, trunc_opened);
     /* single-byte flips */
     static const uint8_t masks[] = {0x01, 0x80, 0xff, 0x10};
-    uint64_t fkeep = n > 500 ? 300 * 1000 / n : 1000; /* about 1200 flips */
+    uint64_t nflips = which % 3 == 2 ? 400 : 800, fkeep = n * 4 > nflips ? nflips * 1000 / (n * 4) : 1000;
     for (size_t i = 0; i < n; i++)
       for (size_t k = 0; k < sizeof masks; k++) {
-        if (n > 500 && !permille((unsigned)fkeep)) continue;
+        if (!permille((unsigned)fkeep)) continue;
         memcpy(c, b.data, n);
         c[i] ^= masks[k];
         snprintf(what, sizeof what, "sample %d: byte %zu ^ 0x%02x", which, i, masks[k]);
         open_hostile(c, n, expect, P, what, &hs);
       }
     long flip_opened = hs.opened_clean + hs.opened_error - trunc_opened;
+    /* the same with valid checksums: the decoder's own checks */
+    long before_crc = hs.cases, crc_opened0 = hs.opened_clean + hs.opened_error;
+    span sp[16];
+    int ns = sections(b.data, n, sp, 16);
+    CHECKF(ns == 5, "sample %d: %d sections, expected 5 (FORMAT.md 3.1)", which, ns);
+    size_t body = 0;
+    for (int k = 0; k < ns; k++) body += sp[k].len;
+    uint64_t ncflips = which % 3 == 2 ? 500 : 1000, ckeep = body * 3 > ncflips ? ncflips * 1000 / (body * 3) : 1000;
+    for (int k = 0; k < ns; k++)
+      for (size_t i = sp[k].at; i < sp[k].at + sp[k].len; i++)
+        for (size_t q = 0; q < 3; q++) {
+          if (!permille((unsigned)ckeep)) continue;
+          memcpy(c, b.data, n);
+          c[i] ^= masks[q];
+          fix_crcs(c, n, sp, k);
+          snprintf(what, sizeof what, "sample %d: section %d byte %zu ^ 0x%02x, CRCs valid", which, k + 1,
+                   i - sp[k].at, masks[q]);
+          open_hostile(c, n, expect, P, what, &hs);
+        }
+    long crc_cases = hs.cases - before_crc, crc_opened = hs.opened_clean + hs.opened_error - crc_opened0;
     /* CRC-valid structural edits */
     long before_edits = hs.cases;
-    for (int trial = 0; trial < (which == 2 ? 150 : 300); trial++) {
+    for (int trial = 0; trial < (which % 3 == 2 ? 100 : 220); trial++) {
       int e = trial % E_N;
       tf_mtrace t;
       char err[512];
@@ -1605,9 +1965,12 @@ static void test_hostile(void) {
         CHECKF(0, "sample %d does not decode: %s", which, err);
         break;
       }
-      int nedits = 1 + (trial % 7 == 6);
+      int nedits = 1 + (trial % 5 == 4);
       int done = 0;
-      for (int k = 0; k < nedits; k++) done |= apply_edit(&t, k ? (int)rndn(E_N) : e);
+      for (int k = 0; k < nedits; k++) {
+        int d = apply_edit(&t, k ? (int)rndn(E_N) : e);
+        done = d > done ? d : done;
+      }
       if (!done) {
         tf_mtrace_free(&t);
         continue;
@@ -1616,23 +1979,31 @@ static void test_hostile(void) {
       snprintf(what, sizeof what, "sample %d: edit '%s'%s (trial %d)", which, edit_names[e],
                nedits > 1 ? " and another" : "", trial);
       snprintf(current_case, sizeof current_case, "%s: encoding", what);
-      watchdog(30);
+      watchdog(20);
       int erc = tf_mtrace_encode(&t, &eb, trial % 2 ? 3 : 0);
       watchdog(0);
       tf_mtrace_free(&t);
       if (erc == 0) {
         long r0 = hs.refused + hs.cursor_refused + hs.opened_error;
-        open_hostile(eb.data, eb.len, expect, P, what, &hs);
+        tf_status os = open_hostile(eb.data, eb.len, expect, P, what, &hs);
         edits_done[e]++;
         edits_refused[e] += hs.refused + hs.cursor_refused + hs.opened_error > r0;
+        if (done == 2 && nedits == 1) {
+          edits_must[e]++;
+          CHECKF(os == TF_ERR_FORMAT, "%s: FORMAT.md 3.9 says refuse at open (TF_ERR_FORMAT), got %s", what,
+                 tf_status_name(os));
+        }
+        if (done == 3 && nedits == 1)
+          CHECKF(hs.refused + hs.cursor_refused + hs.opened_error > r0,
+                 "%s: opened, and every rank read to its declared end", what);
       }
       tf_buf_free(&eb);
     }
-    printf("hostile sample %d: %zu bytes, %d ranks: %ld truncations (all refused), %ld flips (%ld opened), %ld "
-           "structural edits; in all %ld refused at open, %ld opened with a cursor error, %ld opened and read to the "
-           "end\n",
-           which, n, P, after_trunc, before_edits - after_trunc, flip_opened, hs.cases - before_edits, hs.refused,
-           hs.opened_error, hs.opened_clean);
+    printf("hostile sample %d: %zu bytes (%s), %d ranks: %ld truncations (all refused), %ld flips (%ld opened), %ld "
+           "flips with valid CRCs (%ld opened), %ld structural edits; in all %ld refused at open, %ld opened with a "
+           "cursor error, %ld opened and read to the end\n",
+           which, n, which % 3 == 1 ? "zstd 3" : "zstd 0", P, after_trunc, before_crc - after_trunc, flip_opened,
+           crc_cases, crc_opened, hs.cases - before_edits, hs.refused, hs.opened_error, hs.opened_clean);
     total.cases += hs.cases;
     total.refused += hs.refused;
     total.opened_clean += hs.opened_clean;
@@ -1641,8 +2012,9 @@ static void test_hostile(void) {
     free(expect);
     tf_buf_free(&b);
   }
-  printf("structural edits (done / detected: refused or a cursor error):");
-  for (int e = 0; e < E_N; e++) printf("%s %s %ld/%ld", e ? ";" : "", edit_names[e], edits_done[e], edits_refused[e]);
+  printf("structural edits (made / detected: refused or a cursor error / of which must be refused at open):");
+  for (int e = 0; e < E_N; e++)
+    printf("%s %s %ld/%ld/%ld", e ? ";" : "", edit_names[e], edits_done[e], edits_refused[e], edits_must[e]);
   printf("\npart 5, hostile: %ld damaged traces, %ld refused at open, %ld with a cursor error, %ld read to the end; no "
          "crash, no hang\n",
          total.cases, total.refused, total.opened_error, total.opened_clean);
@@ -1651,7 +2023,7 @@ static void test_hostile(void) {
 /* ================================================================ main */
 
 int main(int argc, char **argv) {
-  signal(SIGALRM, on_alarm);
+  signal(SIGPROF, on_alarm);
   snprintf(workdir, sizeof workdir, "merge_tmp_XXXXXX");
   if (!mkdtemp(workdir)) {
     perror("mkdtemp");
@@ -1659,11 +2031,15 @@ int main(int argc, char **argv) {
   }
   int rc = 0;
   const char *only = argc > 2 && strcmp(argv[1], "--part") == 0 ? argv[2] : NULL;
+  if (argc > 2 && strcmp(argv[1], "--hostile") == 0) {
+    only = "hostile";
+    hostile_rounds = atoi(argv[2]) > 0 ? atoi(argv[2]) : 1;
+  }
   if (argc > 2 && strcmp(argv[1], "--seeds") == 0) {
-    test_merge_seeds(5000, atoi(argv[2]), 0);
+    test_merge_seeds(argc > 3 ? strtoull(argv[3], NULL, 10) : 5000, atoi(argv[2]), 0);
   } else if (argc > 1 && !only) {
     uint64_t seed = strtoull(argv[1], NULL, 10);
-    int P = argc > 2 ? atoi(argv[2]) : seed_P(seed - 5000);
+    int P = argc > 2 ? atoi(argv[2]) : seed_P(seed);
     merge_case mc = make_case(seed, P);
     part1_stats st = {0};
     merge_round_trip(&mc, 1, &st);
@@ -1674,6 +2050,7 @@ int main(int argc, char **argv) {
     } tests[] = {
         {"ranklists", test_ranklists},
         {"lossless", test_lossless},
+        {"refusals", test_refusals},
         {"stencil_size", test_stencil_size},
         {"hostile", test_hostile},
     };

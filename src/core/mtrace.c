@@ -358,3 +358,25 @@ int tf_mtrace_project(const tf_mtrace *t, int32_t rank, tf_fnode ***nodes, uint3
   free(shell);
   return rc;
 }
+
+/* ------------------------------------------------------------ sealing */
+
+static void seal_vset(tf_vset *v, tf_mem *m) {
+  for (uint32_t i = 0; i < v->n; i++) tf_vseq_seal(&v->ranks[i], m);
+}
+
+static void seal_nodes(tf_mnode *const *x, uint32_t n, tf_mem *m) {
+  for (uint32_t i = 0; i < n; i++) {
+    tf_vseq_seal(&x[i]->ranks, m);
+    seal_vset(&x[i]->count, m);
+    for (uint32_t j = 0; j < x[i]->nslots; j++) seal_vset(&x[i]->slots[j], m);
+    seal_nodes(x[i]->body, x[i]->nbody, m);
+  }
+}
+
+void tf_mtrace_seal(tf_mtrace *t) {
+  tf_vseq_seal(&t->present, &t->mem);
+  tf_vseq_seal(&t->nevents, &t->mem);
+  tf_vseq_seal(&t->lost, &t->mem);
+  seal_nodes(t->top, t->ntop, &t->mem);
+}

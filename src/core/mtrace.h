@@ -75,9 +75,13 @@ int tf_mtrace_from_file(tf_mtrace *t, const tf_file_reader *r);
  * out). */
 int tf_mtrace_merge(tf_mtrace *dst, tf_mtrace *src, char *err, size_t errlen);
 
-/* Encode as a merged trace file (zstd level 0: sections stored raw). 0 or
- * -1 (out of memory). */
-int tf_mtrace_encode(const tf_mtrace *t, tf_buf *b, int zstd_level);
+/* Close the open run of every rank list so that it folds into its block (a
+ * strided block is then one item). Merging on afterwards stays correct. */
+void tf_mtrace_seal(tf_mtrace *t);
+
+/* Seal, then encode as a merged trace file (zstd level 0: sections stored
+ * raw). 0 or -1 (out of memory). */
+int tf_mtrace_encode(tf_mtrace *t, tf_buf *b, int zstd_level);
 /* Decode and validate a merged trace file; messages name `name`. */
 tf_status tf_mtrace_decode(const uint8_t *data, size_t len, const char *name, tf_mtrace *t, char *err,
                            size_t errlen);
@@ -91,7 +95,7 @@ int tf_mtrace_project(const tf_mtrace *t, int32_t rank, tf_fnode ***nodes, uint3
 #define TF_TRACE_ZSTD_LEVEL 9 /* sections of merged trace files */
 
 /* The merged structure behind an opened trace (flat input: tables only). */
-const tf_mtrace *tf_trace_mtrace(const tf_trace *t);
+tf_mtrace *tf_trace_mtrace(tf_trace *t);
 
 /* Index of `rank` among the present ranks, or -1. */
 int64_t tf_mtrace_rank_index(const tf_mtrace *t, int32_t rank);

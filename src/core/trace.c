@@ -128,6 +128,7 @@ static tf_status open_rank_files(char **paths, int n, tf_trace **out, char *err,
     tf_trace_close(t);
     return st;
   }
+  tf_mtrace_seal(&t->mt); /* as a merged file would have them */
   fill_info(t, source, bytes);
   *out = t;
   return TF_OK;
@@ -176,7 +177,7 @@ tf_status tf_trace_open(const char *path, unsigned flags, tf_trace **out, char *
 }
 
 const tf_trace_info *tf_trace_get_info(const tf_trace *t) { return &t->info; }
-const tf_mtrace *tf_trace_mtrace(const tf_trace *t) { return &t->mt; }
+tf_mtrace *tf_trace_mtrace(tf_trace *t) { return &t->mt; }
 
 int tf_trace_rank(const tf_trace *t, int32_t rank, uint64_t *nevents, uint64_t *lost) {
   int64_t k = tf_mtrace_rank_index(&t->mt, rank);

@@ -96,8 +96,9 @@ static void put_section(tf_buf *out, uint8_t id, const tf_buf *raw, int level) {
   free(z);
 }
 
-int tf_mtrace_encode(const tf_mtrace *t, tf_buf *out, int zstd_level) {
+int tf_mtrace_encode(tf_mtrace *t, tf_buf *out, int zstd_level) {
   tf_buf s = {0};
+  tf_mtrace_seal(t);
   tf_buf_put_bytes(out, TF_TRACE_MAGIC, 8);
   tf_buf_put_u32(out, TF_TRACE_VERSION);
 

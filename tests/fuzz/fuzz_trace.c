@@ -158,20 +158,31 @@ static void walk_values(const tf_node *n, int which, size_t small) {
   }
 }
 
+typedef struct node_stack {
+  const tf_node **at;
+  size_t n, cap;
+} node_stack;
+
+static void push(node_stack *s, const tf_node *const *nodes, uint32_t n) {
+  for (uint32_t i = n; i-- > 0;) { /* reversed: popped in order */
+    if (s->n == s->cap) {
+      s->cap = s->cap ? 2 * s->cap : 1024;
+      s->at = realloc(s->at, s->cap * sizeof *s->at);
+      if (!s->at) abort();
+    }
+    s->at[s->n++] = nodes[i];
+  }
+}
+
+/* Depth-first over the loop structure, iteratively: the harness itself
+ * must not overflow the stack. */
 static void walk_nodes(const tf_trace *t, const tf_trace_info *in) {
   const tf_node *const *top = NULL;
   uint32_t ntop = tf_trace_top(t, &top);
-  /* iterative depth-first walk: the harness itself must not overflow the stack */
-  size_t cap = 1024, n = 0, visited = 0;
-  const tf_node **stack = malloc(cap * sizeof *stack);
-  if (!stack) abort();
-  for (uint32_t i = ntop; i-- > 0;) {
-    if (n == cap) break;
-    stack[n++] = top[i];
-  }
-  while (n > 0 && visited < MAX_NODES) {
-    const tf_node *node = stack[--n];
-    visited++;
+  node_stack s = {0};
+  push(&s, top, ntop);
+  for (size_t visited = 0; s.n > 0 && visited < MAX_NODES; visited++) {
+    const tf_node *node = s.at[--s.n];
     tf_node_info ni;
     memset(&ni, 0, sizeof ni);
     tf_node_get(node, &ni);
@@ -186,15 +197,7 @@ static void walk_nodes(const tf_trace *t, const tf_trace_info *in) {
     touch_str(buf);
     walk_values(node, -1, small);
     if (ni.is_loop) {
-      for (uint32_t i = ni.nbody; i-- > 0;) {
-        if (n == cap) {
-          const tf_node **s = realloc(stack, 2 * cap * sizeof *stack);
-          if (!s) abort();
-          stack = s;
-          cap *= 2;
-        }
-        stack[n++] = ni.body[i];
-      }
+      push(&s, ni.body, ni.nbody);
     } else {
       touch_str(in->funcs[ni.fn].name);
       for (uint32_t j = 0; j < ni.nslots && j < MAX_SLOTS; j++) walk_values(node, (int)j, small);
@@ -202,7 +205,7 @@ static void walk_nodes(const tf_trace *t, const tf_trace_info *in) {
     sink += (size_t)(ni.occurrences ^ ni.compute_min ^ ni.compute_max ^ ni.compute_mean ^ ni.duration_min ^
                      ni.duration_max ^ ni.duration_mean ^ ni.thread ^ ni.callsite);
   }
-  free(stack);
+  free(s.at);
 }
 
 static void walk_trace(tf_trace *t) {
