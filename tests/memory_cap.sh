@@ -16,7 +16,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 np=3
 # shellcheck disable=SC2086
-$mpirun -np $np env LD_PRELOAD="$lib" TRACEFOLD_MODE=both TRACEFOLD_MEMORY=16K TRACEFOLD_OUTPUT=trace "$prog" -i 600 \
+$mpirun -np $np env LD_PRELOAD="$lib" TRACEFOLD_MODE=both TRACEFOLD_MEMORY=4K TRACEFOLD_OUTPUT=trace "$prog" -i 600 \
   >traced.out 2>traced.err || { cat traced.err >&2; fail "capped run failed"; }
 # shellcheck disable=SC2086
 $mpirun -np $np "$prog" -i 600 >plain.out 2>/dev/null || fail "plain run failed"
@@ -27,4 +27,4 @@ warned=$(grep -c 'reached TRACEFOLD_MEMORY' traced.err || true)
 "$cli" dump --no-time trace >reference || fail "tracefold dump failed"
 "$cli" unroll --no-time trace >unrolled || fail "tracefold unroll failed"
 cmp -s reference unrolled || { diff reference unrolled | head >&2; fail "the capped trace does not unroll to the reference"; }
-echo "ok: TRACEFOLD_MEMORY=16K: $warned warning(s), unroll = reference ($(wc -l <reference) events)"
+echo "ok: TRACEFOLD_MEMORY=4K: $warned warning(s), unroll = reference ($(wc -l <reference) events)"

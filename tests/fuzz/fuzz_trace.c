@@ -260,11 +260,11 @@ static void read_merged(const uint8_t *data, size_t len) {
 }
 
 /* A trace directory or file, as the tools open it. */
-static void read_path(const char *path) {
+static void read_path(const char *path, unsigned flags) {
   char err[512];
   err[0] = 0;
   tf_trace *t = NULL;
-  tf_status st = tf_trace_open(path, 0, &t, err, sizeof err);
+  tf_status st = tf_trace_open(path, flags, &t, err, sizeof err);
   touch_str(tf_status_name(st));
   if (st != TF_OK) {
     touch_str(err);
@@ -356,7 +356,7 @@ static int per_rank_input(const uint8_t *data, size_t len, int repair) {
     if (magic_at(data + p)) start[n++] = p;
   start[n] = len;
   char paths[MAX_PIECES][300];
-  int mismatched = 0;
+  int mismatched = 0, flat = 0;
   for (int i = 0; i < n; i++) {
     size_t plen = start[i + 1] - start[i];
     uint8_t *piece = malloc(plen);
@@ -369,6 +369,7 @@ static int per_rank_input(const uint8_t *data, size_t len, int repair) {
       mismatched |= memcmp(tail, piece + plen - 4, 4) != 0;
       if (!repair) memcpy(piece + plen - 4, tail, 4);
     }
+    flat += magic_at(piece) == 1;
     snprintf(paths[i], sizeof paths[i], "%s/rank-%d.%s", dir, i, magic_at(piece) == 1 ? "flat" : "tfc");
     FILE *f = fopen(paths[i], "wb");
     if (!f || fwrite(piece, 1, plen, f) != plen || fclose(f) != 0) {
@@ -378,7 +379,8 @@ static int per_rank_input(const uint8_t *data, size_t len, int repair) {
     free(piece);
   }
   for (int i = 0; i < n; i++) read_file(paths[i]);
-  read_path(n == 1 ? paths[0] : dir);
+  read_path(n == 1 ? paths[0] : dir, 0);
+  if (n > 1 && flat && flat < n) read_path(dir, TF_OPEN_PREFER_FLAT); /* both kinds: the flat ones */
   for (int i = 0; i < n; i++) unlink(paths[i]);
   return mismatched && !repair;
 }

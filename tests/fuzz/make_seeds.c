@@ -52,7 +52,7 @@ static tf_func_desc *subset(const tf_func_desc *funcs, uint32_t n, const uint8_t
 
 /* ---- merged traces ---------------------------------------------------------- */
 
-static int write_merged(const char *out, const char *suffix, const tf_mtrace *t, int level) {
+static int write_merged(const char *out, const char *suffix, tf_mtrace *t, int level) {
   char path[4096];
   snprintf(path, sizeof path, "%s.%s.tf", out, suffix);
   tf_buf b = {0};
