@@ -28,7 +28,8 @@ command -v "$cc" >/dev/null || { echo "fuzz.sh: $cc not found (scripts/setup.sh 
 mkdir -p "$out/obj" "$out/seeds" "$out/corpus" "$out/crashes"
 
 # ---- 1. build: the core's sources as src/core/CMakeLists.txt lists them
-mapfile -t srcs < <(sed -n '/add_library(tracefold_core/,/)/p' src/core/CMakeLists.txt | tr -s ' ()\t' '\n' | grep '\.c$')
+mapfile -t srcs < <(sed -n '/add_library(tracefold_core/,/)/p' src/core/CMakeLists.txt |
+  tr -s ' ()\t' '\n' | grep '\.c$')
 [ ${#srcs[@]} -gt 0 ] || { echo "fuzz.sh: no sources found for tracefold_core in src/core/CMakeLists.txt" >&2; exit 1; }
 san=(-g -O1 -std=c11 -fno-omit-frame-pointer -fno-sanitize-recover=all -Iinclude -Isrc/core)
 rm -f "$out"/obj/*.o
@@ -47,7 +48,7 @@ done
   -lzstd -lpthread -o "$out/fuzz_trace"
 "$cc" "${san[@]}" -Wall -Wextra -Werror -fsanitize=fuzzer-no-link,address,undefined tests/fuzz/make_seeds.c \
   "$out"/obj/*.o -lzstd -lpthread -o "$out/make_seeds"
-echo "fuzz: built $out/fuzz_trace (${#srcs[@]} core sources)"
+echo "fuzz: built $out/fuzz_trace (${#srcs[@]} core sources; ${SECONDS} s)"
 
 # ---- 2. seeds: real traces of a few workloads
 lib=$build/src/recorder/libtracefold.so
@@ -82,7 +83,8 @@ for spec in stencil2d:4 masterworker:3 branchy:3 nbcoll:2 threads:2; do
   done
 done
 nseeds=$(find "$out/seeds" -type f | wc -l)
-echo "fuzz: $nseeds seed files, $(du -sk "$out/seeds" | cut -f1) KB ($(find "$out/seeds" -name '*.tf' | wc -l) merged traces)"
+nmerged=$(find "$out/seeds" -name '*.tf' | wc -l)
+echo "fuzz: $nseeds seed files, $(du -sk "$out/seeds" | cut -f1) KB ($nmerged merged traces; ${SECONDS} s)"
 
 # ---- 3 and 4: regressions, then fuzzing
 opts=(-timeout=10 -rss_limit_mb=2048 -detect_leaks=1 -artifact_prefix="$out/crashes/")

@@ -176,7 +176,20 @@ static void push(node_stack *s, const tf_node *const *nodes, uint32_t n) {
 
 /* Depth-first over the loop structure, iteratively: the harness itself
  * must not overflow the stack. */
-static void walk_nodes(const tf_trace *t, const tf_trace_info *in) {
+/* Value sequence `which` as on `rank`: into a large buffer, then into a
+ * small heap buffer of exactly `small` bytes. */
+static void values_of(const tf_node *n, int which, int32_t rank, size_t small) {
+  char v[4096];
+  if (!tf_node_values_of(n, which, rank, v, sizeof v)) return;
+  touch_str(v);
+  char *sv = small ? malloc(small) : NULL;
+  if (small && !sv) abort();
+  tf_node_values_of(n, which, rank, sv, small);
+  if (sv) touch_str(sv);
+  free(sv);
+}
+
+static void walk_nodes(const tf_trace *t, const tf_trace_info *in, const int32_t *probe, int nprobe) {
   const tf_node *const *top = NULL;
   uint32_t ntop = tf_trace_top(t, &top);
   node_stack s = {0};
@@ -202,6 +215,11 @@ static void walk_nodes(const tf_trace *t, const tf_trace_info *in) {
       touch_str(in->funcs[ni.fn].name);
       for (uint32_t j = 0; j < ni.nslots && j < MAX_SLOTS; j++) walk_values(node, (int)j, small);
     }
+    for (int k = 0; k < nprobe; k++) { /* as on one rank */
+      sink += (size_t)tf_node_has_rank(node, probe[k]);
+      values_of(node, -1, probe[k], small);
+      for (uint32_t j = 0; !ni.is_loop && j < ni.nslots && j < MAX_SLOTS; j++) values_of(node, (int)j, probe[k], small);
+    }
     sink += (size_t)(ni.occurrences ^ ni.compute_min ^ ni.compute_max ^ ni.compute_mean ^ ni.duration_min ^
                      ni.duration_max ^ ni.duration_mean ^ ni.thread ^ ni.callsite);
   }
@@ -219,8 +237,10 @@ static void walk_trace(tf_trace *t) {
 
   /* present ranks: probe the first MAX_PROBE (until all present ones are
    * found) and the last; read each through a cursor. Out of range (-1,
-   * nranks) or without events: the cursor must refuse, or be empty. */
+   * nranks) or not present: the cursor must refuse, or be empty. */
   int32_t found = 0, cursors = 0, absent_tried = 0;
+  int32_t node_ranks[4] = {-1}; /* ranks the nodes are also read as on: -1, then the first present ones */
+  int nnode_ranks = 1;
   int64_t probes[MAX_PROBE + 3], nprobes = 0;
   probes[nprobes++] = -1;
   for (int64_t rank = 0; rank < in->nranks && rank < MAX_PROBE; rank++) probes[nprobes++] = rank;
@@ -234,14 +254,15 @@ static void walk_trace(tf_trace *t) {
     int present = tf_trace_rank(t, rank, &nev, &lost);
     sink += (size_t)(nev ^ lost);
     found += present != 0;
-    int absent = !present && !out_of_range && !absent_tried; /* one in range, without events */
+    if (present && nnode_ranks < 4) node_ranks[nnode_ranks++] = rank;
+    int absent = !present && !out_of_range && !absent_tried; /* one in range but not present */
     absent_tried |= absent;
     if (cursors < MAX_CURSORS && (present || out_of_range || absent)) {
       read_rank(t, rank, in);
       cursors++;
     }
   }
-  walk_nodes(t, in);
+  walk_nodes(t, in, node_ranks, nnode_ranks);
 }
 
 /* A merged trace file, from memory. */
