@@ -346,6 +346,10 @@ void tf_recorder_start(int init_rc) {
   }
   PMPI_Comm_dup(MPI_COMM_WORLD, &g.comm);
   if (!choose_output()) return;
+  /* the merge at MPI_Finalize is collective: from here on every rank takes
+   * part, with or without a trace of its own (a rank whose files cannot be
+   * opened below sends a failure mark) */
+  g.merging = g.cfg.mode == TF_MODE_COMPRESSED || g.cfg.mode == TF_MODE_BOTH;
   char file[PATH_MAX + 32], lib[MPI_MAX_LIBRARY_VERSION_STRING + 1];
   int liblen = 0;
   PMPI_Get_library_version(lib, &liblen);
@@ -369,7 +373,6 @@ void tf_recorder_start(int init_rc) {
   }
   catch_stops();
   if (g.cfg.mode == TF_MODE_COMPRESSED || g.cfg.mode == TF_MODE_BOTH) {
-    g.merging = 1; /* from here on every rank takes part, with or without a trace of its own */
     snprintf(file, sizeof file, "%s/rank-%d.tfc", g.path, g.rank);
     if (!(g.comp = tf_file_writer_open_lazy(file, TF_FILE_COMPRESSED, &info, err, sizeof err))) {
       tf_recorder_fail(err);
