@@ -56,6 +56,8 @@ lib=$build/src/recorder/libtracefold.so
 export MPIR_CVAR_POLLS_BEFORE_YIELD=1
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tf-fuzz.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+mkdir "$tmp/files"
+fuzz() { TMPDIR=$tmp/files "$out/fuzz_trace" "$@"; } # the harness writes its trace directories there
 rm -f "$out"/seeds/*
 for spec in stencil2d:4 masterworker:3 branchy:3 nbcoll:2 threads:2; do
   wl=${spec%:*} np=${spec#*:}
@@ -100,7 +102,7 @@ for f in tests/fuzz/regressions/*; do
   case "$(basename "$f")" in README*) continue ;; esac
   [ -f "$f" ] || continue
   nreg=$((nreg + 1))
-  if ! "$out/fuzz_trace" "${opts[@]}" "$f" >"$tmp/reg.log" 2>&1; then
+  if ! fuzz "${opts[@]}" "$f" >"$tmp/reg.log" 2>&1; then
     report "$tmp/reg.log"
     echo "FAIL: regression input $f" >&2
     status=1
@@ -111,7 +113,7 @@ echo "fuzz: $nreg regression inputs run"
 echo "fuzz: fuzzing for $secs s (log in $out/fuzz.log)"
 touch "$tmp/stamp"
 fuzz_rc=0
-"$out/fuzz_trace" "${opts[@]}" -max_total_time="$secs" -print_final_stats=1 -dict=tests/fuzz/trace.dict \
+fuzz "${opts[@]}" -max_total_time="$secs" -print_final_stats=1 -dict=tests/fuzz/trace.dict \
   "$out/corpus" "$out/seeds" >"$out/fuzz.log" 2>&1 || fuzz_rc=$?
 grep -E '^stat::(number_of_executed_units|average_exec_per_sec|new_units_added|peak_rss_mb)' "$out/fuzz.log" |
   sed 's/^stat::/fuzz: /' || true
@@ -121,7 +123,7 @@ echo "fuzz: corpus now $(find "$out/corpus" -type f | wc -l) inputs"
 # One that finishes when run again (same limit) is reported and not counted.
 found="" flaky=0
 for f in $(find "$out/crashes" -type f -newer "$tmp/stamp" ! -name 'slow-unit-*' | sort); do
-  if [[ $(basename "$f") == timeout-* ]] && "$out/fuzz_trace" "${opts[@]}" "$f" >"$tmp/again.log" 2>&1; then
+  if [[ $(basename "$f") == timeout-* ]] && fuzz "${opts[@]}" "$f" >"$tmp/again.log" 2>&1; then
     echo "fuzz: $f timed out but finished when run again (machine load, not a hang): not counted" >&2
     flaky=1
     continue

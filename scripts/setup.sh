@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # zstd: bench/sizes.sh compares trace sizes with zstd -19; libzstd-dev: the core compresses merged traces;
-# clang and libclang-rt-14-dev (libFuzzer's runtime, only a recommendation of clang): scripts/fuzz.sh
+# clang and libclang-rt-14-dev (libFuzzer's runtime, which clang does not pull in): scripts/fuzz.sh
 packages=(build-essential cmake gfortran python3 mpich libmpich-dev openmpi-bin libopenmpi-dev binutils zstd libzstd-dev
           clang libclang-rt-14-dev)
 missing=()

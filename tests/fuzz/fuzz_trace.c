@@ -351,7 +351,9 @@ static void remove_dir(void) {
 
 static void make_dir(void) {
   if (dir[0]) return;
-  const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+  /* $TMPDIR if set (scripts/fuzz.sh points it at a directory it removes: a
+   * crash ends the process without atexit), else memory, else /tmp */
+  const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
   snprintf(dir, sizeof dir, "%s/tf-fuzz.XXXXXX", base);
   if (!mkdtemp(dir)) {
     perror("fuzz_trace: mkdtemp");
