@@ -140,6 +140,18 @@ check_counts() { # DIR RANK COUNTS_FILE
   diff -u "$3" "$work/counts" >&2 || fail "$case_name: rank $2: the trace's counts differ from the workload's own"
 }
 
+check_every_rank() { # CASE DIR COUNTS_PREFIX REASON: every rank left both files, counts and unroll match
+  local r
+  for ((r = 0; r < np; r++)); do
+    if [ ! -f "$2/rank-$r.tfc" ] || [ ! -s "$2/rank-$r.flat" ]; then
+      fail "$1: rank $r left no rank-$r.tfc or rank-$r.flat"
+      continue
+    fi
+    check_counts "$2" "$r" "$3.$r"
+    check_rank "$2" "$r" "$4"
+  done
+}
+
 traced() { # DIR ARGS...: the traced command line, into the array cmd
   local dir=$1
   shift
@@ -206,14 +218,7 @@ timeout -k 5 60 "${cmd[@]}" >"$work/exit.out" 2>"$work/exit.err"
 rc=$?
 if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then fail "exit: the run did not end within 60 s"; fi
 reason="an exit without MPI_Finalize"
-for ((r = 0; r < np; r++)); do
-  if [ ! -f "$dir/rank-$r.tfc" ] || [ ! -s "$dir/rank-$r.flat" ]; then
-    fail "exit: rank $r left no rank-$r.tfc or rank-$r.flat"
-    continue
-  fi
-  check_counts "$dir" "$r" "$work/exit.counts.$r"
-  check_rank "$dir" "$r" "$reason"
-done
+check_every_rank exit "$dir" "$work/exit.counts" "$reason"
 [ "$case_failed" -eq 0 ] || cat "$work/exit.err" >&2
 check_verbs "$dir" "$reason" 0
 [ "$case_failed" -eq 0 ] && echo "ok: exit (mpirun exit $rc): all $np ranks left rank-R.tfc and rank-R.flat, marked" \
@@ -256,13 +261,8 @@ if [ "$ready" -eq 1 ]; then
   chained=0
   for ((r = 0; r < np; r++)); do
     [ -f "$work/signal.counts.done.$r" ] && chained=$((chained + 1))
-    if [ ! -f "$dir/rank-$r.tfc" ] || [ ! -s "$dir/rank-$r.flat" ]; then
-      fail "signal: rank $r left no rank-$r.tfc or rank-$r.flat"
-      continue
-    fi
-    check_counts "$dir" "$r" "$work/signal.counts.$r"
-    check_rank "$dir" "$r" "$reason"
   done
+  check_every_rank signal "$dir" "$work/signal.counts" "$reason"
   [ "$chained" -eq "$np" ] ||
     fail "signal: the workload's own SIGTERM handler ran on $chained of $np ranks (tracefold's handler must chain to it)"
   [ "$case_failed" -eq 0 ] || cat "$work/signal.err" >&2

@@ -1309,10 +1309,7 @@ int main(int argc, char **argv) {
     test_pipeline(1, strtoull(argv[1], NULL, 10));
     return failures ? 1 : 0;
   }
-  static const struct {
-    const char *name;
-    void (*run)(void);
-  } tests[] = {
+  static const test_part tests[] = {
       {"vseq_compact", test_vseq_compact},
       {"vseq_random", test_vseq_random},
       {"codec", test_codec},
@@ -1327,17 +1324,7 @@ int main(int argc, char **argv) {
       {"decoder_overflow", test_decoder_overflow},
       {"damaged_compressed", test_damaged_compressed},
   };
-  double c0 = cpu_seconds(), w0 = wall_seconds();
-  for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
-    double c = cpu_seconds(), w = wall_seconds();
-    int before = failures;
-    fflush(stdout);
-    tests[i].run();
-    printf("-- %s: %s (%.2f s cpu, %.2f s wall)\n", tests[i].name, failures == before ? "ok" : "FAILED",
-           cpu_seconds() - c, wall_seconds() - w);
-    fflush(stdout);
-  }
-  printf("total %.2f s cpu, %.2f s wall\n", cpu_seconds() - c0, wall_seconds() - w0);
+  run_parts(tests, sizeof tests / sizeof tests[0], NULL, &failures);
   if (failures) {
     fprintf(stderr, "test_folding: %d checks failed\n", failures);
     return 1;

@@ -87,6 +87,29 @@ static inline double wall_seconds(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* A unit test's named parts, run in order (all, or only the one named
+ * `only`), each reported with its outcome and time; `failures` is the
+ * check counter of check.h. */
+typedef struct test_part {
+  const char *name;
+  void (*run)(void);
+} test_part;
+
+static inline void run_parts(const test_part *parts, size_t n, const char *only, const int *failures) {
+  double c0 = cpu_seconds(), w0 = wall_seconds();
+  for (size_t i = 0; i < n; i++) {
+    if (only && strcmp(only, parts[i].name) != 0) continue;
+    double c = cpu_seconds(), w = wall_seconds();
+    int before = *failures;
+    fflush(stdout);
+    parts[i].run();
+    printf("-- %s: %s (%.2f s cpu, %.2f s wall)\n", parts[i].name, *failures == before ? "ok" : "FAILED",
+           cpu_seconds() - c, wall_seconds() - w);
+    fflush(stdout);
+  }
+  printf("total %.2f s cpu, %.2f s wall\n", cpu_seconds() - c0, wall_seconds() - w0);
+}
+
 static const tf_field_desc fl_send[] = {{"count", TF_FIELD_COUNT, 0}, {"dest", TF_FIELD_PEER, 0},
                                         {"tag", TF_FIELD_TAG, 0}, {"comm", TF_FIELD_INT, 0}};
 static const tf_field_desc fl_isend[] = {{"count", TF_FIELD_COUNT, 0}, {"dest", TF_FIELD_PEER, 0},

@@ -2044,28 +2044,14 @@ int main(int argc, char **argv) {
     part1_stats st = {0};
     merge_round_trip(&mc, 1, &st);
   } else {
-    static const struct {
-      const char *name;
-      void (*run)(void);
-    } tests[] = {
+    static const test_part tests[] = {
         {"ranklists", test_ranklists},
         {"lossless", test_lossless},
         {"refusals", test_refusals},
         {"stencil_size", test_stencil_size},
         {"hostile", test_hostile},
     };
-    double c0 = cpu_seconds(), w0 = wall_seconds();
-    for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
-      if (only && strcmp(only, tests[i].name) != 0) continue;
-      double c = cpu_seconds(), w = wall_seconds();
-      int before = failures;
-      fflush(stdout);
-      tests[i].run();
-      printf("-- %s: %s (%.2f s cpu, %.2f s wall)\n", tests[i].name, failures == before ? "ok" : "FAILED",
-             cpu_seconds() - c, wall_seconds() - w);
-      fflush(stdout);
-    }
-    printf("total %.2f s cpu, %.2f s wall\n", cpu_seconds() - c0, wall_seconds() - w0);
+    run_parts(tests, sizeof tests / sizeof tests[0], only, &failures);
   }
   char p[256];
   snprintf(p, sizeof p, "%s/run", workdir);
