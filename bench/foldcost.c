@@ -165,6 +165,7 @@ int main(int argc, char **argv) {
     }
     tf_compressor c;
     tf_compressor_init(&c, info->funcs, info->nfuncs, cap);
+    tf_compressor_set_timing(&c, (tf_timing_mode)info->timing, info->bins);
     double t1 = bench_now_ns();
     for (size_t i = 0; i < nev; i++) {
       const ev *x = &evs[i];

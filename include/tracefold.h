@@ -129,8 +129,8 @@ void tf_format_value(int64_t v, char *buf, size_t len);
  * Both share one container (doc/FORMAT.md) and this reader. */
 #define TF_FLAT_MAGIC "TFFLAT\r\n"
 #define TF_COMP_MAGIC "TFCOMP\r\n"
-#define TF_FLAT_VERSION 1
-#define TF_COMP_VERSION 1
+#define TF_FLAT_VERSION 2
+#define TF_COMP_VERSION 2
 
 typedef enum tf_file_kind { TF_FILE_FLAT = 0, TF_FILE_COMPRESSED = 1 } tf_file_kind;
 
@@ -138,6 +138,24 @@ typedef enum tf_file_kind { TF_FILE_FLAT = 0, TF_FILE_COMPRESSED = 1 } tf_file_k
 #define TF_PARTIAL_ABORT 1  /* the application called MPI_Abort */
 #define TF_PARTIAL_SIGNAL 2 /* SIGTERM or SIGINT */
 #define TF_PARTIAL_EXIT 3   /* the process exited without MPI_Finalize */
+
+/* What a compressed trace keeps of delta times (TRACEFOLD_TIMING; doc/TIMING.md). */
+typedef enum tf_timing_mode {
+  TF_TIMING_NONE = 0,      /* no times */
+  TF_TIMING_STATS = 1,     /* count, min, max, mean, variance per event */
+  TF_TIMING_HISTOGRAM = 2, /* the same plus k balanced bins */
+  TF_TIMING_PATH = 3       /* one histogram per preceding call */
+} tf_timing_mode;
+
+/* Unit of the compute delta (TRACEFOLD_VOLUME; the duration is always ns, 0 when time-independent). */
+typedef enum tf_time_unit {
+  TF_UNIT_NS = 0,           /* wall-clock nanoseconds */
+  TF_UNIT_INSTRUCTIONS = 1, /* time-independent: instructions retired (PAPI_TOT_INS) */
+  TF_UNIT_CPU_NS = 2        /* time-independent: the thread's CPU time in ns */
+} tf_time_unit;
+
+const char *tf_timing_mode_name(unsigned mode); /* "none", "stats", ...; "?" */
+const char *tf_time_unit_name(unsigned unit);   /* "ns", "instructions", "cpu-ns"; "?" */
 
 typedef struct tf_file_info {
   int32_t kind;          /* tf_file_kind */
@@ -150,6 +168,9 @@ typedef struct tf_file_info {
   uint64_t lost_events;  /* calls not recorded after an internal failure (0 normally) */
   uint32_t nsegments;    /* compressed: folded segments (1 unless the memory cap was reached) */
   uint32_t partial;      /* not 0: written when the run stopped without MPI_Finalize (TF_PARTIAL_*) */
+  uint32_t timing;       /* compressed: tf_timing_mode */
+  uint32_t bins;         /* compressed: bins per histogram (histogram and path modes) */
+  uint32_t unit;         /* tf_time_unit of compute deltas */
   uint32_t nfuncs;
   const tf_func_desc *funcs;
   uint32_t ncallsites;
@@ -186,7 +207,7 @@ tf_status tf_list_dir(const char *dir, tf_file_kind kind, char ***paths, int *n,
  * trace directory. Every rank's events come back exactly as recorded,
  * through a per-rank cursor that unrolls the loops lazily. */
 #define TF_TRACE_MAGIC "TFTRACE\n"
-#define TF_TRACE_VERSION 1
+#define TF_TRACE_VERSION 2
 #define TF_TRACE_FILE "trace.tf"
 
 typedef enum tf_trace_source {
@@ -209,6 +230,9 @@ typedef struct tf_trace_info {
   uint64_t lost_events;  /* all ranks: calls not recorded after an internal failure */
   uint64_t bytes;        /* size of the file(s) read */
   uint64_t merge_ns;     /* merged at MPI_Finalize: time the merge took on rank 0 (0 otherwise) */
+  uint32_t timing;       /* tf_timing_mode (flat input: TF_TIMING_NONE, the events carry exact deltas) */
+  uint32_t bins;         /* bins per histogram */
+  uint32_t unit;         /* tf_time_unit of compute deltas */
   uint32_t nfuncs;
   const tf_func_desc *funcs;
   uint32_t ncallsites;
@@ -253,6 +277,7 @@ typedef struct tf_node_info {
   uint32_t nbody;          /* loop: its body */
   const tf_node *const *body;
   uint64_t occurrences;    /* summed over its ranks */
+  uint32_t nranks;         /* ranks it occurs on */
   uint64_t compute_min, compute_max, compute_mean; /* ns, over all occurrences */
   uint64_t duration_min, duration_max, duration_mean;
 } tf_node_info;
@@ -269,6 +294,62 @@ uint32_t tf_node_values(const tf_node *n, int which, uint32_t k, char *vals, siz
 int tf_node_has_rank(const tf_node *n, int32_t rank);
 /* The value sequence `which` as it is on `rank`: 1 and the text, or 0. */
 int tf_node_values_of(const tf_node *n, int which, int32_t rank, char *vals, size_t vlen);
+
+/* ---- time in a trace (doc/TIMING.md) --------------------------------------
+ * An event node keeps its delta times per path (the previous call of its
+ * thread, in path mode; one path otherwise): count, min, max, mean and
+ * standard deviation, the ranks of the extremes and of the smallest and
+ * largest per-rank mean, and (histogram and path modes) balanced bins. */
+#define TF_TIME_BINS_MAX 64
+#define TF_PATHS_ALL UINT32_MAX
+typedef struct tf_time_bin {
+  uint64_t lo, hi; /* samples in [lo, hi) (the last bin also hi) */
+  uint64_t n, mean;
+} tf_time_bin;
+typedef struct tf_time_stat {
+  uint64_t n, min, max, sum;
+  double mean, stddev;
+  int32_t min_rank, max_rank;         /* where the smallest / largest sample occurred */
+  double rank_mean_lo, rank_mean_hi;  /* smallest / largest mean of one rank's samples */
+  int32_t rank_mean_lo_rank, rank_mean_hi_rank;
+  uint32_t nbins;
+  tf_time_bin bins[TF_TIME_BINS_MAX];
+} tf_time_stat;
+typedef struct tf_time_path {
+  int has_prev;           /* path mode: 1 if this path follows a previous call */
+  uint32_t prev_fn;       /* that call's function ... */
+  uint64_t prev_callsite; /* ... and call-site signature */
+  tf_time_stat compute, duration;
+} tf_time_path;
+/* Paths of an event node (0 for loops and traces without times). */
+uint32_t tf_node_paths(const tf_node *n);
+/* Path i, or with i == TF_PATHS_ALL all paths summed. 0, or -1 (no such
+ * path, or out of memory). */
+int tf_node_path(const tf_trace *t, const tf_node *n, uint32_t i, tf_time_path *out);
+
+/* A rank's timeline as the trace keeps it: its events in order, each call
+ * starting its compute delta after the previous call ended and lasting its
+ * duration (per-event means: of its path in path mode). Search in time
+ * walks the loop structure (timing tree, doc/TIMING.md) without unrolling:
+ * regular loops are skipped arithmetically. */
+#define TF_TIME_MAXDEPTH 66
+typedef struct tf_time_point {
+  uint64_t index;             /* the event's position in the rank's sequence, from 0 */
+  uint32_t fn, thread;
+  uint64_t callsite;          /* signature */
+  uint64_t start_ns, end_ns;  /* its call, from the start of the rank's timeline */
+  int in_call;                /* 1: the time is inside the call; 0: in the compute before it */
+  uint32_t depth;             /* loops around the event */
+  uint64_t iteration[TF_TIME_MAXDEPTH]; /* the iteration of each, outermost first, from 0 */
+} tf_time_point;
+typedef struct tf_timeline tf_timeline;
+tf_status tf_timeline_open(tf_trace *t, int32_t rank, tf_timeline **out, char *err, size_t errlen);
+uint64_t tf_timeline_end(const tf_timeline *tl); /* when the rank's last call ends */
+/* The event rank was in (or computing before) at time t_ns: 1 and *p; 0 if
+ * t_ns is at or after the end; -1 malformed (tf_timeline_error). */
+int tf_timeline_find(tf_timeline *tl, uint64_t t_ns, tf_time_point *p);
+const char *tf_timeline_error(const tf_timeline *tl);
+void tf_timeline_close(tf_timeline *tl);
 
 #ifdef __cplusplus
 }

@@ -480,7 +480,7 @@ typedef struct rt_opts {
 static rt_result round_trip(const stream *s, const rt_opts *o, uint64_t seed) {
   rt_result res = {0};
   const char *fpath = "folding_rt.flat", *cpath = "folding_rt.tfc";
-  tf_file_info info = {.rank = 0, .nranks = 1, .exe = "synthetic", .mpi = "none", .nfuncs = NFUNCS, .funcs = funcs};
+  tf_file_info info = {.rank = 0, .nranks = 1, .exe = "synthetic", .mpi = "none", .timing = TF_TIMING_DEFAULT, .bins = TF_BINS_DEFAULT, .nfuncs = NFUNCS, .funcs = funcs};
   char err[512];
   fresh(fpath);
   fresh(cpath);
@@ -645,7 +645,7 @@ static void long_body_stream(stream *s, uint32_t nbody, uint32_t iters, uint64_t
 static void feed_folder(tf_folder *f, const stream *s, size_t from, size_t to) {
   for (size_t i = from; i < to; i++) {
     const oev *e = &s->e[i];
-    CHECK(tf_folder_push(f, e->fn, e->thread, e->site, e->compute, e->duration, e->nvals, s->v + e->off) == 0);
+    CHECK(tf_folder_push(f, e->fn, e->thread, e->site, e->compute, e->duration, TF_PREV_NONE, TF_PREV_NONE, e->nvals, s->v + e->off) == 0);
   }
 }
 
@@ -904,7 +904,7 @@ static void test_size_independent(void) {
  * The folder is driven directly and written with tf_segment_encode. */
 static void test_seal_midstream(void) {
   const char *path = "folding_seal.tfc";
-  tf_file_info info = {.rank = 0, .nranks = 1, .exe = "seal", .mpi = "none", .nfuncs = NFUNCS, .funcs = funcs};
+  tf_file_info info = {.rank = 0, .nranks = 1, .exe = "seal", .mpi = "none", .timing = TF_TIMING_DEFAULT, .bins = TF_BINS_DEFAULT, .nfuncs = NFUNCS, .funcs = funcs};
   char err[512];
   int64_t tmp[64];
   for (uint64_t seed = 3000; seed < 3040; seed++) {
@@ -932,7 +932,7 @@ static void test_seal_midstream(void) {
       const oev *e = &s->e[i];
       memcpy(tmp, s->v + e->off, e->nvals * sizeof *tmp);
       CHECK(tf_codec_encode(&codec, &funcs[e->fn], tmp, e->nvals) == 0);
-      CHECK(tf_folder_push(&f, e->fn, e->thread, (uint32_t)index_of[e->site], 1000, 7, e->nvals, tmp) == 0);
+      CHECK(tf_folder_push(&f, e->fn, e->thread, (uint32_t)index_of[e->site], 1000, 7, TF_PREV_NONE, TF_PREV_NONE, e->nvals, tmp) == 0);
       if (rndn(every) == 0) tf_folder_seal(&f);
     }
     tf_folder_seal(&f);
@@ -1177,7 +1177,7 @@ static uint64_t hand_segment(tf_buf *b, int h) {
 /* A compressed file with one call site (0x77) and one hand-encoded segment
  * of nev events; 1 if written. */
 static int write_hand_file(const char *path, const tf_buf *seg, uint64_t nev) {
-  tf_file_info info = {.rank = 0, .nranks = 1, .exe = "hand", .mpi = "none", .nfuncs = NFUNCS, .funcs = funcs};
+  tf_file_info info = {.rank = 0, .nranks = 1, .exe = "hand", .mpi = "none", .timing = TF_TIMING_DEFAULT, .bins = TF_BINS_DEFAULT, .nfuncs = NFUNCS, .funcs = funcs};
   char err[512];
   fresh(path);
   tf_file_writer *w = tf_file_writer_open(path, TF_FILE_COMPRESSED, &info, err, sizeof err);

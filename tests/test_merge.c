@@ -110,7 +110,8 @@ static uint32_t write_nfuncs = NFUNCS; /* a shorter function table: another trac
 static long write_rank(const char *path, const stream *s, int rank, int P, size_t cap, uint64_t lost, uint32_t partial,
                        uint32_t *nsegments) {
   tf_file_info info = {.rank = rank, .nranks = P, .thread_level = 2, .start_unix_ns = start_ns(rank), .exe = "synthetic",
-                       .mpi = "none", .nfuncs = write_nfuncs, .funcs = funcs};
+                       .mpi = "none", .timing = TF_TIMING_DEFAULT, .bins = TF_BINS_DEFAULT,
+                       .nfuncs = write_nfuncs, .funcs = funcs};
   char err[512];
   fresh(path);
   tf_file_writer *w = tf_file_writer_open(path, TF_FILE_COMPRESSED, &info, err, sizeof err);

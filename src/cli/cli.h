@@ -29,7 +29,16 @@ int tf_input_pick(tf_input *in, long rank, const char *verb, int32_t **ranks, in
  * if not NULL) options; 0, or 2 after printing a usage error. */
 int tf_take_options(int *argc, char ***argv, const char *verb, long *rank, int *no_time);
 
+/* A delta (ns, or a volume in `unit`, tf_time_unit) as text: "1.25ms", "3.1M ins". */
+void tf_fmt_delta(double v, unsigned unit, char *buf, size_t len);
+/* "1.5s", "20ms", "300us", "1000ns" (no unit: seconds) -> ns; 0 or -1. */
+int tf_parse_time(const char *s, uint64_t *ns);
+/* An event node's delta times (every path) as indented lines. */
+void tf_put_times(const tf_trace *t, const tf_node *n, int indent);
+
 int cmd_dump(int argc, char **argv);
+int cmd_time(int argc, char **argv);
+int cmd_imbalance(int argc, char **argv);
 int cmd_unroll(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_summary(int argc, char **argv);

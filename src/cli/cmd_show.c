@@ -14,6 +14,10 @@
  * its rank list, "@<dims start count stride ...>"; a parameter whose values
  * differ between ranks shows each variant with its ranks, "{a @<..> | b @<..>}".
  * With --rank R only rank R's nodes and values are shown.
+ * Times: under each event, what the trace keeps of its delta times (one
+ * line per path in path mode: "after MPI_X"), the mean, min and max of its
+ * compute delta and of its call, with the ranks of the extremes, and the
+ * histogram bins; --no-time leaves them out.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -99,8 +103,8 @@ static void put_event(const tf_node *n, const tf_node_info *ni, const tf_trace_i
   }
 }
 
-static void put_nodes(const tf_node *const *nodes, uint32_t n, int depth, const char *parent_ranks,
-                      const tf_trace_info *ti, long rank) {
+static void put_nodes(const tf_trace *tr, const tf_node *const *nodes, uint32_t n, int depth, const char *parent_ranks,
+                      const tf_trace_info *ti, long rank, int no_time) {
   char ranks[TEXT], t[TEXT];
   for (uint32_t i = 0; i < n; i++) {
     const tf_node *x = nodes[i];
@@ -117,8 +121,9 @@ static void put_nodes(const tf_node *const *nodes, uint32_t n, int depth, const 
     }
     if (rank < 0 && strcmp(ranks, parent_ranks) != 0) printf("  @%s", ranks);
     fputs("\n", stdout);
+    if (!ni.is_loop && !no_time) tf_put_times(tr, x, 2 * depth + 4);
     if (ni.is_loop) {
-      put_nodes(ni.body, ni.nbody, depth + 1, ranks, ti, rank);
+      put_nodes(tr, ni.body, ni.nbody, depth + 1, ranks, ti, rank, no_time);
       printf("%*s}\n", 2 * depth, "");
     }
   }
@@ -126,7 +131,7 @@ static void put_nodes(const tf_node *const *nodes, uint32_t n, int depth, const 
 
 int cmd_show(int argc, char **argv) {
   long rank;
-  int rc = tf_take_options(&argc, &argv, "show", &rank, NULL);
+  int no_time, rc = tf_take_options(&argc, &argv, "show", &rank, &no_time);
   if (rc) return rc;
   tf_input in;
   if (tf_input_open(argc, argv, 0, "show", &in)) return 1;
@@ -154,7 +159,11 @@ int cmd_show(int argc, char **argv) {
            in.info->partial ? " (partial)" : "");
   }
   /* ranks shown against the first node's (normally every rank's) */
-  put_nodes(top, ntop, 1, all, in.info, rank);
+  if (!no_time && in.info->timing != TF_TIMING_NONE)
+    printf("times: %s, compute in %s%s (mean (min .. max)%s)\n", tf_timing_mode_name(in.info->timing),
+           tf_time_unit_name(in.info->unit), in.info->unit == TF_UNIT_NS ? ", call in ns" : "",
+           in.info->nranks_present > 1 ? " with the ranks of the extremes" : "");
+  put_nodes(in.t, top, ntop, 1, all, in.info, rank, no_time);
   tf_input_close(&in);
   return ferror(stdout) ? 1 : 0;
 }

@@ -10,18 +10,20 @@ static const struct {
   int (*run)(int, char **);
   const char *help;
 } verbs[] = {
-    {"show", cmd_show, "[--rank R] TRACE              the loop structure, with rank lists"},
+    {"show", cmd_show, "[--rank R] [--no-time] TRACE    the loop structure, with rank lists and times"},
     {"unroll", cmd_unroll, "[--rank R] [--no-time] TRACE  every event of every (or one) rank, one line each"},
     {"dump", cmd_dump, "[--rank R] [--no-time] TRACE    the same, from the flat files if there are any"},
     {"stats", cmd_stats, "TRACE                         ranks, events by function, bytes vs flat, call sites"},
     {"summary", cmd_summary, "TRACE                       calls and bytes by function and rank"},
     {"counts", cmd_counts, "[--rank R] TRACE            one rank's calls by function (MPI_Name count)"},
+    {"time", cmd_time, "[--rank R] T... TRACE          the event each rank was in at time T (1.5s, 20ms, ...)"},
+    {"imbalance", cmd_imbalance, "[--top N] TRACE         events by compute-delta spread across ranks"},
     {"merge", cmd_merge, "DIR [-o FILE]                 merge per-rank compressed files into one trace file"},
 };
 
 static void usage(FILE *f) {
   fprintf(f, "usage: tracefold <verb> [args]\n\nverbs:\n");
-  for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) fprintf(f, "  %-7s %s\n", verbs[i].name, verbs[i].help);
+  for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) fprintf(f, "  %-9s %s\n", verbs[i].name, verbs[i].help);
   fprintf(f, "\nTRACE is a trace directory (tracefold-<program>-<P>p), its trace.tf, or one rank's file (rank-<R>.tfc,\n"
              "rank-<R>.flat).\n"
              "Record with: mpirun -np P env LD_PRELOAD=/path/to/libtracefold.so ./program\n");

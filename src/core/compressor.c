@@ -53,16 +53,25 @@ int tf_compressor_event(tf_compressor *c, tf_file_writer *w, uint32_t fn, uint32
     if (tf_codec_encode(&c->codec, &c->funcs[fn], c->scratch, nvals)) return -1;
     vals = c->scratch;
   }
-  if (tf_folder_push(&c->folder, fn, thread, site, compute_ns, duration_ns, nvals, vals)) return -1;
+  uint32_t prev_fn, prev_site;
+  tf_prev_get(&c->prev, thread, &prev_fn, &prev_site);
+  if (tf_prev_set(&c->prev, thread, fn, site)) c->folder.mem.failed = 1;
+  if (tf_folder_push(&c->folder, fn, thread, site, compute_ns, duration_ns, prev_fn, prev_site, nvals, vals)) return -1;
   if (c->folder.mem.bytes <= c->cap_bytes) return 0;
   c->spills++;
   return write_segment(c, w) ? -1 : 1;
+}
+
+void tf_compressor_set_timing(tf_compressor *c, tf_timing_mode mode, uint32_t bins) {
+  c->folder.timing = mode;
+  c->folder.bins = bins;
 }
 
 int tf_compressor_finish(tf_compressor *c, tf_file_writer *w) { return write_segment(c, w); }
 
 void tf_compressor_free(tf_compressor *c) {
   tf_folder_reset(&c->folder);
+  tf_prev_free(&c->prev);
   free(c->scratch);
   free(c->plain);
   tf_buf_free(&c->seg);

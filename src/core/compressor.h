@@ -13,6 +13,7 @@
 #include "bytes.h"
 #include "file_writer.h"
 #include "folder.h"
+#include "prev_event.h"
 #include "value_codec.h"
 
 typedef struct tf_compressor {
@@ -26,10 +27,13 @@ typedef struct tf_compressor {
   uint32_t nscratch;
   tf_buf seg;         /* encoding buffer of a segment */
   uint8_t *plain;     /* [fn]: 1 if the function has no array and no request field (no transform needed) */
+  tf_prev_events prev; /* previous event of each thread, across segments (path timing) */
 } tf_compressor;
 
 /* 0, or -1 when out of memory. */
 int tf_compressor_init(tf_compressor *c, const tf_func_desc *funcs, uint32_t nfuncs, size_t cap_bytes);
+/* What is kept of delta times (default TF_TIMING_DEFAULT, TF_BINS_DEFAULT bins). */
+void tf_compressor_set_timing(tf_compressor *c, tf_timing_mode mode, uint32_t bins);
 /* 0: folded; 1: folded, and the cap was reached so a segment was written;
  * -1: failure (memory or I/O; the caller stops recording). */
 int tf_compressor_event(tf_compressor *c, tf_file_writer *w, uint32_t fn, uint32_t thread, uint32_t site,

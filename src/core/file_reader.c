@@ -175,9 +175,14 @@ static tf_status parse(tf_file_reader *r, const char *path, tf_file_reader **out
   in->start_unix_ns = tf_cur_uvar(&c);
   in->exe = keep_string(r, &c);
   in->mpi = keep_string(r, &c);
+  uint64_t timing = tf_cur_uvar(&c), bins = tf_cur_uvar(&c), unit = tf_cur_uvar(&c);
   if (c.bad || !in->exe || !in->mpi || rank >= nranks || nranks > INT32_MAX || level < INT32_MIN ||
-      level > INT32_MAX)
+      level > INT32_MAX || timing > TF_TIMING_PATH || bins > TF_BINS_MAX || unit > TF_UNIT_CPU_NS ||
+      (bins == 0 && (timing == TF_TIMING_HISTOGRAM || timing == TF_TIMING_PATH)))
     goto malformed;
+  in->timing = (uint32_t)timing;
+  in->bins = (uint32_t)bins;
+  in->unit = (uint32_t)unit;
   in->rank = (int32_t)rank;
   in->nranks = (int32_t)nranks;
   in->thread_level = (int32_t)level;
@@ -248,7 +253,7 @@ static tf_status parse(tf_file_reader *r, const char *path, tf_file_reader **out
       r->segn = nsegn;
       tf_cursor sc = {c.p, c.p + seglen, 0};
       const char *why = NULL;
-      int rc = tf_segment_decode(&sc, segev, in->nfuncs, in->ncallsites, &r->segs[ns], &r->segn[ns], &r->mem, &why);
+      int rc = tf_segment_decode(&sc, segev, in->nfuncs, in->ncallsites, in->timing, in->bins, &r->segs[ns], &r->segn[ns], &r->mem, &why);
       in->nsegments++; /* even when partial: close frees it */
       if (rc || sc.p != sc.end) {
         st = crc_ok ? TF_ERR_FORMAT : TF_ERR_CHECKSUM;
@@ -319,12 +324,11 @@ static int next_unrolled(tf_file_reader *r, tf_event *ev) {
     return -1;
   }
   if (rc == 0) return 0;
-  uint64_t occ = ue.node->nvals.nvalues;
   *ev = (tf_event){.fn = ue.fn,
                    .thread = ue.thread,
                    .callsite = r->callsites[ue.site].sig,
-                   .compute_ns = occ ? ue.node->compute.sum / occ : 0,
-                   .duration_ns = occ ? ue.node->duration.sum / occ : 0,
+                   .compute_ns = ue.compute_ns,
+                   .duration_ns = ue.duration_ns,
                    .nvals = ue.nvals,
                    .vals = ue.vals};
   return 1;

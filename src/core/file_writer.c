@@ -66,6 +66,9 @@ static tf_file_writer *open_writer(const char *path, tf_file_kind kind, const tf
   tf_buf_put_uvar(b, info->start_unix_ns);
   tf_buf_put_str(b, info->exe);
   tf_buf_put_str(b, info->mpi);
+  tf_buf_put_uvar(b, info->timing);
+  tf_buf_put_uvar(b, info->bins);
+  tf_buf_put_uvar(b, info->unit);
   tf_functable_encode(b, info->funcs, info->nfuncs);
   return w;
 }

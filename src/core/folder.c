@@ -22,7 +22,6 @@ tf_fnode *tf_fnode_new_event(uint32_t fn, uint32_t thread, uint32_t site, tf_mem
   x->thread = thread;
   x->site = site;
   x->shape = tf_mix(tf_mix(tf_mix(K_EVENT, fn), thread), site);
-  x->compute.min = x->duration.min = UINT64_MAX;
   return x;
 }
 
@@ -49,20 +48,18 @@ void tf_fnode_free(tf_fnode *x, tf_mem *m) {
     for (uint32_t j = 0; j < x->nslots; j++) tf_vseq_free(&x->slots[j], m);
     free(x->slots);
     m->bytes -= x->nslots * sizeof *x->slots;
+    tf_timing_free(&x->timing, m);
   }
   free(x);
   m->bytes -= sizeof *x;
 }
 
-static void stat_add(tf_timestat *s, uint64_t v) {
-  if (v < s->min) s->min = v;
-  if (v > s->max) s->max = v;
-  s->sum += v;
-}
-static void stat_merge(tf_timestat *s, const tf_timestat *o) {
-  if (o->min < s->min) s->min = o->min;
-  if (o->max > s->max) s->max = o->max;
-  s->sum += o->sum;
+/* Move a fresh node's pending sample into its timing. */
+static void settle(tf_folder *f, tf_fnode *x) {
+  tf_tsample *s = &x->sample;
+  if (!s->pending) return;
+  s->pending = 0;
+  tf_timing_add(&x->timing, f->timing, f->bins, s->prev_fn, s->prev_site, s->compute, s->duration, &f->mem);
 }
 
 /* Same structure (shapes, recursively); values do not matter. */
@@ -107,6 +104,8 @@ static void recycle(tf_folder *f, tf_fnode *y) {
   if (!fresh(&y->nvals)) tf_vseq_free(&y->nvals, m);
   for (uint32_t j = 0; j < k; j++)
     if (y->slots[j].items) tf_vseq_free(&y->slots[j], m);
+  tf_timing_free(&y->timing, m);
+  y->sample.pending = 0;
   y->body = (tf_fnode **)f->pool[k];
   f->pool[k] = y;
   f->npool[k]++;
@@ -126,7 +125,6 @@ static tf_fnode *new_event(tf_folder *f, uint32_t fn, uint32_t thread, uint32_t 
     x->thread = thread;
     x->site = site;
     x->shape = tf_mix(tf_mix(tf_mix(K_EVENT, fn), thread), site);
-    x->compute = x->duration = (tf_timestat){.min = UINT64_MAX};
     return x;
   }
   x = tf_fnode_new_event(fn, thread, site, &f->mem);
@@ -171,8 +169,13 @@ static void absorb(tf_folder *f, tf_fnode *x, tf_fnode *y) {
     if (grow_slots(x, y->nslots, m) == 0)
       for (uint32_t j = 0; j < y->nslots; j++) tf_vseq_append(&x->slots[j], &y->slots[j], m);
   }
-  stat_merge(&x->compute, &y->compute);
-  stat_merge(&x->duration, &y->duration);
+  settle(f, x);
+  if (y->sample.pending) {
+    tf_tsample *t = &y->sample;
+    tf_timing_add(&x->timing, f->timing, f->bins, t->prev_fn, t->prev_site, t->compute, t->duration, m);
+  } else {
+    tf_timing_merge(&x->timing, &y->timing, f->bins, 0, m);
+  }
   recycle(f, y);
 }
 static void absorb_list(tf_folder *f, tf_fnode **x, tf_fnode **y, uint32_t n) {
@@ -220,7 +223,11 @@ static int kmap_set(tf_folder *f, uint64_t key, int32_t pos) {
 
 /* ------------------------------------------------------------ top level */
 
-void tf_folder_init(tf_folder *f) { memset(f, 0, sizeof *f); }
+void tf_folder_init(tf_folder *f) {
+  memset(f, 0, sizeof *f);
+  f->timing = TF_TIMING_DEFAULT;
+  f->bins = TF_BINS_DEFAULT;
+}
 
 void tf_folder_reset(tf_folder *f) {
   tf_mem *m = &f->mem;
@@ -234,8 +241,12 @@ void tf_folder_reset(tf_folder *f) {
   free(f->ext_next);
   free(f->kmap);
   int failed = m->failed;
+  tf_timing_mode timing = f->timing;
+  uint32_t bins = f->bins;
   memset(f, 0, sizeof *f);
   f->mem.failed = failed;
+  f->timing = timing;
+  f->bins = bins;
 }
 
 /* hash of the shapes of seq[a..b) */
@@ -368,15 +379,14 @@ static int fold_once(tf_folder *f) {
 }
 
 int tf_folder_push(tf_folder *f, uint32_t fn, uint32_t thread, uint32_t site, uint64_t compute_ns,
-                   uint64_t duration_ns, uint32_t nvals, const int64_t *vals) {
+                   uint64_t duration_ns, uint32_t prev_fn, uint32_t prev_site, uint32_t nvals, const int64_t *vals) {
   tf_mem *m = &f->mem;
   if (m->failed || reserve(f)) return -1;
   tf_fnode *x = new_event(f, fn, thread, site, nvals);
   if (!x) return -1;
   x->nvals = (tf_vseq){.tcount = 1, .tbase = nvals, .nvalues = 1};
   for (uint32_t j = 0; j < nvals; j++) x->slots[j] = (tf_vseq){.tcount = 1, .tbase = vals[j], .nvalues = 1};
-  stat_add(&x->compute, compute_ns);
-  stat_add(&x->duration, duration_ns);
+  x->sample = (tf_tsample){compute_ns, duration_ns, prev_fn, prev_site, 1};
   push_node(f, x);
   f->nevents++;
   while (!m->failed && fold_once(f)) {
@@ -384,16 +394,18 @@ int tf_folder_push(tf_folder *f, uint32_t fn, uint32_t thread, uint32_t site, ui
   return m->failed ? -1 : 0;
 }
 
-static void seal_node(tf_fnode *x, tf_mem *m) {
+static void seal_node(tf_folder *f, tf_fnode *x) {
+  tf_mem *m = &f->mem;
   if (x->is_loop) {
     tf_vseq_seal(&x->iters, m);
-    for (uint32_t i = 0; i < x->nbody; i++) seal_node(x->body[i], m);
+    for (uint32_t i = 0; i < x->nbody; i++) seal_node(f, x->body[i]);
   } else {
+    settle(f, x);
     tf_vseq_seal(&x->nvals, m);
     for (uint32_t j = 0; j < x->nslots; j++) tf_vseq_seal(&x->slots[j], m);
   }
 }
 
 void tf_folder_seal(tf_folder *f) {
-  for (uint32_t i = 0; i < f->n; i++) seal_node(f->seq[i], &f->mem);
+  for (uint32_t i = 0; i < f->n; i++) seal_node(f, f->seq[i]);
 }

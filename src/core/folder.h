@@ -28,15 +28,21 @@
 
 #include <stdint.h>
 
+#include "timing.h"
 #include "vseq.h"
 
 #define TF_FOLD_K 8     /* periods below K are tried directly; longer ones through K-grams */
 #define TF_FOLD_CHAIN 8 /* earlier occurrences of a K-gram tried per event */
 #define TF_FOLD_MAXDEPTH 64 /* loops are never nested deeper */
 
-typedef struct tf_timestat {
-  uint64_t min, max, sum;
-} tf_timestat;
+/* One occurrence's deltas, held by a fresh event node until it is merged
+ * into another node or sealed (adding to a tf_timing is deferred so that the
+ * common path, a new occurrence of a known event, adds straight into it). */
+typedef struct tf_tsample {
+  uint64_t compute, duration;
+  uint32_t prev_fn, prev_site;
+  int pending;
+} tf_tsample;
 
 typedef struct tf_fnode {
   uint64_t shape; /* event: hash(fn, thread, site); loop: hash(body shapes) */
@@ -46,7 +52,8 @@ typedef struct tf_fnode {
   tf_vseq nvals;       /* number of values of each occurrence */
   tf_vseq *slots;      /* slot j: value j of every occurrence that has more than j values */
   uint32_t nslots;
-  tf_timestat compute, duration;
+  tf_timing timing;    /* delta times of its occurrences (timing.h) */
+  tf_tsample sample;   /* a fresh node's occurrence, not yet in timing */
   /* loop */
   tf_vseq iters;       /* iteration count of each occurrence */
   struct tf_fnode **body;
@@ -77,6 +84,8 @@ typedef struct tf_folder {
   uint32_t kcap, kused;
   tf_mem mem;
   uint64_t nevents; /* events pushed since the last reset */
+  tf_timing_mode timing; /* what is kept of delta times [TF_TIMING_DEFAULT] */
+  uint32_t bins;         /* bins per histogram [TF_BINS_DEFAULT] */
   /* merged-away event nodes, kept for reuse by slot count (linked through
    * body), so that the common path allocates nothing; in mem.bytes too */
   tf_fnode *pool[TF_FOLD_POOL_SLOTS];
@@ -85,16 +94,20 @@ typedef struct tf_folder {
 } tf_folder;
 
 void tf_folder_init(tf_folder *f);
-/* Free every node and index; the folder is empty and reusable. */
+/* Free every node and index; the folder is empty and reusable (its timing
+ * settings are kept). */
 void tf_folder_reset(tf_folder *f);
 
-/* Append one event and fold. 0, or -1 when memory ran out (f->mem.failed
- * is then set and the folded structure must not be trusted). */
+/* Append one event and fold. prev_fn/prev_site: the previous event of the
+ * same thread (TF_PREV_NONE for its first), used by path timing. 0, or -1
+ * when memory ran out (f->mem.failed is then set and the folded structure
+ * must not be trusted). */
 int tf_folder_push(tf_folder *f, uint32_t fn, uint32_t thread, uint32_t site, uint64_t compute_ns,
-                   uint64_t duration_ns, uint32_t nvals, const int64_t *vals);
+                   uint64_t duration_ns, uint32_t prev_fn, uint32_t prev_site, uint32_t nvals, const int64_t *vals);
 
-/* Seal every value sequence of the top level (tf_vseq_seal): before the
- * structure is written out. Pushing more events afterwards stays correct. */
+/* Seal every value sequence of the top level (tf_vseq_seal) and add the
+ * pending samples to their timing: before the structure is written out.
+ * Pushing more events afterwards stays correct. */
 void tf_folder_seal(tf_folder *f);
 
 /* Nodes and value sequences (shared with the trace reader). */

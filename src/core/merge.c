@@ -33,6 +33,7 @@
 
 typedef struct merger {
   tf_mem *m;
+  uint32_t bins; /* per histogram of merged times */
 } merger;
 
 static int merge_lists(merger *g, tf_mnode **a, uint32_t na, tf_mnode **b, uint32_t nb, tf_mnode ***out,
@@ -89,14 +90,6 @@ static void vset_merge(merger *g, tf_vset *dst, tf_vset *src) {
   tf_vset_free(src, g->m);
 }
 
-static void stat_merge(tf_tstat *a, const tf_tstat *b) {
-  if (!b->n) return;
-  if (!a->n || b->min < a->min) a->min = b->min;
-  if (b->max > a->max) a->max = b->max;
-  a->n += b->n;
-  a->sum += b->sum;
-}
-
 /* a absorbs b (same shape, or two loops to merge); b is freed. */
 static void merge_node(merger *g, tf_mnode *a, tf_mnode *b) {
   tf_vseq_append(&a->ranks, &b->ranks, g->m);
@@ -127,8 +120,7 @@ static void merge_node(merger *g, tf_mnode *a, tf_mnode *b) {
       }
     }
     for (uint32_t j = 0; j < b->nslots && j < a->nslots; j++) vset_merge(g, &a->slots[j], &b->slots[j]);
-    stat_merge(&a->compute, &b->compute);
-    stat_merge(&a->duration, &b->duration);
+    tf_timing_merge(&a->timing, &b->timing, g->bins, 1, g->m);
   }
   tf_mnode_free(b, g->m);
 }
@@ -304,6 +296,10 @@ static void remap_sites(tf_mnode *const *x, uint32_t n, const uint32_t *map) {
       remap_sites(x[i]->body, x[i]->nbody, map);
     else
       x[i]->site = map[x[i]->site];
+    for (uint32_t p = 0; p < x[i]->timing.npaths; p++) {
+      tf_tpath *tp = &x[i]->timing.paths[p];
+      if (tp->prev_fn != TF_PREV_NONE) tp->prev_site = map[tp->prev_site];
+    }
   }
 }
 
@@ -313,6 +309,8 @@ int tf_mtrace_merge(tf_mtrace *dst, tf_mtrace *src, char *err, size_t errlen) {
     why = "the traces come from runs with different numbers of ranks";
   else if (!tf_functable_same(dst->ft.funcs, dst->ft.n, src->ft.funcs, src->ft.n))
     why = "the traces have different function tables (recorded by different tracefold versions)";
+  else if (dst->timing != src->timing || dst->bins != src->bins || dst->unit != src->unit)
+    why = "the traces keep different timing (TRACEFOLD_TIMING, TRACEFOLD_BINS or TRACEFOLD_VOLUME differ)";
   else if (src->present.nvalues && dst->present.nvalues &&
            tf_ranks_first(&src->present) <= tf_ranks_last(&dst->present))
     why = "ranks must be merged in increasing order, each once";
@@ -321,7 +319,7 @@ int tf_mtrace_merge(tf_mtrace *dst, tf_mtrace *src, char *err, size_t errlen) {
     tf_mtrace_free(src);
     return -1;
   }
-  merger g = {.m = &dst->mem};
+  merger g = {.m = &dst->mem, .bins = dst->bins};
   uint32_t *map = malloc((src->ncallsites ? src->ncallsites : 1) * sizeof *map);
   for (uint32_t i = 0; map && i < src->ncallsites; i++) {
     map[i] = find_site(dst, src->callsites[i].sig);

@@ -74,6 +74,7 @@ void tf_mnode_free(tf_mnode *x, tf_mem *m) {
   m->bytes -= x->nslots * sizeof *x->slots;
   tf_vset_free(&x->count, m);
   tf_vseq_free(&x->ranks, m);
+  tf_timing_free(&x->timing, m);
   free(x);
   m->bytes -= sizeof *x;
 }
@@ -88,10 +89,6 @@ void tf_mnode_rekey(tf_mnode *x) {
   uint64_t h = tf_mix(K_LOOP, x->nbody);
   for (uint32_t i = 0; i < x->nbody; i++) h = tf_mix(h, x->body[i]->key);
   x->key = h;
-}
-
-static tf_tstat stat_of(const tf_timestat *s, uint64_t occ) {
-  return (tf_tstat){.n = occ, .min = occ ? s->min : 0, .max = s->max, .sum = s->sum};
 }
 
 /* One rank's folded node as a merged node of that rank alone. */
@@ -124,8 +121,8 @@ static tf_mnode *from_fnode(const tf_fnode *x, int64_t rank, const tf_callsite *
   y->site = x->site;
   y->site_sig = cs[x->site].sig;
   y->key = tf_mnode_event_key(x->fn, x->thread, y->site_sig);
-  y->compute = stat_of(&x->compute, x->nvals.nvalues);
-  y->duration = stat_of(&x->duration, x->nvals.nvalues);
+  if (tf_timing_copy(&y->timing, &x->timing, m)) goto fail;
+  tf_timing_set_rank(&y->timing, (int32_t)rank);
   y->slots = calloc(x->nslots ? x->nslots : 1, sizeof *y->slots);
   if (!y->slots) goto fail;
   m->bytes += x->nslots * sizeof *y->slots;
@@ -165,6 +162,9 @@ int tf_mtrace_from_file(tf_mtrace *t, const tf_file_reader *r) {
   const tf_file_info *in = tf_file_get_info(r);
   t->nranks = in->nranks;
   t->thread_level = in->thread_level;
+  t->timing = in->timing;
+  t->bins = in->bins;
+  t->unit = in->unit;
   t->partial = in->partial;
   t->start_unix_ns = in->start_unix_ns;
   tf_mem *m = &t->mem;
@@ -287,10 +287,7 @@ static tf_fnode *project_node(const tf_mnode *x, int64_t rank, const char **why)
     const tf_vseq *s = tf_vset_find(&x->slots[j], rank);
     if (s) y->slots[j] = *s;
   }
-  uint64_t occ = count->nvalues; /* one value count per occurrence of this event on this rank */
-  uint64_t cmean = x->compute.n ? x->compute.sum / x->compute.n : 0, dmean = x->duration.n ? x->duration.sum / x->duration.n : 0;
-  y->compute = (tf_timestat){.min = x->compute.min, .max = x->compute.max, .sum = cmean * occ};
-  y->duration = (tf_timestat){.min = x->duration.min, .max = x->duration.max, .sum = dmean * occ};
+  y->timing = x->timing; /* borrowed: over all the node's ranks (decoded without the count check) */
   return y;
 }
 
@@ -344,7 +341,8 @@ int tf_mtrace_project(const tf_mtrace *t, int32_t rank, tf_fnode ***nodes, uint3
       rc = -1;
     } else {
       tf_cursor c = {b.data, b.data + b.len, 0};
-      rc = tf_segment_decode(&c, *nevents, t->ft.n, t->ncallsites, nodes, n, m, why);
+      rc = tf_segment_decode(&c, *nevents, t->ft.n, t->ncallsites, t->timing | TF_SEGMENT_MERGED_TIMING, t->bins,
+                             nodes, n, m, why);
       if (rc) {
         for (uint32_t i = 0; i < *n; i++) tf_fnode_free((*nodes)[i], m);
         free(*nodes);

@@ -31,10 +31,6 @@ typedef struct tf_vset {
   uint64_t *hash; /* tf_vseq_hash(seq[i]) */
 } tf_vset;
 
-typedef struct tf_tstat {
-  uint64_t n, min, max, sum;
-} tf_tstat;
-
 typedef struct tf_mnode {
   uint64_t key; /* event: hash(fn, thread, call-site signature); loop: hash of the body's keys */
   int is_loop;
@@ -44,13 +40,14 @@ typedef struct tf_mnode {
   tf_vset count;             /* loop: iteration counts; event: number of values of each occurrence */
   tf_vset *slots;            /* event: parameter position j of each occurrence */
   uint32_t nslots;
-  tf_tstat compute, duration; /* over every occurrence on every rank */
+  tf_timing timing;           /* event: delta times over every occurrence on every rank */
   struct tf_mnode **body;     /* loop */
   uint32_t nbody;
 } tf_mnode;
 
 typedef struct tf_mtrace {
   int32_t nranks, thread_level;
+  uint32_t timing, bins, unit; /* tf_timing_mode, bins per histogram, tf_time_unit */
   uint32_t partial; /* TF_PARTIAL_* of the first partial rank merged, 0 if none */
   uint64_t start_unix_ns;
   uint64_t merge_ns; /* time the merge at MPI_Finalize took (rank 0), 0 if not merged there */

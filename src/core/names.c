@@ -44,3 +44,13 @@ void tf_format_value(int64_t v, char *buf, size_t len) {
   default: snprintf(buf, len, "%" PRId64, v); return;
   }
 }
+
+const char *tf_timing_mode_name(unsigned mode) {
+  static const char *const names[] = {"none", "stats", "histogram", "path"};
+  return mode < sizeof names / sizeof names[0] ? names[mode] : "?";
+}
+
+const char *tf_time_unit_name(unsigned unit) {
+  static const char *const names[] = {"ns", "instructions", "cpu-ns"};
+  return unit < sizeof names / sizeof names[0] ? names[unit] : "?";
+}

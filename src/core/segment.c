@@ -11,12 +11,6 @@ enum { ND_EVENT = 0, ND_LOOP = 1 };
 
 #define put_vseq tf_vseq_encode
 
-static void put_stat(tf_buf *b, const tf_timestat *t, uint64_t occ) {
-  tf_buf_put_uvar(b, t->min);
-  tf_buf_put_uvar(b, t->max);
-  tf_buf_put_uvar(b, occ ? t->sum / occ : 0);
-}
-
 void tf_segment_encode(tf_buf *b, tf_fnode *const *nodes, uint32_t n) {
   tf_buf_put_uvar(b, n);
   for (uint32_t i = 0; i < n; i++) {
@@ -33,8 +27,7 @@ void tf_segment_encode(tf_buf *b, tf_fnode *const *nodes, uint32_t n) {
       put_vseq(b, &x->nvals);
       tf_buf_put_uvar(b, x->nslots);
       for (uint32_t j = 0; j < x->nslots; j++) put_vseq(b, &x->slots[j]);
-      put_stat(b, &x->compute, x->nvals.nvalues);
-      put_stat(b, &x->duration, x->nvals.nvalues);
+      tf_timing_encode(b, &x->timing, 0);
     }
   }
 }
@@ -45,7 +38,7 @@ void tf_segment_encode(tf_buf *b, tf_fnode *const *nodes, uint32_t n) {
 
 typedef struct dec {
   tf_cursor *c;
-  uint32_t nfuncs, ncallsites;
+  uint32_t nfuncs, ncallsites, timing, bins;
   tf_mem *m;
   const char *why;
 } dec;
@@ -65,15 +58,6 @@ static int get_vseq(dec *d, tf_vseq *s, __int128 expect, tf_vfacts *f) {
 }
 
 static int get_nodes(dec *d, tf_fnode ***out, uint32_t *nout, __int128 occ, uint32_t depth, __int128 *events);
-
-static int get_stat(dec *d, tf_timestat *t, __int128 occ) {
-  t->min = tf_cur_uvar(d->c);
-  t->max = tf_cur_uvar(d->c);
-  uint64_t mean = tf_cur_uvar(d->c);
-  if (d->c->bad) return bad(d, "truncated time statistics");
-  t->sum = (uint64_t)((unsigned __int128)mean * (unsigned __int128)occ);
-  return 0;
-}
 
 static int get_node(dec *d, tf_fnode **out, __int128 occ, uint32_t depth, __int128 *events) {
   uint8_t kind = tf_cur_u8(d->c);
@@ -110,7 +94,11 @@ static int get_node(dec *d, tf_fnode **out, __int128 occ, uint32_t depth, __int1
     if (get_vseq(d, &x->slots[j], -1, &g)) return -1;
     if (g.count > occ) return bad(d, "more values than occurrences");
   }
-  if (get_stat(d, &x->compute, occ) || get_stat(d, &x->duration, occ)) return -1;
+  const char *why = NULL;
+  __int128 tocc = d->timing & TF_SEGMENT_MERGED_TIMING ? -1 : occ; /* -1: counts not checked */
+  if (tf_timing_decode(d->c, &x->timing, (tf_timing_mode)(d->timing & 0xff), d->bins, tocc, 0, d->nfuncs,
+                       d->ncallsites, 0, d->m, &why))
+    return bad(d, why);
   *events = tf_vclamp(*events + occ);
   return 0;
 }
@@ -129,9 +117,9 @@ static int get_nodes(dec *d, tf_fnode ***out, uint32_t *nout, __int128 occ, uint
   return 0;
 }
 
-int tf_segment_decode(tf_cursor *c, uint64_t nevents, uint32_t nfuncs, uint32_t ncallsites, tf_fnode ***nodes,
-                      uint32_t *n, tf_mem *m, const char **why) {
-  dec d = {.c = c, .nfuncs = nfuncs, .ncallsites = ncallsites, .m = m};
+int tf_segment_decode(tf_cursor *c, uint64_t nevents, uint32_t nfuncs, uint32_t ncallsites, uint32_t timing,
+                      uint32_t bins, tf_fnode ***nodes, uint32_t *n, tf_mem *m, const char **why) {
+  dec d = {.c = c, .nfuncs = nfuncs, .ncallsites = ncallsites, .timing = timing, .bins = bins, .m = m};
   __int128 events = 0;
   *nodes = NULL;
   *n = 0;

@@ -15,12 +15,17 @@
 #include "folder.h"
 
 #define TF_SEGMENT_MAXDEPTH 64 /* loop nesting accepted by the decoder */
+#define TF_SEGMENT_MERGED_TIMING 0x100u
 
 void tf_segment_encode(tf_buf *b, tf_fnode *const *nodes, uint32_t n);
 
-/* Decode the nodes of a segment declared to hold `nevents` events.
+/* Decode the nodes of a segment declared to hold `nevents` events, with
+ * timing kept as `timing` (tf_timing_mode) with at most `bins` bins. With
+ * TF_SEGMENT_MERGED_TIMING or'ed into timing, the segment is a rank's
+ * projection of a merged trace: its time summaries count the occurrences
+ * of all the ranks, so they are not checked against the rank's own.
  * 0, or -1 with a reason in *why (static string). */
-int tf_segment_decode(tf_cursor *c, uint64_t nevents, uint32_t nfuncs, uint32_t ncallsites, tf_fnode ***nodes,
-                      uint32_t *n, tf_mem *m, const char **why);
+int tf_segment_decode(tf_cursor *c, uint64_t nevents, uint32_t nfuncs, uint32_t ncallsites, uint32_t timing,
+                      uint32_t bins, tf_fnode ***nodes, uint32_t *n, tf_mem *m, const char **why);
 
 #endif

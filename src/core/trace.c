@@ -56,6 +56,9 @@ static void fill_info(tf_trace *t, int32_t source, uint64_t bytes) {
                             .nranks_present = (int32_t)m->present.nvalues,
                             .partial = m->partial,
                             .thread_level = m->thread_level,
+                            .timing = source == TF_SOURCE_FLAT ? TF_TIMING_NONE : m->timing,
+                            .bins = m->bins,
+                            .unit = m->unit,
                             .start_unix_ns = m->start_unix_ns,
                             .exe = m->exe,
                             .mpi = m->mpi,
@@ -235,12 +238,11 @@ int tf_rank_cursor_next(tf_rank_cursor *c, tf_event *ev) {
     return -1;
   }
   if (rc == 0) return 0;
-  uint64_t occ = ue.node->nvals.nvalues;
   *ev = (tf_event){.fn = ue.fn,
                    .thread = ue.thread,
                    .callsite = c->t->mt.callsites[ue.site].sig,
-                   .compute_ns = occ ? ue.node->compute.sum / occ : 0,
-                   .duration_ns = occ ? ue.node->duration.sum / occ : 0,
+                   .compute_ns = ue.compute_ns,
+                   .duration_ns = ue.duration_ns,
                    .nvals = ue.nvals,
                    .vals = ue.vals};
   return 1;
@@ -283,14 +285,57 @@ void tf_node_get(const tf_node *n, tf_node_info *info) {
   uint64_t occ = 0;
   for (uint32_t i = 0; i < x->count.n; i++) occ += x->count.seq[i].nvalues * x->count.ranks[i].nvalues;
   info->occurrences = occ;
-  if (!x->is_loop) {
-    info->compute_min = x->compute.min;
-    info->compute_max = x->compute.max;
-    info->compute_mean = x->compute.n ? x->compute.sum / x->compute.n : 0;
-    info->duration_min = x->duration.min;
-    info->duration_max = x->duration.max;
-    info->duration_mean = x->duration.n ? x->duration.sum / x->duration.n : 0;
+  info->nranks = (uint32_t)x->ranks.nvalues;
+  if (!x->is_loop && x->timing.npaths) {
+    tf_dstat c = {0}, d = {0};
+    for (uint32_t i = 0; i < x->timing.npaths; i++) {
+      const tf_tpath *p = &x->timing.paths[i];
+      if (p->compute.n && (!c.n || p->compute.min < c.min)) c.min = p->compute.min;
+      if (p->duration.n && (!d.n || p->duration.min < d.min)) d.min = p->duration.min;
+      if (p->compute.max > c.max) c.max = p->compute.max;
+      if (p->duration.max > d.max) d.max = p->duration.max;
+      c.n += p->compute.n, c.sum += p->compute.sum;
+      d.n += p->duration.n, d.sum += p->duration.sum;
+    }
+    info->compute_min = c.min;
+    info->compute_max = c.max;
+    info->compute_mean = c.n ? c.sum / c.n : 0;
+    info->duration_min = d.min;
+    info->duration_max = d.max;
+    info->duration_mean = d.n ? d.sum / d.n : 0;
   }
+}
+
+uint32_t tf_node_paths(const tf_node *n) { return M(n)->is_loop ? 0 : M(n)->timing.npaths; }
+
+static void stat_out(const tf_dstat *d, tf_time_stat *o) {
+  *o = (tf_time_stat){.n = d->n, .min = d->min, .max = d->max, .sum = d->sum, .mean = tf_dstat_mean(d),
+                      .stddev = tf_dstat_stddev(d), .min_rank = d->min_rank, .max_rank = d->max_rank,
+                      .rank_mean_lo = d->rmean_lo, .rank_mean_hi = d->rmean_hi,
+                      .rank_mean_lo_rank = d->rmean_lo_rank, .rank_mean_hi_rank = d->rmean_hi_rank};
+  for (uint32_t b = 0; b < d->nbins && b < TF_TIME_BINS_MAX; b++)
+    o->bins[o->nbins++] = (tf_time_bin){.lo = d->bins[b].lo, .hi = d->bins[b].hi, .n = d->bins[b].n,
+                                        .mean = (uint64_t)(d->bins[b].mean + 0.5)};
+}
+
+int tf_node_path(const tf_trace *t, const tf_node *n, uint32_t i, tf_time_path *out) {
+  const tf_mnode *x = M(n);
+  if (x->is_loop || !x->timing.npaths || (i != TF_PATHS_ALL && i >= x->timing.npaths)) return -1;
+  tf_tpath all, *p = i == TF_PATHS_ALL ? &all : &x->timing.paths[i];
+  tf_mem m = {0};
+  if (i == TF_PATHS_ALL && tf_timing_total(&x->timing, t->mt.bins, &all, &m)) return -1;
+  *out = (tf_time_path){.has_prev = p->prev_fn != TF_PREV_NONE};
+  if (out->has_prev) {
+    out->prev_fn = p->prev_fn;
+    out->prev_callsite = t->mt.callsites[p->prev_site].sig;
+  }
+  stat_out(&p->compute, &out->compute);
+  stat_out(&p->duration, &out->duration);
+  if (p == &all) {
+    tf_dstat_free(&all.compute, &m);
+    tf_dstat_free(&all.duration, &m);
+  }
+  return 0;
 }
 
 void tf_node_ranks(const tf_node *n, char *buf, size_t len) { tf_ranks_format(&M(n)->ranks, buf, len); }

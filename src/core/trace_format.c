@@ -29,13 +29,6 @@ static const char *const section_name[] = {"END", "INFO", "FUNCS", "CALLSITES", 
 
 /* ------------------------------------------------------------ encode */
 
-static void put_tstat(tf_buf *b, const tf_tstat *s) {
-  tf_buf_put_uvar(b, s->n);
-  tf_buf_put_uvar(b, s->min);
-  tf_buf_put_uvar(b, s->max);
-  tf_buf_put_uvar(b, s->sum);
-}
-
 static void put_vset(tf_buf *b, const tf_vset *v, const tf_vseq *node_ranks) {
   if (v->n == 1 && tf_vseq_equal(&v->ranks[0], node_ranks)) {
     tf_buf_put_uvar(b, 1 << 1 | 1);
@@ -66,8 +59,7 @@ static void put_nodes(tf_buf *b, tf_mnode *const *x, uint32_t n, const tf_vseq *
     put_vset(b, &x[i]->count, &x[i]->ranks);
     tf_buf_put_uvar(b, x[i]->nslots);
     for (uint32_t j = 0; j < x[i]->nslots; j++) put_vset(b, &x[i]->slots[j], &x[i]->ranks);
-    put_tstat(b, &x[i]->compute);
-    put_tstat(b, &x[i]->duration);
+    tf_timing_encode(b, &x[i]->timing, 1);
   }
 }
 
@@ -109,6 +101,9 @@ int tf_mtrace_encode(tf_mtrace *t, tf_buf *out, int zstd_level) {
   tf_buf_put_str(&s, t->mpi);
   tf_buf_put_uvar(&s, t->partial);
   tf_buf_put_uvar(&s, t->merge_ns);
+  tf_buf_put_uvar(&s, t->timing);
+  tf_buf_put_uvar(&s, t->bins);
+  tf_buf_put_uvar(&s, t->unit);
   put_section(out, SEC_INFO, &s, zstd_level);
 
   s.len = 0;
@@ -170,12 +165,11 @@ static int get_vseq(dec *d, tf_vseq *s, tf_vfacts *f) {
   return tf_vseq_decode(d->c, s, &d->t->mem, f, &why) ? bad(d, why) : 0;
 }
 
-static int get_tstat(dec *d, tf_tstat *s) {
-  s->n = tf_cur_uvar(d->c);
-  s->min = tf_cur_uvar(d->c);
-  s->max = tf_cur_uvar(d->c);
-  s->sum = tf_cur_uvar(d->c);
-  return d->c->bad ? bad(d, "truncated time statistics") : 0;
+/* Occurrences of an event over all its ranks: per pair, values per rank times ranks. */
+static __int128 occurrences(const tf_vset *count) {
+  __int128 occ = 0;
+  for (uint32_t i = 0; i < count->n; i++) occ += (__int128)count->seq[i].nvalues * (__int128)count->ranks[i].nvalues;
+  return occ;
 }
 
 /* A value set; counts: values must lie in [lo, hi] (counts of values or iterations). */
@@ -240,7 +234,10 @@ static int get_node(dec *d, tf_mnode **out, const tf_vseq *parent, uint32_t dept
   x->nslots = (uint32_t)nslots;
   for (uint32_t j = 0; j < x->nslots; j++)
     if (get_vset(d, &x->slots[j], &x->ranks, 0, 0, 0)) return -1;
-  if (get_tstat(d, &x->compute) || get_tstat(d, &x->duration)) return -1;
+  const char *why = NULL;
+  if (tf_timing_decode(d->c, &x->timing, (tf_timing_mode)d->t->timing, d->t->bins, occurrences(&x->count), 1,
+                       d->t->ft.n, d->t->ncallsites, d->t->nranks, m, &why))
+    return bad(d, why);
   return 0;
 }
 
@@ -282,7 +279,14 @@ static int parse_section(dec *d, uint8_t id) {
     t->mpi = get_str(c);
     uint64_t partial = tf_cur_uvar(c);
     t->merge_ns = tf_cur_uvar(c);
+    uint64_t timing = tf_cur_uvar(c), bins = tf_cur_uvar(c), unit = tf_cur_uvar(c);
     if (c->bad || !t->exe || !t->mpi) return bad(d, "truncated");
+    if (timing > TF_TIMING_PATH || bins > TF_BINS_MAX || unit > TF_UNIT_CPU_NS ||
+        (bins == 0 && (timing == TF_TIMING_HISTOGRAM || timing == TF_TIMING_PATH)))
+      return bad(d, "bad timing settings");
+    t->timing = (uint32_t)timing;
+    t->bins = (uint32_t)bins;
+    t->unit = (uint32_t)unit;
     if (nranks < 1 || nranks > INT32_MAX) return bad(d, "bad number of ranks");
     if (level < INT32_MIN || level > INT32_MAX || partial > 255) return bad(d, "bad field");
     t->nranks = (int32_t)nranks;

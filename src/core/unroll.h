@@ -5,6 +5,7 @@
 #ifndef TF_UNROLL_H
 #define TF_UNROLL_H
 
+#include "prev_event.h"
 #include "segment.h"
 #include "value_codec.h"
 
@@ -17,6 +18,10 @@ typedef struct tf_unroll_frame {
 typedef struct tf_unroll_event {
   uint32_t fn, thread, site;
   const tf_fnode *node; /* the folded event it is an occurrence of */
+  /* its delta times as the trace keeps them: the mean of the path taken
+   * (the previous event of the thread) in path mode, else of all the
+   * event's occurrences; 0 when the trace keeps no times */
+  uint64_t compute_ns, duration_ns;
   uint32_t nvals;
   const int64_t *vals;
 } tf_unroll_event;
@@ -31,8 +36,15 @@ typedef struct tf_unroll {
   uint32_t depth;
   int64_t *vals;
   uint32_t cap;
+  tf_prev_events prev; /* previous event of each thread (path timing) */
   const char *error;
 } tf_unroll;
+
+/* The delta times kept for an occurrence of event x that follows
+ * (prev_fn, prev_site) on its thread: the path's means, else the means
+ * over all paths (0, 0 without times). */
+void tf_timing_estimate(const tf_timing *t, uint32_t prev_fn, uint32_t prev_site, uint64_t *compute_ns,
+                        uint64_t *duration_ns);
 
 /* Attach value readers to every node; 0 or -1 (out of memory). */
 int tf_unroll_init(tf_unroll *u, tf_fnode **const *segs, const uint32_t *segn, uint32_t nsegs,

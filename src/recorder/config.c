@@ -8,9 +8,17 @@
  *   TRACEFOLD_OUTPUT  trace directory                          [tracefold-<exe>-<P>p, never reused]
  *   TRACEFOLD_MEMORY  cap of one rank's folded trace: bytes, or
  *                     with a K, M or G suffix (powers of 1024)  [256M]
+ *   TRACEFOLD_TIMING  none | stats | histogram | path          [path]
+ *   TRACEFOLD_BINS    bins per histogram, 1..64                 [5]
+ *   TRACEFOLD_VOLUME  off | on | cpu: compute bursts as instructions
+ *                     (on; CPU time where counters are missing) or
+ *                     CPU time (cpu) instead of wall time       [off]
  */
 #define _POSIX_C_SOURCE 200809L
 #include "config.h"
+
+#include "timing.h"
+#include "volume.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -20,7 +28,15 @@
 
 extern char **environ;
 
-static const char *const known[] = {"TRACEFOLD_MODE", "TRACEFOLD_OUTPUT", "TRACEFOLD_MEMORY"};
+static const char *const known[] = {"TRACEFOLD_MODE",   "TRACEFOLD_OUTPUT", "TRACEFOLD_MEMORY",
+                                    "TRACEFOLD_TIMING", "TRACEFOLD_BINS",   "TRACEFOLD_VOLUME"};
+
+/* The index of `value` in names[0..n), or -1. */
+static int pick(const char *value, const char *const *names, int n) {
+  for (int k = 0; k < n; k++)
+    if (strcmp(value, names[k]) == 0) return k;
+  return -1;
+}
 
 /* "4096", "64K", "256M", "1G" -> bytes; -1 if malformed or out of range. */
 static int parse_size(const char *s, size_t *out) {
@@ -43,6 +59,9 @@ int tf_config_read(tf_config *cfg, char *err, size_t errlen) {
   cfg->mode = TF_MODE_COMPRESSED;
   cfg->output = NULL;
   cfg->memory = TF_DEFAULT_MEMORY;
+  cfg->timing = TF_TIMING_DEFAULT;
+  cfg->bins = TF_BINS_DEFAULT;
+  cfg->volume = TF_VOLUME_OFF;
   for (char **e = environ; e && *e; e++) {
     if (strncmp(*e, "TRACEFOLD_", 10) != 0) continue;
     size_t n = strcspn(*e, "=");
@@ -50,7 +69,9 @@ int tf_config_read(tf_config *cfg, char *err, size_t errlen) {
     for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
       if (strlen(known[k]) == n && strncmp(*e, known[k], n) == 0) ok = 1;
     if (!ok) {
-      snprintf(err, errlen, "unknown variable %.*s (known: TRACEFOLD_MODE, TRACEFOLD_OUTPUT, TRACEFOLD_MEMORY)",
+      snprintf(err, errlen,
+               "unknown variable %.*s (known: TRACEFOLD_MODE, TRACEFOLD_OUTPUT, TRACEFOLD_MEMORY, TRACEFOLD_TIMING, "
+               "TRACEFOLD_BINS, TRACEFOLD_VOLUME)",
                (int)n, *e);
       return -1;
     }
@@ -74,6 +95,39 @@ int tf_config_read(tf_config *cfg, char *err, size_t errlen) {
     snprintf(err, errlen, "TRACEFOLD_MEMORY=\"%s\" is not valid; accepted: a size of at least 4096 bytes, "
                           "optionally with a K, M or G suffix (e.g. 64M)", mem);
     return -1;
+  }
+  const char *timing = getenv("TRACEFOLD_TIMING");
+  if (timing) { /* names in tf_timing_mode order */
+    static const char *const names[] = {"none", "stats", "histogram", "path"};
+    int k = pick(timing, names, 4);
+    if (k < 0) {
+      snprintf(err, errlen, "TRACEFOLD_TIMING=\"%s\" is not valid; accepted: none, stats, histogram, path", timing);
+      return -1;
+    }
+    cfg->timing = (uint32_t)k;
+  }
+  const char *bins = getenv("TRACEFOLD_BINS");
+  if (bins) {
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(bins, &end, 10);
+    if (!*bins || *bins < '0' || *bins > '9' || *end || errno || v < 1 || v > TF_BINS_MAX) {
+      snprintf(err, errlen, "TRACEFOLD_BINS=\"%s\" is not valid; accepted: a number of bins from 1 to %d", bins,
+               TF_BINS_MAX);
+      return -1;
+    }
+    cfg->bins = (uint32_t)v;
+  }
+  const char *volume = getenv("TRACEFOLD_VOLUME");
+  if (volume) { /* names in tf_volume_request order */
+    static const char *const names[] = {"off", "on", "cpu"};
+    int k = pick(volume, names, 3);
+    if (k < 0) {
+      snprintf(err, errlen, "TRACEFOLD_VOLUME=\"%s\" is not valid; accepted: off, on (instructions, or CPU time "
+                            "where hardware counters are missing), cpu (CPU time)", volume);
+      return -1;
+    }
+    cfg->volume = (uint32_t)k;
   }
   const char *out = getenv("TRACEFOLD_OUTPUT");
   if (out) {

@@ -3,6 +3,7 @@
 #define TF_CONFIG_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef enum { TF_MODE_COMPRESSED, TF_MODE_FLAT, TF_MODE_BOTH, TF_MODE_OFF } tf_mode;
 
@@ -10,6 +11,9 @@ typedef struct tf_config {
   tf_mode mode;
   const char *output; /* TRACEFOLD_OUTPUT, NULL for the default name */
   size_t memory;      /* TRACEFOLD_MEMORY: cap of one rank's folded trace, bytes */
+  uint32_t timing;    /* TRACEFOLD_TIMING: tf_timing_mode */
+  uint32_t bins;      /* TRACEFOLD_BINS: bins per histogram */
+  uint32_t volume;    /* TRACEFOLD_VOLUME: tf_volume_request */
 } tf_config;
 
 #define TF_DEFAULT_MEMORY ((size_t)256 << 20)

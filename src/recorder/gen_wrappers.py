@@ -518,6 +518,7 @@ def emit_wrapper(f, g, fn_id):
         out.append("  c.t1 = tf_t1;")
         out += ["  " + line for line in g.post]
         out.append("  tf_call_end(&c);")
+        out.append("  tf_call_clock_resume();")
         out.append("  return rc;")
         out.append("}")
         return "\n".join(out)

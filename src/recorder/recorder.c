@@ -34,6 +34,7 @@
 #include "config.h"
 #include "file_writer.h"
 #include "tf_schema.h"
+#include "volume.h"
 
 enum { ST_IDLE, ST_RECORDING, ST_FAILED, ST_DONE };
 
@@ -43,6 +44,7 @@ struct tf_thread {
   int registered, oom;
   uint32_t index;
   uint64_t last_end;
+  uint64_t last_volume; /* time-independent mode: the volume counter when its last call ended */
   MPI_Status *statuses;
   int nstatuses;
   tf_req_snap *snaps;
@@ -60,6 +62,8 @@ static struct {
   tf_file_writer *comp;  /* rank-R.tfc (modes compressed, both) */
   tf_compressor compressor;
   int cap_warned;
+  int volume;        /* time-independent mode (TRACEFOLD_VOLUME): compute deltas are volumes */
+  tf_time_unit unit; /* of compute deltas */
   int merging;   /* every rank takes part in the merge at MPI_Finalize */
   MPI_Comm comm; /* private duplicate of MPI_COMM_WORLD */
   struct sigaction old_term, old_int;
@@ -118,6 +122,7 @@ static void register_thread(tf_thread *th) {
   th->registered = 1;
   th->index = atomic_fetch_add(&g.nthreads, 1);
   th->last_end = 0; /* first event of a thread: compute delta 0 */
+  th->last_volume = 0;
 }
 
 int tf_call_begin(tf_call *c, uint32_t fn, void *ra) {
@@ -134,11 +139,24 @@ int tf_call_begin(tf_call *c, uint32_t fn, void *ra) {
   c->ra = ra;
   c->th = th;
   c->t0 = c->t1 = 0;
+  c->v0 = c->v1 = 0;
   return 1;
 }
 
-void tf_call_clock_start(tf_call *c) { c->t0 = tf_now_ns(); }
-void tf_call_clock_stop(tf_call *c) { c->t1 = tf_now_ns(); }
+void tf_call_clock_start(tf_call *c) {
+  if (g.volume) c->v0 = tf_volume_now();
+  c->t0 = tf_now_ns();
+}
+void tf_call_clock_stop(tf_call *c) {
+  c->t1 = tf_now_ns();
+  if (g.volume) c->v1 = tf_volume_now();
+}
+
+void tf_call_clock_resume(void) {
+  if (!ts.registered) return;
+  ts.last_end = tf_now_ns();
+  if (g.volume) ts.last_volume = tf_volume_now();
+}
 
 void tf_put(tf_call *c, int64_t v) {
   tf_thread *th = c->th;
@@ -196,6 +214,11 @@ void tf_call_end(tf_call *c) {
   uint64_t compute = th->last_end && c->t0 > th->last_end ? c->t0 - th->last_end : 0;
   uint64_t duration = c->t1 > c->t0 ? c->t1 - c->t0 : 0;
   th->last_end = c->t1;
+  if (g.volume) { /* time-independent: the compute volume; communication is kept as bytes only */
+    compute = th->last_volume && c->v0 > th->last_volume ? c->v0 - th->last_volume : 0;
+    duration = 0;
+    if (c->v1) th->last_volume = c->v1; /* 0: MPI_Init, whose volume is not measured */
+  }
   const char *failure = NULL;
   in_record = 1;
   tf_lock();
@@ -340,6 +363,12 @@ void tf_recorder_start(int init_rc) {
   ts.index = atomic_fetch_add(&g.nthreads, 1);
   ts.last_end = g.t_load;
   if (g.cfg.mode == TF_MODE_OFF) return;
+  g.unit = TF_UNIT_NS;
+  if (g.cfg.volume != TF_VOLUME_OFF) { /* MPI_Init's own compute volume is 0: counting starts here */
+    g.unit = tf_volume_start((tf_volume_request)g.cfg.volume);
+    ts.last_volume = tf_volume_now();
+    g.volume = 1;
+  }
   if (tf_handles_init() != 0) {
     tf_recorder_fail("out of memory at MPI_Init");
     return;
@@ -362,6 +391,9 @@ void tf_recorder_start(int init_rc) {
                        .start_unix_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec,
                        .exe = exe_path(),
                        .mpi = lib,
+                       .timing = g.cfg.timing,
+                       .bins = g.cfg.bins,
+                       .unit = g.unit,
                        .nfuncs = TF_FN_COUNT,
                        .funcs = tf_schema};
   if (g.cfg.mode == TF_MODE_FLAT || g.cfg.mode == TF_MODE_BOTH) {
@@ -382,6 +414,7 @@ void tf_recorder_start(int init_rc) {
       tf_recorder_fail("out of memory at MPI_Init");
       return;
     }
+    tf_compressor_set_timing(&g.compressor, (tf_timing_mode)g.cfg.timing, g.cfg.bins);
   }
   atomic_store(&g.state, ST_RECORDING);
 }
@@ -472,6 +505,7 @@ void tf_recorder_before_finalize(void) {
 
 void tf_recorder_stop(void) {
   close_trace(0);
+  if (g.volume) tf_volume_stop();
   tf_callsites_free();
   tf_handles_free();
 }

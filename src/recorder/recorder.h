@@ -43,6 +43,7 @@ typedef struct tf_call {
   uint32_t fn;
   void *ra;      /* return address into the caller: the call site */
   uint64_t t0, t1;
+  uint64_t v0, v1; /* time-independent mode: the thread's volume counter at t0 and t1 */
   tf_thread *th;
 } tf_call;
 
@@ -50,6 +51,10 @@ int tf_call_begin(tf_call *c, uint32_t fn, void *ra); /* 0: do not record */
 void tf_call_clock_start(tf_call *c);
 void tf_call_clock_stop(tf_call *c);
 void tf_call_end(tf_call *c);
+/* After MPI_Init's event: the next compute delta starts now, so that the
+ * recorder's own start-up (after PMPI_Init returned) is not charged to the
+ * application. */
+void tf_call_clock_resume(void);
 void tf_put(tf_call *c, int64_t v);
 static inline void tf_put_len(tf_call *c, int n) { tf_put(c, n); }
 

@@ -135,6 +135,7 @@ static int rewrite(const char *out, const char *in, tf_file_kind kind, const tf_
   tf_compressor c;
   int comp = kind == TF_FILE_COMPRESSED, rc = 0;
   if (comp && tf_compressor_init(&c, funcs, nfuncs, cap)) rc = die(out, "out of memory");
+  if (comp) tf_compressor_set_timing(&c, (tf_timing_mode)info.timing, info.bins);
   uint32_t declared = 0;
   tf_event ev;
   while (!rc && tf_file_next(r, &ev) == 1) {

@@ -1,0 +1,82 @@
+/* cmd_time.c — `tracefold time [--rank R] T... TRACE`: which event each rank
+ * (or rank R) was in at time T of its timeline, found through the timing
+ * tree (tf_timeline) without unrolling. One line per rank and time:
+ *
+ *   rank 3 t=0.5s: event 1234 MPI_Allreduce cs=<sig> in the call [0.4999s, 0.5001s] iterations 12.3
+ *
+ * "before the call" when T falls in the compute delta that precedes it;
+ * iterations: of the loops around the event, outermost first, from 0.
+ * Times count from the start of the rank's timeline (the recorder's load).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+
+int cmd_time(int argc, char **argv) {
+  long rank;
+  int rc = tf_take_options(&argc, &argv, "time", &rank, NULL);
+  if (rc) return rc;
+  if (argc < 2) {
+    fprintf(stderr, "usage: tracefold time [--rank R] T... TRACE   (T: 1.5s, 20ms, 300us, 1000ns; no unit: s)\n");
+    return 2;
+  }
+  int nt = argc - 1;
+  uint64_t *ts = calloc((size_t)nt, sizeof *ts);
+  if (!ts) return 1;
+  for (int i = 0; i < nt; i++)
+    if (tf_parse_time(argv[i], &ts[i])) {
+      fprintf(stderr, "tracefold time: \"%s\" is not a time (e.g. 1.5s, 20ms, 300us, 1000ns)\n", argv[i]);
+      free(ts);
+      return 2;
+    }
+  tf_input in;
+  if (tf_input_open(1, argv + nt, 0, "time", &in)) {
+    free(ts);
+    return 1;
+  }
+  int32_t *ranks;
+  int n;
+  if ((rc = tf_input_pick(&in, rank, "time", &ranks, &n))) goto out;
+  if (in.info->timing == TF_TIMING_NONE && in.info->source != TF_SOURCE_FLAT)
+    fprintf(stderr, "tracefold time: note: this trace keeps no times (TRACEFOLD_TIMING=none): every event takes 0\n");
+  for (int r = 0; r < n && !rc; r++) {
+    tf_timeline *tl;
+    char err[512];
+    if (tf_timeline_open(in.t, ranks[r], &tl, err, sizeof err) != TF_OK) {
+      fprintf(stderr, "tracefold time: %s: %s\n", argv[nt], err);
+      rc = 1;
+      break;
+    }
+    for (int i = 0; i < nt; i++) {
+      tf_time_point p;
+      int found = tf_timeline_find(tl, ts[i], &p);
+      printf("rank %d t=%.9fs: ", ranks[r], (double)ts[i] / 1e9);
+      if (found < 0) {
+        printf("?\n");
+        fprintf(stderr, "tracefold time: %s: %s\n", argv[nt], tf_timeline_error(tl));
+        rc = 1;
+        break;
+      }
+      if (!found) {
+        printf("after the last event (the timeline ends at %.9fs)\n", (double)tf_timeline_end(tl) / 1e9);
+        continue;
+      }
+      printf("event %" PRIu64 " %s cs=%016" PRIx64 " %s [%.9fs, %.9fs]", p.index, in.info->funcs[p.fn].name,
+             p.callsite, p.in_call ? "in the call" : "before the call", (double)p.start_ns / 1e9,
+             (double)p.end_ns / 1e9);
+      if (p.thread) printf(" thread %u", p.thread);
+      if (p.depth) {
+        printf(" iterations ");
+        for (uint32_t d = 0; d < p.depth; d++) printf("%s%" PRIu64, d ? "." : "", p.iteration[d]);
+      }
+      printf("\n");
+    }
+    tf_timeline_close(tl);
+  }
+out:
+  tf_input_close(&in);
+  free(ts);
+  return rc ? rc : ferror(stdout) ? 1 : 0;
+}

@@ -1,0 +1,196 @@
+/* volume.c — per-thread compute volumes: PAPI_TOT_INS or thread CPU time.
+ *
+ * Built with TF_HAVE_PAPI=1 when CMake found libpapi. PAPI state is kept
+ * per "session" (one tf_volume_start .. tf_volume_stop), numbered by
+ * papi_gen (0 = no session: CPU time). Each thread creates its own event set
+ * on its first tf_volume_now of a session and keeps it in thread-local
+ * storage; a pthread key destructor releases it when the thread exits, so
+ * short-lived threads do not leak perf file descriptors. Setup, thread exit,
+ * start and stop take a mutex; the common path (one atomic load + PAPI_read,
+ * or clock_gettime) takes none.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "volume.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <time.h>
+
+#ifdef TF_HAVE_PAPI
+#include <papi.h>
+#endif
+
+/* One stderr line per process at most, whatever goes wrong. */
+static atomic_flag warned = ATOMIC_FLAG_INIT;
+
+static void warn_once(const char *fmt, ...) {
+  if (atomic_flag_test_and_set(&warned)) return;
+  char line[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "%s\n", line);
+}
+
+static uint64_t cpu_ns(void) {
+  struct timespec ts;
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+#ifdef TF_HAVE_PAPI
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_uint papi_gen;     /* current session, 0 = none */
+static unsigned last_gen;        /* last session number handed out (under lock) */
+static int papi_owned;           /* we initialised PAPI, so we shut it down */
+static pthread_key_t exit_key;   /* its destructor releases a thread's event set */
+static int have_key;
+
+static _Thread_local unsigned my_gen; /* session of my setup attempt, 0 = none */
+static _Thread_local int my_es = PAPI_NULL;
+static _Thread_local uint64_t my_last; /* last count read, repeated if a read fails */
+
+static unsigned long thread_id(void) { return (unsigned long)pthread_self(); }
+
+/* "<what>: <PAPI error>", plus perf_event's own reason when it is disabled. */
+static void reason(char *buf, size_t n, const char *what, int err) {
+  const char *s = err > 0 ? "library version mismatch" : PAPI_strerror(err);
+  int len = snprintf(buf, n, "%s: %s", what, s ? s : "unknown error");
+  int cidx = PAPI_get_component_index("perf_event");
+  const PAPI_component_info_t *ci = cidx >= 0 ? PAPI_get_component_info(cidx) : NULL;
+  if (ci && ci->disabled && ci->disabled_reason[0] && len >= 0 && (size_t)len < n)
+    snprintf(buf + len, n - (size_t)len, "; perf_event: %.200s", ci->disabled_reason);
+}
+
+/* Releases the calling thread's event set (lock held). */
+static void thread_close(void) {
+  if (my_es != PAPI_NULL && my_gen == atomic_load(&papi_gen)) {
+    long long v;
+    PAPI_stop(my_es, &v);
+    PAPI_cleanup_eventset(my_es);
+    PAPI_destroy_eventset(&my_es);
+    PAPI_unregister_thread();
+  }
+  my_es = PAPI_NULL;
+}
+
+static void thread_exit(void *unused) {
+  (void)unused;
+  pthread_mutex_lock(&lock);
+  thread_close();
+  pthread_mutex_unlock(&lock);
+}
+
+/* Sets up the calling thread's PAPI_TOT_INS counter for session gen (lock
+ * held). Returns 1, or 0 with the reason in why. */
+static int thread_open(unsigned gen, char *why, size_t n) {
+  my_gen = gen;
+  my_es = PAPI_NULL; /* an event set of an older session died with it */
+  int es = PAPI_NULL, r;
+  if ((r = PAPI_create_eventset(&es)) != PAPI_OK) {
+    reason(why, n, "PAPI_create_eventset", r);
+    PAPI_unregister_thread();
+    return 0;
+  }
+  if ((r = PAPI_add_event(es, PAPI_TOT_INS)) != PAPI_OK) {
+    reason(why, n, "PAPI_add_event(PAPI_TOT_INS)", r);
+  } else if ((r = PAPI_start(es)) != PAPI_OK) {
+    reason(why, n, "PAPI_start", r);
+  } else {
+    my_es = es;
+    if (have_key) pthread_setspecific(exit_key, &my_es);
+    return 1;
+  }
+  PAPI_cleanup_eventset(es);
+  PAPI_destroy_eventset(&es);
+  PAPI_unregister_thread();
+  return 0;
+}
+
+/* A thread's first reading in session gen. */
+static void thread_setup(unsigned gen) {
+  char why[400];
+  pthread_mutex_lock(&lock);
+  my_gen = gen;
+  my_es = PAPI_NULL;
+  if (gen == atomic_load(&papi_gen) && !thread_open(gen, why, sizeof why))
+    warn_once("tracefold: hardware counters unavailable on a thread (%s); "
+              "TRACEFOLD_VOLUME counts that thread's CPU time instead", why);
+  pthread_mutex_unlock(&lock);
+}
+
+/* Opens a session with the calling thread counting (lock held). */
+static int papi_open(char *why, size_t n) {
+  int was = PAPI_is_initialized();
+  int r = PAPI_library_init(PAPI_VER_CURRENT);
+  if (r != PAPI_VER_CURRENT) {
+    reason(why, n, "PAPI_library_init", r);
+    return 0;
+  }
+  papi_owned = was == PAPI_NOT_INITED;
+  if ((r = PAPI_thread_init(thread_id)) != PAPI_OK) {
+    reason(why, n, "PAPI_thread_init", r);
+  } else {
+    if (!have_key) have_key = pthread_key_create(&exit_key, thread_exit) == 0;
+    if (thread_open(last_gen + 1, why, n)) {
+      atomic_store(&papi_gen, ++last_gen);
+      return 1;
+    }
+  }
+  my_gen = 0;
+  if (papi_owned) PAPI_shutdown();
+  return 0;
+}
+
+tf_time_unit tf_volume_start(tf_volume_request req) {
+  if (req != TF_VOLUME_ON) return TF_UNIT_CPU_NS;
+  char why[400];
+  pthread_mutex_lock(&lock);
+  int ok = atomic_load(&papi_gen) != 0 || papi_open(why, sizeof why);
+  pthread_mutex_unlock(&lock);
+  if (ok) return TF_UNIT_INSTRUCTIONS;
+  warn_once("tracefold: hardware counters unavailable (%s); "
+            "TRACEFOLD_VOLUME counts per-thread CPU time instead", why);
+  return TF_UNIT_CPU_NS;
+}
+
+uint64_t tf_volume_now(void) {
+  unsigned gen = atomic_load_explicit(&papi_gen, memory_order_acquire);
+  if (gen != 0) {
+    if (my_gen != gen) thread_setup(gen);
+    if (my_es != PAPI_NULL) {
+      long long v;
+      if (PAPI_read(my_es, &v) == PAPI_OK) my_last = (uint64_t)v;
+      return my_last; /* a failed read: a zero burst, never a mix of units */
+    }
+  }
+  return cpu_ns();
+}
+
+void tf_volume_stop(void) {
+  pthread_mutex_lock(&lock);
+  if (atomic_load(&papi_gen) != 0) {
+    thread_close();
+    atomic_store(&papi_gen, 0);
+    if (papi_owned) PAPI_shutdown(); /* frees the other threads' event sets */
+  }
+  pthread_mutex_unlock(&lock);
+}
+
+#else /* no PAPI: CPU time only */
+
+tf_time_unit tf_volume_start(tf_volume_request req) {
+  if (req == TF_VOLUME_ON)
+    warn_once("tracefold: built without PAPI; TRACEFOLD_VOLUME counts per-thread CPU time instead");
+  return TF_UNIT_CPU_NS;
+}
+
+uint64_t tf_volume_now(void) { return cpu_ns(); }
+
+void tf_volume_stop(void) {}
+
+#endif
