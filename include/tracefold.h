@@ -303,7 +303,8 @@ int tf_node_values_of(const tf_node *n, int which, int32_t rank, char *vals, siz
 #define TF_TIME_BINS_MAX 64
 #define TF_PATHS_ALL UINT32_MAX
 typedef struct tf_time_bin {
-  uint64_t lo, hi; /* samples in [lo, hi) (the last bin also hi) */
+  uint64_t lo, hi; /* about n samples lie in [lo, hi) (the last bin also hi); bins that
+                      were split or merged hold estimates (doc/TIMING.md) */
   uint64_t n, mean;
 } tf_time_bin;
 typedef struct tf_time_stat {
@@ -312,7 +313,7 @@ typedef struct tf_time_stat {
   int32_t min_rank, max_rank;         /* where the smallest / largest sample occurred */
   double rank_mean_lo, rank_mean_hi;  /* smallest / largest mean of one rank's samples */
   int32_t rank_mean_lo_rank, rank_mean_hi_rank;
-  uint32_t nbins;
+  uint32_t nbins;                     /* non-empty bins, cut to [min, max] */
   tf_time_bin bins[TF_TIME_BINS_MAX];
 } tf_time_stat;
 typedef struct tf_time_path {

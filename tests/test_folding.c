@@ -429,6 +429,7 @@ static void test_codec(void) {
 }
 
 /* ---- compare one reader with the oracle */
+/* const_times: 1 every event must read compute 1000 and duration 7; -1 both 0; 0 not checked */
 static int compare_reader(tf_file_reader *r, const stream *s, int times, int const_times, const char *what,
                           uint64_t seed) {
   tf_event ev;
@@ -443,7 +444,8 @@ static int compare_reader(tf_file_reader *r, const stream *s, int times, int con
     int ok = ev.fn == o->fn && ev.thread == o->thread && ev.callsite == site_sig(o->site) && ev.nvals == o->nvals;
     for (uint32_t j = 0; ok && j < o->nvals; j++) ok = ev.vals[j] == s->v[o->off + j];
     if (ok && times) ok = ev.compute_ns == o->compute && ev.duration_ns == o->duration;
-    if (ok && const_times) ok = ev.compute_ns == 1000 && ev.duration_ns == 7;
+    if (ok && const_times > 0) ok = ev.compute_ns == 1000 && ev.duration_ns == 7;
+    if (ok && const_times < 0) ok = ev.compute_ns == 0 && ev.duration_ns == 0; /* a trace without times */
     if (!ok) {
       fprintf(stderr, "seed %" PRIu64 " %s: event %zu differs:\n  expected fn %u thread %u site %u nvals %u:", seed,
               what, i, o->fn, o->thread, o->site, o->nvals);
@@ -474,13 +476,15 @@ typedef struct rt_opts {
   int const_times; /* every event has compute 1000, duration 7: the means are exact */
   int rewind;      /* rewind after a few events, read all, rewind, read all again */
   int check_cap;   /* the folder's accounted memory stays under cap after every event */
+  tf_timing_mode timing; /* what the compressed file keeps of times (size checks use stats: they measure folding) */
 } rt_opts;
 
 /* Write s to a flat and a compressed file, read both back, compare with s. */
 static rt_result round_trip(const stream *s, const rt_opts *o, uint64_t seed) {
   rt_result res = {0};
   const char *fpath = "folding_rt.flat", *cpath = "folding_rt.tfc";
-  tf_file_info info = {.rank = 0, .nranks = 1, .exe = "synthetic", .mpi = "none", .timing = TF_TIMING_DEFAULT, .bins = TF_BINS_DEFAULT, .nfuncs = NFUNCS, .funcs = funcs};
+  tf_file_info info = {.rank = 0, .nranks = 1, .exe = "synthetic", .mpi = "none", .timing = o->timing,
+                       .bins = TF_BINS_DEFAULT, .nfuncs = NFUNCS, .funcs = funcs};
   char err[512];
   fresh(fpath);
   fresh(cpath);
@@ -490,6 +494,7 @@ static rt_result round_trip(const stream *s, const rt_opts *o, uint64_t seed) {
   if (!fw || !cw) return res;
   tf_compressor c;
   tf_compressor_init(&c, funcs, NFUNCS, o->cap);
+  tf_compressor_set_timing(&c, (tf_timing_mode)o->timing, TF_BINS_DEFAULT);
   enum { MAXSITE = 4096 };
   static int64_t index_of[MAXSITE];
   for (int i = 0; i < MAXSITE; i++) index_of[i] = -1;
@@ -548,10 +553,11 @@ static rt_result round_trip(const stream *s, const rt_opts *o, uint64_t seed) {
     }
     tf_file_rewind(r);
   }
-  ok &= compare_reader(r, s, 0, o->const_times, "compressed", seed);
+  int ct = o->timing == TF_TIMING_NONE ? -1 : o->const_times; /* -1: no times kept */
+  ok &= compare_reader(r, s, 0, ct, "compressed", seed);
   if (o->rewind) {
     tf_file_rewind(r);
-    ok &= compare_reader(r, s, 0, o->const_times, "compressed after rewind", seed);
+    ok &= compare_reader(r, s, 0, ct, "compressed after rewind", seed);
   }
   tf_file_close(r);
   res.ok = ok;
@@ -567,7 +573,8 @@ static void test_pipeline(int nseeds, uint64_t only_seed) {
     uint64_t seed = only_seed ? only_seed : 1000 + (uint64_t)i;
     gen g;
     gen_program_stream(&g, seed);
-    rt_opts o = {.cap = (size_t)64 << 20, .const_times = g.const_times, .rewind = seed % 5 == 0};
+    rt_opts o = {.cap = (size_t)64 << 20, .const_times = g.const_times, .rewind = seed % 5 == 0,
+                 .timing = (tf_timing_mode)(seed % 4)}; /* every timing mode */
     if (seed % 7 == 3) o.cap = 16 << 10; /* several segments: the codec state crosses them */
     int before = failures;
     rt_result r = round_trip(&g.s, &o, seed);
@@ -592,7 +599,7 @@ static void test_pipeline(int nseeds, uint64_t only_seed) {
       }
       flat_total[g.level] += r.flat_size;
       comp_total[g.level] += r.comp_size;
-      if (g.level == 2 && g.s.n >= 2000)
+      if (g.level == 2 && g.s.n >= 2000 && o.timing <= TF_TIMING_STATS)
         CHECKF(r.comp_size * 3 < r.flat_size, "seed %" PRIu64 ": simple program of %zu events: compressed %ld "
                "bytes, flat %ld", seed, g.s.n, r.comp_size, r.flat_size);
     }
@@ -676,7 +683,7 @@ static void test_long_body(void) {
   tf_folder_reset(&f);
 
   /* the compressed file holds about one body, the flat file twenty */
-  rt_opts o = {.cap = (size_t)256 << 20, .const_times = 1, .rewind = 1};
+  rt_opts o = {.cap = (size_t)256 << 20, .const_times = 1, .rewind = 1, .timing = TF_TIMING_STATS};
   rt_result r20 = round_trip(&s, &o, 4242);
   stream s1 = {0};
   long_body_stream(&s1, NB, 1, 4242);
@@ -752,8 +759,10 @@ static size_t node_bytes(const tf_fnode *x) {
     b += x->nbody * sizeof *x->body + vseq_bytes(&x->iters);
     for (uint32_t i = 0; i < x->nbody; i++) b += node_bytes(x->body[i]);
   } else {
-    b += vseq_bytes(&x->nvals) + x->nslots * sizeof *x->slots;
+    b += vseq_bytes(&x->nvals) + x->nslots * sizeof *x->slots + x->timing.npaths * sizeof *x->timing.paths;
     for (uint32_t j = 0; j < x->nslots; j++) b += vseq_bytes(&x->slots[j]);
+    for (uint32_t p = 0; p < x->timing.npaths; p++)
+      b += (x->timing.paths[p].compute.nbins + x->timing.paths[p].duration.nbins) * sizeof(tf_bin);
   }
   return b;
 }
@@ -815,7 +824,7 @@ static void test_memory_cap(void) {
   /* irregular: the cap is reached again and again */
   stream s = {0};
   irregular_stream(&s, 100000, 99);
-  rt_opts o = {.cap = cap, .check_cap = 1, .rewind = 1};
+  rt_opts o = {.cap = cap, .check_cap = 1, .rewind = 1, .timing = TF_TIMING_DEFAULT};
   rt_result r = round_trip(&s, &o, 99);
   printf("memory cap %zu: irregular stream of %zu events -> %u segments, %" PRIu64 " spills\n", cap, s.n, r.nsegments,
          r.spills);
@@ -874,7 +883,7 @@ static void pattern_stream(stream *s, int kind, uint32_t outer) {
 }
 
 static void test_size_independent(void) {
-  rt_opts o = {.cap = (size_t)256 << 20, .const_times = 1};
+  rt_opts o = {.cap = (size_t)256 << 20, .const_times = 1, .timing = TF_TIMING_STATS};
   for (int kind = 0; kind <= 5; kind++) {
     long size[2] = {0, 0};
     size_t nev = 0;
@@ -1011,7 +1020,7 @@ static void write_crc(unsigned char *d, long n) {
 static void test_damaged_compressed(void) {
   stream s = {0};
   sample_stream(&s);
-  rt_opts o = {.cap = 1 << 20};
+  rt_opts o = {.cap = 1 << 20, .timing = TF_TIMING_DEFAULT};
   rt_result rr = round_trip(&s, &o, 1002);
   CHECK(rr.ok);
   long n;
@@ -1095,9 +1104,7 @@ static void put_run_vseq(tf_buf *b, int64_t base, int64_t step, uint64_t count) 
   tf_buf_put_svar(b, step);
   tf_buf_put_uvar(b, count);
 }
-static void put_stats(tf_buf *b) {
-  for (int k = 0; k < 6; k++) tf_buf_put_uvar(b, 3);
-}
+static void put_stats(tf_buf *b) { tf_buf_put_uvar(b, 0); } /* no time paths: the hand file keeps no times */
 /* event header: fn 1 (MPI_Send, 4 scalar fields), thread 0, site 0 */
 static void put_event_head(tf_buf *b, uint32_t fn, uint32_t site) {
   tf_buf_put_u8(b, ND_EVENT);
@@ -1177,7 +1184,8 @@ static uint64_t hand_segment(tf_buf *b, int h) {
 /* A compressed file with one call site (0x77) and one hand-encoded segment
  * of nev events; 1 if written. */
 static int write_hand_file(const char *path, const tf_buf *seg, uint64_t nev) {
-  tf_file_info info = {.rank = 0, .nranks = 1, .exe = "hand", .mpi = "none", .timing = TF_TIMING_DEFAULT, .bins = TF_BINS_DEFAULT, .nfuncs = NFUNCS, .funcs = funcs};
+  tf_file_info info = {.rank = 0, .nranks = 1, .exe = "hand", .mpi = "none", .timing = TF_TIMING_NONE, .nfuncs = NFUNCS,
+                       .funcs = funcs};
   char err[512];
   fresh(path);
   tf_file_writer *w = tf_file_writer_open(path, TF_FILE_COMPRESSED, &info, err, sizeof err);
@@ -1211,7 +1219,7 @@ static void test_hand_made(void) {
       tf_event ev;
       for (int k = 0; k < 3; k++) {
         CHECK(tf_file_next(r, &ev) == 1);
-        CHECK(ev.fn == 1 && ev.callsite == 0x77 && ev.nvals == 4 && ev.compute_ns == 3);
+        CHECK(ev.fn == 1 && ev.callsite == 0x77 && ev.nvals == 4 && ev.compute_ns == 0);
         for (uint32_t j = 0; j < 4 && ev.nvals == 4; j++) CHECK(ev.vals[j] == 10 * (int64_t)j + k);
       }
       CHECK(tf_file_next(r, &ev) == 0);

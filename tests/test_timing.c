@@ -425,6 +425,7 @@ typedef struct dist {
   const char *name;
   uint64_t (*draw)(void);
   int cold_start; /* every rank's first sample is 200000: Algorithm 1's bins are far too wide */
+  int shift;      /* every rank's second half of samples is drawn around 5000 (first half: around 1000) */
 } dist;
 
 static uint64_t draw_unimodal(void) { return (uint64_t)fmax(0, normalish(5000, 500)); }
@@ -435,6 +436,7 @@ static uint64_t draw_uniform(void) { return rndn(20001); }
 static uint64_t draw_heavy(void) { /* mostly small, a long tail */
   return permille(990) ? 200 + rndn(50) : 200 + rndn(1000000);
 }
+static uint64_t draw_before_shift(void) { return (uint64_t)fmax(0, normalish(1000, 50)); }
 static uint64_t draw_close_modes(void) {
   return permille(900) ? (uint64_t)fmax(0, normalish(1000, 50)) : (uint64_t)fmax(0, normalish(3000, 100));
 }
@@ -442,11 +444,9 @@ static uint64_t draw_close_modes(void) {
 static void test_accuracy(void) {
   rng = 4242;
   check_metric();
-  static const dist dists[] = {{"unimodal", draw_unimodal, 0},
-                               {"bimodal", draw_bimodal, 0},
-                               {"uniform", draw_uniform, 0},
-                               {"long tail", draw_heavy, 0},
-                               {"cold start", draw_close_modes, 1}};
+  static const dist dists[] = {{"unimodal", draw_unimodal, 0, 0},      {"bimodal", draw_bimodal, 0, 0},
+                               {"uniform", draw_uniform, 0, 0},        {"long tail", draw_heavy, 0, 0},
+                               {"cold start", draw_close_modes, 1, 0}, {"shift", draw_before_shift, 0, 1}};
   static const uint32_t ks[] = {8, 16, 64};
   enum { N = 100000, RANKS = 8 };
   static uint64_t samples[N];
@@ -456,7 +456,9 @@ static void test_accuracy(void) {
   for (size_t di = 0; di < sizeof dists / sizeof dists[0]; di++) {
     rng = 1000 + di;
     for (size_t i = 0; i < N; i++)
-      samples[i] = dists[di].cold_start && i % (N / RANKS) == 0 ? 200000 : dists[di].draw();
+      samples[i] = dists[di].cold_start && i % (N / RANKS) == 0          ? 200000
+                   : dists[di].shift && i % (N / RANKS) >= N / RANKS / 2 ? (uint64_t)normalish(5000, 200)
+                                                                         : dists[di].draw();
     for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++) {
       uint32_t k = ks[ki];
       tf_mem m = {0};
@@ -647,7 +649,9 @@ static void test_paths(void) {
   pr.paths[2].compute.max_rank = 7;
   CHECK(tf_timing_total(&pr, 4, &all, &m) == 0);
   CHECK(all.compute.min == 10 && all.compute.min_rank == 1 && all.compute.max == 90 && all.compute.max_rank == 7);
-  CHECK(all.compute.rmean_lo == 10 && all.compute.rmean_hi == 90);
+  /* the per-rank mean extremes are the event's (all paths of one rank: one mean), not the paths' */
+  CHECK(fabs(all.compute.rmean_lo - 130.0 / 3) < 1e-9 && all.compute.rmean_hi == all.compute.rmean_lo &&
+        all.compute.rmean_lo_rank == 3 && all.compute.rmean_hi_rank == 3);
   tf_dstat_free(&all.compute, &m);
   tf_dstat_free(&all.duration, &m);
   tf_timing *all_t[] = {&acc, &s40, &s60, &lo1, &eq0, &none, &pr, &r[0], &r[1], &r[2], &r[3]};
@@ -849,12 +853,12 @@ static void test_codec(void) {
     uint8_t bytes[40];
     size_t len;
   } merged_cases[] = {
-      {NULL, {1, 0, 2, 5, 10, 20, 5, 0, 3, 4, 8, 12, 5, 6, 5, 10, 20, 5, 0, 0, 0, 5, 15, 0, 0}, 25},
-      {"means not ordered", {1, 0, 2, 5, 10, 20, 5, 0, 3, 4, 12, 8, 5, 6, 5, 10, 20, 5, 0, 0, 0, 5, 15, 0, 0}, 25},
-      {"means not ordered", {1, 0, 2, 5, 10, 20, 5, 0, 3, 4, 4, 12, 5, 6, 5, 10, 20, 5, 0, 0, 0, 5, 15, 0, 0}, 25},
-      {"means not ordered", {1, 0, 2, 5, 10, 20, 5, 0, 3, 4, 8, 16, 5, 6, 5, 10, 20, 5, 0, 0, 0, 5, 15, 0, 0}, 25},
-      {"rank out of range", {1, 0, 2, 5, 10, 20, 5, 0, 3, 8, 8, 12, 5, 6, 5, 10, 20, 5, 0, 0, 0, 5, 15, 0, 0}, 25},
-      {"rank out of range", {1, 0, 2, 5, 10, 20, 5, 0, 3, 4, 8, 12, 5, 6, 5, 10, 20, 5, 0, 0, 0, 5, 15, 0, 9}, 25},
+      {NULL, {1, 0, 2, 5, 10, 20, 5, 0, 3, 4, 8, 12, 5, 6, 5, 10, 20, 5, 0, 0, 0, 5, 15, 0, 0, 8, 4, 5, 6, 5, 10, 0, 0}, 33},
+      {"means not ordered", {1, 0, 2, 5, 10, 20, 5, 0, 3, 4, 12, 8, 5, 6, 5, 10, 20, 5, 0, 0, 0, 5, 15, 0, 0, 8, 4, 5, 6, 5, 10, 0, 0}, 33},
+      {"means not ordered", {1, 0, 2, 5, 10, 20, 5, 0, 3, 4, 4, 12, 5, 6, 5, 10, 20, 5, 0, 0, 0, 5, 15, 0, 0, 8, 4, 5, 6, 5, 10, 0, 0}, 33},
+      {"means not ordered", {1, 0, 2, 5, 10, 20, 5, 0, 3, 4, 8, 16, 5, 6, 5, 10, 20, 5, 0, 0, 0, 5, 15, 0, 0, 8, 4, 5, 6, 5, 10, 0, 0}, 33},
+      {"rank out of range", {1, 0, 2, 5, 10, 20, 5, 0, 3, 8, 8, 12, 5, 6, 5, 10, 20, 5, 0, 0, 0, 5, 15, 0, 0, 8, 4, 5, 6, 5, 10, 0, 0}, 33},
+      {"rank out of range", {1, 0, 2, 5, 10, 20, 5, 0, 3, 4, 8, 12, 5, 6, 5, 10, 20, 5, 0, 0, 0, 5, 15, 0, 9, 8, 4, 5, 6, 5, 10, 0, 0}, 33},
   };
   for (size_t i = 0; i < sizeof merged_cases / sizeof merged_cases[0]; i++) {
     why = NULL;
@@ -862,7 +866,9 @@ static void test_codec(void) {
     int rc = decode_bytes(merged_cases[i].bytes, merged_cases[i].len, &back, TF_TIMING_STATS, 0, 2, 1, &m, &why, &used);
     if (!merged_cases[i].why)
       CHECKF(rc == 0 && used == merged_cases[i].len && back.paths[0].compute.max_rank == 4 &&
-                 back.paths[0].compute.rmean_hi == 12 && back.paths[0].duration.rmean_lo == 5,
+                 back.paths[0].compute.rmean_hi == 12 && back.paths[0].duration.rmean_lo == 5 &&
+                 back.compute.lo == 8 && back.compute.hi == 12 && back.compute.lo_rank == 5 &&
+                 back.compute.hi_rank == 6 && back.duration.hi == 15,
              "merged case %zu: %s", i, why ? why : "bytes left or fields wrong");
     else
       CHECKF(rc == -1 && why && strstr(why, merged_cases[i].why), "merged case %zu: got %s, expected '%s'", i,

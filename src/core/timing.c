@@ -26,10 +26,10 @@ typedef unsigned __int128 u128;
 /* A rebalancing step (O(k)) is tried every smooth_interval samples added
  * to a histogram (the paper counts per bin; a count per histogram bounds
  * the cost): n / 16 rounded down to a power of two, at least 4 and at most
- * 4k. A young histogram, whose bins from the first sample may be far off,
+ * 16k. A young histogram, whose bins from the first sample may be far off,
  * is reshaped quickly; an old one costs O(1) per sample. */
 static uint64_t smooth_interval(uint64_t n, uint32_t k) {
-  uint64_t most = 4 * (uint64_t)k, interval = 4;
+  uint64_t most = 16 * (uint64_t)k, interval = 4;
   while (interval * 2 <= n / 16 && interval * 2 <= most) interval *= 2;
   return interval;
 }
@@ -133,6 +133,10 @@ double tf_dstat_stddev(const tf_dstat *d) { return d->n && d->m2 > 0 ? sqrt(d->m
 /* v * n - s, computed exactly in 128 bits, then rounded to a double: n times
  * the deviation of v from the mean s / n. */
 static double scaled_deviation(uint64_t v, uint64_t n, uint64_t s) {
+  if (!((v | n) >> 32)) { /* the usual case, in 64 bits */
+    uint64_t a = v * n;
+    return a >= s ? (double)(a - s) : -(double)(s - a);
+  }
   u128 a = (u128)v * n, b = s;
   return a >= b ? (double)(a - b) : -(double)(b - a);
 }
@@ -668,9 +672,30 @@ const tf_tpath *tf_timing_find(const tf_timing *t, uint32_t prev_fn, uint32_t pr
   return find_path(t, prev_fn, prev_site);
 }
 
+/* The per-rank mean extremes of two rank sets together (ties keep a's). */
+static void rankmeans_merge(tf_rankmeans *a, const tf_rankmeans *b) {
+  if (b->lo < a->lo) {
+    a->lo = b->lo;
+    a->lo_rank = b->lo_rank;
+  }
+  if (b->hi > a->hi) {
+    a->hi = b->hi;
+    a->hi_rank = b->hi_rank;
+  }
+}
+
 int tf_timing_merge(tf_timing *a, const tf_timing *b, uint32_t k, int across_ranks, tf_mem *m) {
   k = bins_cap(k);
   int rc = 0;
+  if (across_ranks && tf_timing_count(b)) {
+    if (!tf_timing_count(a)) {
+      a->compute = b->compute;
+      a->duration = b->duration;
+    } else {
+      rankmeans_merge(&a->compute, &b->compute);
+      rankmeans_merge(&a->duration, &b->duration);
+    }
+  }
   for (uint32_t i = 0; i < b->npaths; i++) {
     const tf_tpath *q = &b->paths[i];
     if (!q->compute.n && !q->duration.n) continue;
@@ -703,7 +728,7 @@ static int dstat_copy(tf_dstat *dst, const tf_dstat *src, tf_mem *m) {
 }
 
 int tf_timing_copy(tf_timing *dst, const tf_timing *src, tf_mem *m) {
-  *dst = (tf_timing){0};
+  *dst = (tf_timing){.compute = src->compute, .duration = src->duration};
   if (!src->npaths) return 0;
   if (!(dst->paths = malloc((size_t)src->npaths * sizeof *dst->paths))) {
     m->failed = 1;
@@ -732,6 +757,14 @@ int tf_timing_total(const tf_timing *t, uint32_t k, tf_tpath *out, tf_mem *m) {
       tf_dstat_free(&out->duration, m);
       return -1;
     }
+  out->compute.rmean_lo = t->compute.lo;
+  out->compute.rmean_hi = t->compute.hi;
+  out->compute.rmean_lo_rank = t->compute.lo_rank;
+  out->compute.rmean_hi_rank = t->compute.hi_rank;
+  out->duration.rmean_lo = t->duration.lo;
+  out->duration.rmean_hi = t->duration.hi;
+  out->duration.rmean_lo_rank = t->duration.lo_rank;
+  out->duration.rmean_hi_rank = t->duration.hi_rank;
   return 0;
 }
 
@@ -769,10 +802,17 @@ static void dstat_set_rank(tf_dstat *d, int32_t rank) {
 }
 
 void tf_timing_set_rank(tf_timing *t, int32_t rank) {
+  double cs = 0, ds = 0, n = 0;
   for (uint32_t i = 0; i < t->npaths; i++) {
     dstat_set_rank(&t->paths[i].compute, rank);
     dstat_set_rank(&t->paths[i].duration, rank);
+    cs += tf_dstat_mean(&t->paths[i].compute) * (double)t->paths[i].compute.n; /* the sum may saturate */
+    ds += tf_dstat_mean(&t->paths[i].duration) * (double)t->paths[i].duration.n;
+    n += (double)t->paths[i].compute.n;
   }
+  double cm = n > 0 ? cs / n : 0, dm = n > 0 ? ds / n : 0;
+  t->compute = (tf_rankmeans){cm, cm, rank, rank};
+  t->duration = (tf_rankmeans){dm, dm, rank, rank};
 }
 
 uint64_t tf_timing_count(const tf_timing *t) {
@@ -895,6 +935,22 @@ void tf_timing_encode(tf_buf *b, const tf_timing *t, int merged) {
     put_dstat(b, &p->compute, merged);
     put_dstat(b, &p->duration, merged);
   }
+  if (merged && t->npaths)
+    for (int d = 0; d < 2; d++) {
+      const tf_rankmeans *r = d ? &t->duration : &t->compute;
+      uint64_t smin = UINT64_MAX, smax = 0; /* rounded into the samples' range, as decoders check */
+      for (uint32_t i = 0; i < t->npaths; i++) {
+        const tf_dstat *s = d ? &t->paths[i].duration : &t->paths[i].compute;
+        if (s->n && s->min < smin) smin = s->min;
+        if (s->n && s->max > smax) smax = s->max;
+      }
+      if (smin > smax) smin = smax = 0;
+      uint64_t lo = round_within(r->lo, smin, smax), hi = round_within(r->hi, smin, smax);
+      tf_buf_put_uvar(b, lo);
+      tf_buf_put_uvar(b, hi >= lo ? hi - lo : 0);
+      tf_buf_put_uvar(b, (uint64_t)r->lo_rank);
+      tf_buf_put_uvar(b, (uint64_t)r->hi_rank);
+    }
 }
 
 /* What the decoder checks against. */
@@ -1080,6 +1136,25 @@ int tf_timing_decode(tf_cursor *c, tf_timing *t, tf_timing_mode mode, uint32_t k
     rc = reject(&x, "time statistics: unknown timing mode");
   else
     rc = decode_paths(&x, t, mode, occ, nfuncs, ncallsites);
+  if (!rc && merged && t->npaths) { /* the event's per-rank mean extremes */
+    uint64_t lo = 0, hi = 0, cmin = UINT64_MAX, cmax = 0;
+    for (int d = 0; d < 2 && !rc; d++) {
+      uint64_t range, lr, hr;
+      cmin = UINT64_MAX, cmax = 0;
+      for (uint32_t i = 0; i < t->npaths; i++) {
+        const tf_dstat *s = d ? &t->paths[i].duration : &t->paths[i].compute;
+        if (s->n && s->min < cmin) cmin = s->min;
+        if (s->n && s->max > cmax) cmax = s->max;
+      }
+      if (get(&x, &lo) || get(&x, &range) || get(&x, &lr) || get(&x, &hr)) rc = -1;
+      else if (range > UINT64_MAX - lo || (hi = lo + range) > cmax || lo < cmin)
+        rc = reject(&x, "time statistics: per-rank means outside the samples");
+      else if (lr >= (uint64_t)nranks || hr >= (uint64_t)nranks)
+        rc = reject(&x, "time statistics: rank of a per-rank mean out of range");
+      else
+        *(d ? &t->duration : &t->compute) = (tf_rankmeans){(double)lo, (double)hi, (int32_t)lr, (int32_t)hr};
+    }
+  }
   if (rc) {
     tf_timing_free(t, m);
     if (why) *why = x.why;

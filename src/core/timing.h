@@ -58,9 +58,17 @@ typedef struct tf_tpath {
   tf_dstat compute, duration;
 } tf_tpath;
 
+/* Merged traces: the smallest and largest mean of one rank's occurrences of
+ * the event over all its paths (the per-path extremes cannot give it). */
+typedef struct tf_rankmeans {
+  double lo, hi;
+  int32_t lo_rank, hi_rank;
+} tf_rankmeans;
+
 typedef struct tf_timing {
   uint32_t npaths; /* 0 in mode none; 1 in stats and histogram modes */
   tf_tpath *paths;
+  tf_rankmeans compute, duration; /* merged traces only (tf_timing_set_rank) */
 } tf_timing;
 
 /* Add one occurrence (mode none: nothing). k = bins per histogram. In path
@@ -85,7 +93,8 @@ void tf_timing_set_rank(tf_timing *t, int32_t rank);
 /* The path taken after (prev_fn, prev_site): that path, else NULL. */
 const tf_tpath *tf_timing_find(const tf_timing *t, uint32_t prev_fn, uint32_t prev_site);
 
-/* All paths summed into one (bins merged to at most k). 0 or -1. */
+/* All paths summed into one (bins merged to at most k; its per-rank mean
+ * extremes are the event's, tf_rankmeans). 0 or -1. */
 int tf_timing_total(const tf_timing *t, uint32_t k, tf_tpath *out, tf_mem *m);
 
 uint64_t tf_timing_count(const tf_timing *t); /* occurrences: the paths' compute counts summed */
@@ -106,9 +115,10 @@ void tf_timing_free(tf_timing *t, tf_mem *m);
 
 /* Encoding (doc/FORMAT.md "Timing"). merged: with the rank fields.
  * decode validates: the paths' counts sum to `occ` for both deltas (mode
- * none: no paths), min <= mean <= max, bins sorted, inside [min, max] and
- * summing to n, at most k of them, prev functions below nfuncs and sites
- * below ncallsites, ranks below nranks. 0, or -1 with a reason in *why. */
+ * none: no paths; occ < 0: not checked), min <= mean <= max, bins contiguous,
+ * covering [min, max] and summing to n, at most k of them, prev functions
+ * below nfuncs and sites below ncallsites, ranks below nranks. 0, or -1
+ * with a reason in *why. */
 void tf_timing_encode(tf_buf *b, const tf_timing *t, int merged);
 int tf_timing_decode(tf_cursor *c, tf_timing *t, tf_timing_mode mode, uint32_t k, __int128 occ, int merged,
                      uint32_t nfuncs, uint32_t ncallsites, int32_t nranks, tf_mem *m, const char **why);

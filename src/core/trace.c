@@ -313,9 +313,15 @@ static void stat_out(const tf_dstat *d, tf_time_stat *o) {
                       .stddev = tf_dstat_stddev(d), .min_rank = d->min_rank, .max_rank = d->max_rank,
                       .rank_mean_lo = d->rmean_lo, .rank_mean_hi = d->rmean_hi,
                       .rank_mean_lo_rank = d->rmean_lo_rank, .rank_mean_hi_rank = d->rmean_hi_rank};
-  for (uint32_t b = 0; b < d->nbins && b < TF_TIME_BINS_MAX; b++)
-    o->bins[o->nbins++] = (tf_time_bin){.lo = d->bins[b].lo, .hi = d->bins[b].hi, .n = d->bins[b].n,
-                                        .mean = (uint64_t)(d->bins[b].mean + 0.5)};
+  /* the bins as people read them: cut to [min, max], empty ones left out */
+  for (uint32_t b = 0; b < d->nbins && o->nbins < TF_TIME_BINS_MAX; b++) {
+    const tf_bin *x = &d->bins[b];
+    uint64_t lo = x->lo < d->min ? d->min : x->lo, hi = x->hi > d->max ? d->max : x->hi;
+    if (!x->n) continue;
+    if (hi < lo) hi = lo;
+    uint64_t mean = (uint64_t)(x->mean + 0.5);
+    o->bins[o->nbins++] = (tf_time_bin){.lo = lo, .hi = hi, .n = x->n, .mean = mean < lo ? lo : mean > hi ? hi : mean};
+  }
 }
 
 int tf_node_path(const tf_trace *t, const tf_node *n, uint32_t i, tf_time_path *out) {
