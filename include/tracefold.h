@@ -313,7 +313,7 @@ typedef struct tf_time_stat {
   int32_t min_rank, max_rank;         /* where the smallest / largest sample occurred */
   double rank_mean_lo, rank_mean_hi;  /* smallest / largest mean of one rank's samples */
   int32_t rank_mean_lo_rank, rank_mean_hi_rank;
-  uint32_t nbins;                     /* non-empty bins, cut to [min, max] */
+  uint32_t nbins;                     /* contiguous bins from min to max (empty ones at the ends left out) */
   tf_time_bin bins[TF_TIME_BINS_MAX];
 } tf_time_stat;
 typedef struct tf_time_path {

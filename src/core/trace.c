@@ -313,12 +313,17 @@ static void stat_out(const tf_dstat *d, tf_time_stat *o) {
                       .stddev = tf_dstat_stddev(d), .min_rank = d->min_rank, .max_rank = d->max_rank,
                       .rank_mean_lo = d->rmean_lo, .rank_mean_hi = d->rmean_hi,
                       .rank_mean_lo_rank = d->rmean_lo_rank, .rank_mean_hi_rank = d->rmean_hi_rank};
-  /* the bins as people read them: cut to [min, max], empty ones left out */
-  for (uint32_t b = 0; b < d->nbins && o->nbins < TF_TIME_BINS_MAX; b++) {
+  /* the bins as people read them: cut to [min, max] (contiguous still), without the
+   * empty ones at either end or of no width */
+  uint32_t first = 0, last = d->nbins;
+  while (first < last && !d->bins[first].n) first++;
+  while (last > first && !d->bins[last - 1].n) last--;
+  for (uint32_t b = first; b < last && o->nbins < TF_TIME_BINS_MAX; b++) {
     const tf_bin *x = &d->bins[b];
-    uint64_t lo = x->lo < d->min ? d->min : x->lo, hi = x->hi > d->max ? d->max : x->hi;
-    if (!x->n) continue;
+    uint64_t lo = b == first ? d->min : x->lo < d->min ? d->min : x->lo;
+    uint64_t hi = b + 1 == last ? d->max : x->hi > d->max ? d->max : x->hi;
     if (hi < lo) hi = lo;
+    if (!x->n && hi == lo) continue;
     uint64_t mean = (uint64_t)(x->mean + 0.5);
     o->bins[o->nbins++] = (tf_time_bin){.lo = lo, .hi = hi, .n = x->n, .mean = mean < lo ? lo : mean > hi ? hi : mean};
   }
