@@ -137,6 +137,43 @@ static void read_rank(tf_trace *t, int32_t rank, const tf_trace_info *in) {
   }
   if (rc < 0) touch_str(tf_rank_cursor_error(c));
   tf_rank_cursor_close(c);
+  /* search in time: never costs more than unrolling, so only on small ranks */
+  uint64_t nev = 0;
+  if (!tf_trace_rank(t, rank, &nev, NULL) || nev > 20000) return;
+  tf_timeline *tl = NULL;
+  if (tf_timeline_open(t, rank, &tl, err, sizeof err) != TF_OK) {
+    touch_str(err);
+    return;
+  }
+  uint64_t end = tf_timeline_end(tl), at[] = {0, end / 3, end / 2 + 1, end ? end - 1 : 0, end, UINT64_MAX};
+  for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+    tf_time_point p;
+    int found = tf_timeline_find(tl, at[i], &p);
+    if (found < 0) touch_str(tf_timeline_error(tl));
+    if (found == 1) {
+      touch_str(in->funcs[p.fn].name);
+      sink += (size_t)(p.index ^ p.start_ns ^ p.end_ns ^ p.depth ^ (uint64_t)p.in_call);
+      for (uint32_t d = 0; d < p.depth && d < TF_TIME_MAXDEPTH; d++) sink += (size_t)p.iteration[d];
+    }
+  }
+  tf_timeline_close(tl);
+}
+
+/* An event's delta-time summaries, path by path and all together. */
+static void touch_times(const tf_trace *t, const tf_node *n, const tf_trace_info *in) {
+  uint32_t np = tf_node_paths(n);
+  for (uint32_t i = 0; i <= np && i < 9; i++) {
+    tf_time_path p;
+    if (tf_node_path(t, n, i == np ? TF_PATHS_ALL : i, &p)) continue;
+    if (p.has_prev) touch_str(in->funcs[p.prev_fn].name);
+    const tf_time_stat *st[2] = {&p.compute, &p.duration};
+    for (int k = 0; k < 2; k++) {
+      sink += (size_t)(st[k]->n ^ st[k]->min ^ st[k]->max ^ st[k]->sum ^ (uint64_t)st[k]->min_rank ^
+                       (uint64_t)st[k]->rank_mean_hi_rank) + (size_t)(st[k]->mean + st[k]->stddev);
+      for (uint32_t b = 0; b < st[k]->nbins && b < TF_TIME_BINS_MAX; b++)
+        sink += (size_t)(st[k]->bins[b].lo ^ st[k]->bins[b].hi ^ st[k]->bins[b].n ^ st[k]->bins[b].mean);
+    }
+  }
 }
 
 /* Pair k of a value set as text: into large buffers, then into small heap
@@ -214,6 +251,7 @@ static void walk_nodes(const tf_trace *t, const tf_trace_info *in, const int32_t
     } else {
       touch_str(in->funcs[ni.fn].name);
       for (uint32_t j = 0; j < ni.nslots && j < MAX_SLOTS; j++) walk_values(node, (int)j, small);
+      touch_times(t, node, in);
     }
     for (int k = 0; k < nprobe; k++) { /* as on one rank */
       sink += (size_t)tf_node_has_rank(node, probe[k]);
