@@ -12,18 +12,23 @@
 #   PAIRS   untraced/traced run pairs [6] (ordered U T, T U, U T, ... so slow
 #           drift of the machine's load cancels; the median pair is reported)
 #   MODE    recorder mode measured: compressed (folding, the default) or flat [compressed]
+#   TIMING  TRACEFOLD_TIMING of the traced runs: none, stats, histogram or
+#           path [path, the recorder's default] (bench/timing.sh compares
+#           them all in one run)
 #
 # Recorder cost per call (MODE mode): bench_callcost runs untraced and traced
-# (LD_PRELOAD=libtracefold.so, TRACEFOLD_MODE=$MODE, output in a temporary
-# directory removed afterwards). Per pair: added ns per intercepted call =
-# (traced - untraced ns/iter) / calls per iter; ratio = traced / untraced.
+# (LD_PRELOAD=libtracefold.so, TRACEFOLD_MODE=$MODE, TRACEFOLD_TIMING=$TIMING,
+# output in a temporary directory removed afterwards). Per pair: added ns per
+# intercepted call = (traced - untraced ns/iter) / calls per iter; ratio =
+# traced / untraced.
 # Trace bytes/event = size of the trace / events counted by `tracefold
 # summary` (whole run, warm-up and barriers included); the trace is the merged
 # trace.tf in compressed mode (per-rank .tfc files only if the merge failed),
 # the rank-R.flat files in flat mode.
 #
 # RESULTS.md is shared with other benchmarks: this script replaces only its
-# own section ("## Recorder cost per call (MODE mode)", up to the next "## "
+# own section ("## Recorder cost per call (MODE mode)", or "(MODE mode,
+# TRACEFOLD_TIMING=TIMING)" with a TIMING other than path, up to the next "## "
 # heading) and keeps every other section as it is (bench/results_section.py).
 set -euo pipefail
 
@@ -42,9 +47,11 @@ REPS=${REPS:-15}
 PAIRS=${PAIRS:-6}
 MODE=${MODE:-compressed}
 case $MODE in compressed) ext=tfc ;; flat) ext=flat ;; *) echo "run.sh: MODE must be compressed or flat" >&2; exit 2 ;; esac
+TIMING=${TIMING:-path}
+case $TIMING in none | stats | histogram | path) ;; *) echo "run.sh: TIMING must be none, stats, histogram or path" >&2; exit 2 ;; esac
 export MPIR_CVAR_POLLS_BEFORE_YIELD=1
 # a stray TRACEFOLD_* in the caller's environment would stop or alter the runs
-unset LD_PRELOAD TRACEFOLD_MODE TRACEFOLD_OUTPUT
+unset LD_PRELOAD TRACEFOLD_MODE TRACEFOLD_OUTPUT TRACEFOLD_MEMORY TRACEFOLD_TIMING TRACEFOLD_BINS TRACEFOLD_VOLUME
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tf-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -59,7 +66,7 @@ run_untraced() { # $1 = pair index
 run_traced() { # $1 = pair index
   local t=$tmp/trace
   rm -rf "$t"
-  "$MPIRUN" -n 2 env LD_PRELOAD="$lib" TRACEFOLD_MODE="$MODE" TRACEFOLD_OUTPUT="$t" "$bin" "$ITERS" "$REPS" \
+  "$MPIRUN" -n 2 env LD_PRELOAD="$lib" TRACEFOLD_MODE="$MODE" TRACEFOLD_TIMING="$TIMING" TRACEFOLD_OUTPUT="$t" "$bin" "$ITERS" "$REPS" \
     >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/out" "$tmp/err" >&2; exit 1; }
   sed "s/^/pair $1 traced /" "$tmp/out" >>"$log"
   local bytes events mpi
@@ -88,12 +95,12 @@ done
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 # imports results_section.py from here (and leaves no __pycache__ in the tree)
 PYTHONPATH=$here PYTHONDONTWRITEBYTECODE=1 python3 - "$log" "$here/RESULTS.md" "$(date -u '+%Y-%m-%d %H:%M UTC')" "$(nproc)" "$cpu" "$(cat "$tmp/mpi")" \
-  "$ITERS" "$REPS" "$PAIRS" "$(uname -r)" "$load0" "$(cut -d' ' -f1-3 /proc/loadavg)" "$MODE" <<'EOF'
+  "$ITERS" "$REPS" "$PAIRS" "$(uname -r)" "$load0" "$(cut -d' ' -f1-3 /proc/loadavg)" "$MODE" "$TIMING" <<'EOF'
 import re, statistics, sys
 
 from results_section import update
 
-log, results, date, nproc, cpu, mpi, iters, reps, pairs, kernel, load0, load, mode = sys.argv[1:]
+log, results, date, nproc, cpu, mpi, iters, reps, pairs, kernel, load0, load, mode, timing = sys.argv[1:]
 runs = {}  # (pair, kind) -> {"p2p": median ns/iter, "p2p_min": fastest rep, ...}
 calls = {}  # bench -> intercepted calls per iteration
 trace = []  # (bytes, events)
@@ -139,7 +146,8 @@ for bench in ("p2p", "allreduce"):
           file=sys.stderr)
 print(f"{mode} trace: {bpe:.3g} bytes/event ({trace[0][1]} events, {trace[0][0]} bytes per traced run)", file=sys.stderr)
 
-heading = f"## Recorder cost per call ({mode} mode)"
+heading = f"## Recorder cost per call ({mode} mode)" if timing == "path" else \
+    f"## Recorder cost per call ({mode} mode, TRACEFOLD_TIMING={timing})"
 section = f"""{heading}
 
 Written by `bench/run.sh` on {date}.
@@ -151,7 +159,7 @@ MPI: {mpi}; `MPIR_CVAR_POLLS_BEFORE_YIELD=1`.
 How measured: `bench_callcost` (bench/callcost.c) on 2 ranks times {iters} iterations per repetition with
 `clock_gettime(CLOCK_MONOTONIC)`, {reps} repetitions per benchmark after a warm-up, and reports the median
 repetition. It runs {pairs} times untraced and {pairs} times traced (`LD_PRELOAD=libtracefold.so
-TRACEFOLD_MODE={mode}`), alternating U T, T U, ... within the same invocation. Added ns per intercepted call =
+TRACEFOLD_MODE={mode} TRACEFOLD_TIMING={timing}`), alternating U T, T U, ... within the same invocation. Added ns per intercepted call =
 (traced − untraced ns/iter) / intercepted calls per iteration, median over pairs; ratio = traced / untraced,
 median over pairs; the ns/iter columns are medians over runs. Trace bytes/event = size of the trace (the
 merged `trace.tf` in compressed mode, all `rank-R.flat` files in flat mode) / events counted by `tracefold

@@ -86,7 +86,7 @@ export MPIR_CVAR_POLLS_BEFORE_YIELD=1
 unset LD_PRELOAD TRACEFOLD_MODE TRACEFOLD_OUTPUT TRACEFOLD_MEMORY TRACEFOLD_TIMING TRACEFOLD_BINS TRACEFOLD_VOLUME
 
 prog=timing.sh
-# shellcheck source=SCRIPTDIR/bench_common.sh
+# shellcheck source=SCRIPTDIR/bench_common.sh disable=SC2034 # failed, status: used by bench_common.sh
 . "$here/bench_common.sh"
 need_commands
 read -r -a modes <<<"$MODES"
@@ -103,14 +103,14 @@ trap 'rm -rf "$tmp"' EXIT
 # runs must not mix two versions into one table.
 bin=$tmp/bin
 mkdir -p "$bin"
-accw=$(for a in $ACC_RUNS; do echo "${a%%:*}"; done | sort -u | tr '\n' ' ')
-# shellcheck disable=SC2086 # lists of words
+accw=$(for a in $ACC_RUNS; do echo "${a%%:*}"; done)
+# shellcheck disable=SC2046,SC2086 # lists of words
 copy_binaries "$build" "$bin" src/recorder/libtracefold.so src/cli/tracefold bench/bench_callcost tests/check_timing \
-  $(echo $WORKLOADS $ITER_WORKLOADS $accw | tr ' ' '\n' | sort -u)
+  $(printf '%s\n' $WORKLOADS $ITER_WORKLOADS $accw | sort -u)
 SOURCE=${SOURCE:-$(source_of "$build")}
 lib=$bin/libtracefold.so
 cli=$bin/tracefold
-failed=
+failed= # used by bench_common.sh
 log=$tmp/log
 : >"$log"
 status=0
@@ -149,9 +149,9 @@ size_one() {
   # the trace must say the mode it was recorded with (no "times:" line for none)
   said=$(sed -n 's/^times: \([a-z]*\),.*/\1/p' "$tmp/show" | head -1)
   [[ ${said:-none} == "$m" ]] || die "wl_$w at $np ranks: recorded with TRACEFOLD_TIMING=$m, but show says times: ${said:-(none)}"
-  nodes=$(tail -n +2 "$tmp/show" | grep -v '^times: ' | grep -cv '^ *}$' || true)
+  # nodes: the event and loop lines (not the "after ...", "compute bins" lines of the times under them)
+  nodes=$(grep -cE '^ *(loop x|MPI_)' "$tmp/show" || true)
   echo "size $table $w $np $n $m $(stat -c %s "$t/trace.tf") $events $nodes $secs" >>"$log"
-  LAST_SECS=$secs
   rm -rf "$t"
 }
 

@@ -18,16 +18,25 @@
 #      the merged trace equals `tracefold dump` of that rank's reference
 #      trace, event for event, every field (time deltas aside: the folded
 #      trace keeps their statistics);
-#   5. (--min-threads K) events carry at least K distinct thread ids.
+#   5. (--min-threads K) events carry at least K distinct thread ids;
+#   6. (--checker CHECK_TIMING) time: for every event key (function, thread,
+#      call site) the merged trace's time summaries hold exactly the count,
+#      min, max and sum of the reference trace's deltas, bins sum to the
+#      count (skipped when TRACEFOLD_TIMING=none; check_timing exact).
+# --env "VAR=VALUE" (repeatable) adds a recorder setting to the traced run
+# (TRACEFOLD_TIMING, TRACEFOLD_VOLUME, ...).
 # With --sizes DIR the merged trace's size is written to DIR/<program>.np<P>
 # for the size-scaling test (size_scaling.sh).
 #
 # usage: run_workload.sh --mpirun "CMD ARGS" --np P --lib LIBTRACEFOLD --cli TRACEFOLD
-#                        [--min-threads K] [--sizes DIR] -- PROGRAM [ARGS...]
+#                        [--min-threads K] [--sizes DIR] [--checker CHECK_TIMING]
+#                        [--env VAR=VALUE]... -- PROGRAM [ARGS...]
 set -euo pipefail
 
 min_threads=0
 sizes=""
+checker=""
+settings=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --mpirun) mpirun=$2; shift 2 ;;
@@ -36,6 +45,8 @@ while [ $# -gt 0 ]; do
     --cli) cli=$2; shift 2 ;;
     --min-threads) min_threads=$2; shift 2 ;;
     --sizes) sizes=$2; shift 2 ;;
+    --checker) checker=$2; shift 2 ;;
+    --env) settings+=("$2"); shift 2 ;;
     --) shift; break ;;
     *) echo "run_workload.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -51,7 +62,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 $mpirun -np "$np" "${prog[@]}" -c "$work/plain" >"$work/plain.out" 2>"$work/plain.err" ||
   { cat "$work/plain.err" >&2; fail "untraced run exited non-zero"; }
 # shellcheck disable=SC2086
-$mpirun -np "$np" env LD_PRELOAD="$lib" TRACEFOLD_MODE=both TRACEFOLD_OUTPUT="$work/trace" \
+$mpirun -np "$np" env LD_PRELOAD="$lib" TRACEFOLD_MODE=both TRACEFOLD_OUTPUT="$work/trace" ${settings[@]+"${settings[@]}"} \
   "${prog[@]}" -c "$work/traced" >"$work/traced.out" 2>"$work/traced.err" ||
   { cat "$work/traced.err" >&2; fail "traced run exited non-zero"; }
 
@@ -90,6 +101,16 @@ grep -q "^events: *$events\b" "$work/stats" || fail "tracefold stats does not re
 flat_bytes=$(cat "$work"/trace/rank-*.flat | wc -c)
 tfc_bytes=$(wc -c <"$work/trace/trace.tf")
 
+timing=summaries
+for kv in ${settings[@]+"${settings[@]}"}; do [ "$kv" = TRACEFOLD_TIMING=none ] && timing=none; done
+if [ -n "$checker" ] && [ "$timing" != none ]; then
+  "$checker" exact "$work/trace/trace.tf" "$work/trace" >"$work/timing" 2>&1 || {
+    grep -v '^key ' "$work/timing" | head -20 >&2
+    fail "the merged trace's time summaries differ from the reference trace's deltas"
+  }
+  timing="times = reference ($(tail -1 "$work/timing"))"
+fi
+
 if [ -n "$sizes" ]; then
   mkdir -p "$sizes"
   echo "$tfc_bytes" >"$sizes/$(basename "${prog[0]}").np$np"
@@ -100,4 +121,4 @@ if [ "$min_threads" -gt 0 ]; then
   [ "$nthreads" -ge "$min_threads" ] || fail "events carry $nthreads thread ids, expected at least $min_threads"
 fi
 echo "ok: $(basename "${prog[0]}") ${prog[*]:1} np=$np: $events events, output identical, counts match on all $np ranks," \
-  "unroll = reference on every rank; $flat_bytes flat bytes, $tfc_bytes merged"
+  "unroll = reference on every rank; $flat_bytes flat bytes, $tfc_bytes merged${settings[*]+ (${settings[*]})}; $timing"
