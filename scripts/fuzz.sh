@@ -45,9 +45,9 @@ for i in "${!pids[@]}"; do
 done
 [ $built -eq 0 ] || { echo "fuzz.sh: compiling the core with $cc failed" >&2; exit 1; }
 "$cc" "${san[@]}" -Wall -Wextra -Werror -fsanitize=fuzzer,address,undefined tests/fuzz/fuzz_trace.c "$out"/obj/*.o \
-  -lzstd -lpthread -o "$out/fuzz_trace"
+  -lzstd -lpthread -lm -o "$out/fuzz_trace"
 "$cc" "${san[@]}" -Wall -Wextra -Werror -fsanitize=fuzzer-no-link,address,undefined tests/fuzz/make_seeds.c \
-  "$out"/obj/*.o -lzstd -lpthread -o "$out/make_seeds"
+  "$out"/obj/*.o -lzstd -lpthread -lm -o "$out/make_seeds"
 echo "fuzz: built $out/fuzz_trace (${#srcs[@]} core sources; ${SECONDS} s)"
 
 # ---- 2. seeds: real traces of a few workloads
