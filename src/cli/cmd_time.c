@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -18,6 +19,18 @@ int cmd_time(int argc, char **argv) {
   long rank;
   int rc = tf_take_options(&argc, &argv, "time", &rank, NULL);
   if (rc) return rc;
+  for (int i = 0; i + 1 < argc; i++) /* "--rank R" may also follow the times (tracefold time T --rank R TRACE) */
+    if (strcmp(argv[i], "--rank") == 0) {
+      char *end;
+      rank = strtol(argv[i + 1], &end, 10);
+      if (*end || !*argv[i + 1] || rank < 0) {
+        fprintf(stderr, "tracefold time: --rank takes a rank number, not \"%s\"\n", argv[i + 1]);
+        return 2;
+      }
+      memmove(argv + i, argv + i + 2, (size_t)(argc - i - 2) * sizeof *argv);
+      argc -= 2;
+      break;
+    }
   if (argc < 2) {
     fprintf(stderr, "usage: tracefold time [--rank R] T... TRACE   (T: 1.5s, 20ms, 300us, 1000ns; no unit: s)\n");
     return 2;

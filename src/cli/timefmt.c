@@ -10,16 +10,16 @@
 
 void tf_fmt_delta(double v, unsigned unit, char *buf, size_t len) {
   if (unit == TF_UNIT_INSTRUCTIONS) {
-    if (v >= 1e9) snprintf(buf, len, "%.3gG ins", v / 1e9);
-    else if (v >= 1e6) snprintf(buf, len, "%.3gM ins", v / 1e6);
-    else if (v >= 1e3) snprintf(buf, len, "%.3gK ins", v / 1e3);
+    if (v >= 1e9) snprintf(buf, len, "%.4gG ins", v / 1e9);
+    else if (v >= 1e6) snprintf(buf, len, "%.4gM ins", v / 1e6);
+    else if (v >= 1e3) snprintf(buf, len, "%.4gK ins", v / 1e3);
     else snprintf(buf, len, "%.0f ins", v);
     return;
   }
   const char *cpu = unit == TF_UNIT_CPU_NS ? " cpu" : "";
-  if (v >= 1e9) snprintf(buf, len, "%.3gs%s", v / 1e9, cpu);
-  else if (v >= 1e6) snprintf(buf, len, "%.3gms%s", v / 1e6, cpu);
-  else if (v >= 1e3) snprintf(buf, len, "%.3gus%s", v / 1e3, cpu);
+  if (v >= 1e9) snprintf(buf, len, "%.4gs%s", v / 1e9, cpu);
+  else if (v >= 1e6) snprintf(buf, len, "%.4gms%s", v / 1e6, cpu);
+  else if (v >= 1e3) snprintf(buf, len, "%.4gus%s", v / 1e3, cpu);
   else snprintf(buf, len, "%.0fns%s", v, cpu);
 }
 
