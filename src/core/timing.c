@@ -28,10 +28,11 @@ typedef unsigned __int128 u128;
  * the cost): n / 16 rounded down to a power of two, at least 4 and at most
  * 16k. A young histogram, whose bins from the first sample may be far off,
  * is reshaped quickly; an old one costs O(1) per sample. */
+static inline uint64_t pow2_floor(uint64_t x) { return x ? (uint64_t)1 << (63 - __builtin_clzll(x)) : 0; }
 static uint64_t smooth_interval(uint64_t n, uint32_t k) {
-  uint64_t most = 16 * (uint64_t)k, interval = 4;
-  while (interval * 2 <= n / 16 && interval * 2 <= most) interval *= 2;
-  return interval;
+  uint64_t interval = pow2_floor(n / 16), most = pow2_floor(16 * (uint64_t)k);
+  if (interval > most) interval = most;
+  return interval < 4 ? 4 : interval;
 }
 
 /* Splitting a bin, each half's mean is put this many standard deviations
@@ -161,7 +162,8 @@ static void stats_add(tf_dstat *d, uint64_t v) {
   if (v > d->max) d->max = v;
   if (exact) {
     double before = scaled_deviation(v, n0, s0), after = scaled_deviation(v, d->n, d->sum);
-    d->m2 += before / (double)n0 * (after / (double)d->n);
+    double nn = (double)n0 * (double)d->n;
+    d->m2 += nn < 9e15 ? before * after / nn : before / (double)n0 * (after / (double)d->n); /* one division */
   }
 }
 
@@ -449,7 +451,7 @@ static int hist_add(tf_dstat *d, uint64_t v, uint32_t k, tf_mem *m) {
   tf_bin *b = d->bins;
   uint32_t nb = d->nbins, i = find_bin(b, nb, v);
   bin_add(&b[i], v);
-  if (d->n % smooth_interval(d->n, k) == 0 && hist_rebalance(d, k, m)) rc = -1;
+  if ((d->n & (smooth_interval(d->n, k) - 1)) == 0 && hist_rebalance(d, k, m)) rc = -1; /* a power of two */
   return rc < 0 ? -1 : 0;
 }
 
@@ -646,8 +648,43 @@ static void merge_commit(const dstat_merge *r, tf_dstat *d, tf_bin *fresh, tf_me
   if (r->nbins) memcpy(bins, r->bins, r->nbins * sizeof *bins);
 }
 
+/* A summary of few samples merged into a histogram: its statistics exactly,
+ * its bins as samples (each bin's count at its mean) added one by one as
+ * Algorithm 2 adds them, rebalancing included. This is what folding does
+ * most (an inner loop's events of one outer iteration, a few samples each,
+ * into the loop's): far cheaper than cutting and re-merging the two bin
+ * lists, and it keeps the histogram balanced. */
+#define FEW_SAMPLES 8
+static int few_into(tf_dstat *a, const tf_dstat *b, uint32_t k, int across_ranks, tf_mem *m) {
+  dstat_merge r;
+  merge_prepare(&r, a, b, 0, across_ranks); /* statistics only */
+  tf_dstat u = r.result;
+  uint64_t n = a->n;
+  a->min = u.min; /* the end bins widen to the union's extremes, as single adds do */
+  a->max = u.max;
+  int rc = 0;
+  for (uint32_t i = 0; i < b->nbins; i++)
+    for (uint64_t c = 0; c < b->bins[i].n; c++) {
+      a->n = ++n;
+      if (hist_add(a, round_within(b->bins[i].mean, b->min, b->max), k, m)) rc = -1;
+    }
+  if (a->nbins) { /* the extremes themselves need not have been added (bin means stand for samples) */
+    if (a->bins[0].lo > u.min) a->bins[0].lo = u.min;
+    if (a->bins[a->nbins - 1].hi < u.max) a->bins[a->nbins - 1].hi = u.max;
+  }
+  u.bins = a->bins;
+  u.nbins = a->nbins;
+  *a = u;
+  return rc;
+}
+
 /* Merge path b into path a, both summaries or neither. 0 or -1. */
 static int path_merge(tf_tpath *a, const tf_tpath *b, uint32_t k, int across_ranks, tf_mem *m) {
+  if (b->compute.n && b->compute.n <= FEW_SAMPLES && b->duration.n <= FEW_SAMPLES && a->compute.n &&
+      a->compute.nbins && b->compute.nbins && a->duration.nbins && b->duration.nbins) {
+    int rc = few_into(&a->compute, &b->compute, k, across_ranks, m);
+    return few_into(&a->duration, &b->duration, k, across_ranks, m) || rc ? -1 : 0;
+  }
   dstat_merge rc, rd;
   merge_prepare(&rc, &a->compute, &b->compute, k, across_ranks);
   merge_prepare(&rd, &a->duration, &b->duration, k, across_ranks);
