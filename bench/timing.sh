@@ -22,6 +22,8 @@
 #   ACC_NP     ranks of the accuracy runs                      [4]
 #   ACC_RUNS   accuracy runs, "workload:args" (args with commas for spaces)
 #              ["timed:-i,30,-s,1000 stencil2d: ring:"]
+#   ACC_REPS   runs per accuracy configuration (median reported) [3]
+#   FOLD_WL, FOLD_ITERS  workload and iterations of the compressor-cost runs [stencil2d 2000]
 #   TIMEOUT    hard limit per run, seconds                     [300]
 #   RESULTS    the file to update                              [bench/RESULTS.md]
 #   SOURCE     what the binaries were built from, for the record [the git
@@ -50,13 +52,21 @@
 #    difference to mode none = (traced − traced with none) / calls per
 #    iteration, both within the round; reported: medians over rounds.
 #
+# 2b. Compressor cost per event, without MPI's noise: FOLD_WL at 4 ranks,
+#    -i FOLD_ITERS, recorded once per mode with TRACEFOLD_MODE=both; then
+#    bench_foldcost (bench/foldcost.c) folds rank 1's flat file again in
+#    the same mode, 5 repetitions: ns per event (median and fastest).
+#
 # 3. Accuracy: every run of ACC_RUNS at ACC_NP ranks with TRACEFOLD_MODE=both
-#    (exact rank-R.flat files beside trace.tf) and each timing mode but none;
-#    `check_timing exact TRACE FLATDIR` compares the trace's compute-delta
-#    distribution of every event key with the exact deltas: w1 (per path),
-#    w1all (paths merged into k bins), w1raw (unclipped bins), count-weighted
-#    over the keys; its exact checks (counts, min, max, sum, bins, stddev) must
-#    pass.
+#    (exact rank-R.flat files beside trace.tf) and each timing mode but none,
+#    ACC_REPS times (the modes' order rotating from one repetition to the
+#    next); `check_timing exact TRACE FLATDIR` compares the trace's
+#    compute-delta distribution of every event key with the exact deltas: w1
+#    (per path), w1all (paths merged into k bins), w1raw (unclipped bins),
+#    count-weighted over the keys; its exact checks (counts, min, max, sum,
+#    bins, stddev) must pass. Reported: the medians over the repetitions (the
+#    deltas of an oversubscribed run vary from run to run, and so does how
+#    well k bins fit them), and the range of w1.
 #
 # RESULTS.md is shared: this script replaces only its section ("## Timing
 # modes: size, cost and accuracy", up to the next "## " heading) and keeps
@@ -79,6 +89,9 @@ CC_REPS=${CC_REPS:-15}
 ROUNDS=${ROUNDS:-6}
 ACC_NP=${ACC_NP:-4}
 ACC_RUNS=${ACC_RUNS:-timed:-i,30,-s,1000 stencil2d: ring:}
+ACC_REPS=${ACC_REPS:-3}
+FOLD_WL=${FOLD_WL:-stencil2d}
+FOLD_ITERS=${FOLD_ITERS:-2000}
 TIMEOUT=${TIMEOUT:-300}
 RESULTS=${RESULTS:-$here/RESULTS.md}
 export MPIR_CVAR_POLLS_BEFORE_YIELD=1
@@ -105,8 +118,8 @@ bin=$tmp/bin
 mkdir -p "$bin"
 accw=$(for a in $ACC_RUNS; do echo "${a%%:*}"; done)
 # shellcheck disable=SC2046,SC2086 # lists of words
-copy_binaries "$build" "$bin" src/recorder/libtracefold.so src/cli/tracefold bench/bench_callcost tests/check_timing \
-  $(printf '%s\n' $WORKLOADS $ITER_WORKLOADS $accw | sort -u)
+copy_binaries "$build" "$bin" src/recorder/libtracefold.so src/cli/tracefold bench/bench_callcost bench/bench_foldcost \
+  tests/check_timing $(printf '%s\n' $WORKLOADS $ITER_WORKLOADS $accw "$FOLD_WL" | sort -u)
 SOURCE=${SOURCE:-$(source_of "$build")}
 lib=$bin/libtracefold.so
 cli=$bin/tracefold
@@ -217,31 +230,46 @@ for ((p = 1; p <= ROUNDS; p++)); do
 done
 t_cost=$(($(date +%s) - t0))
 
+# ------------------------------------------------------------ 2b. compressor cost per event
+for m in "${modes[@]}"; do
+  t=$tmp/fold
+  traced_run "$t" 4 "$m" both "$bin/wl_$FOLD_WL" -i "$FOLD_ITERS"
+  "$bin/bench_foldcost" -r 5 "$t/rank-1.flat" >"$tmp/fold.out" 2>&1 || { cat "$tmp/fold.out" >&2; die "bench_foldcost failed ($m)"; }
+  grep -q '^roundtrip ok' "$tmp/fold.out" || die "bench_foldcost: the folded file does not read back ($m)"
+  echo "fold $m $(awk '/^fold_ns_per_event/ {print $2, $4}' "$tmp/fold.out")" >>"$log"
+  echo "  compressor cost: $m $(grep '^fold_ns_per_event' "$tmp/fold.out")" >&2
+  rm -rf "$t"
+done
+
 # ------------------------------------------------------------ 3. accuracy
 t0=$(date +%s)
+tmodes=()
+for m in "${modes[@]}"; do [[ $m == none ]] || tmodes+=("$m"); done
 for a in $ACC_RUNS; do
   w=${a%%:*} argstr=${a#*:}
   read -r -a args <<<"${argstr//,/ }"
-  for m in "${modes[@]}"; do
-    [[ $m == none ]] && continue
-    t=$tmp/acc
-    traced_run "$t" "$ACC_NP" "$m" both "$bin/wl_$w" "${args[@]}"
-    rc=0
-    "$bin/check_timing" exact "$t/trace.tf" "$t" >"$tmp/exact" 2>"$tmp/exact.err" || rc=$?
-    ov=$(grep '^overall ' "$tmp/exact" || true)
-    [[ -n $ov ]] || { cat "$tmp/exact.err" >&2; die "check_timing exact printed no overall line for wl_$w ($m)"; }
-    if ((rc != 0)); then
-      status=1
-      echo "$prog: check_timing exact FAILED on wl_$w ${args[*]} ($m):" >&2
-      head -n 5 "$tmp/exact.err" >&2
-    fi
-    # the key with the largest w1 ("fn n w1")
-    worst=$(awk '/^key / { for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-                          if (v["w1"] + 0 >= best || !seen) { best = v["w1"] + 0; seen = 1; out = $2 " " v["n"] " " v["w1"] } }
-                 END { print (seen ? out : "- 0 0") }' "$tmp/exact")
-    echo "acc $w ${argstr:-default} $m $rc $(stat -c %s "$t/trace.tf") ${ov#overall } $worst" >>"$log"
-    echo "  accuracy: wl_$w ${args[*]} ($m): $ov$( ((rc == 0)) || echo ' (exact checks FAILED)')" >&2
-    rm -rf "$t"
+  for ((rep = 0; rep < ACC_REPS; rep++)); do
+    k=$((rep % ${#tmodes[@]}))
+    for m in "${tmodes[@]:k}" "${tmodes[@]:0:k}"; do
+      t=$tmp/acc
+      traced_run "$t" "$ACC_NP" "$m" both "$bin/wl_$w" "${args[@]}"
+      rc=0
+      "$bin/check_timing" exact "$t/trace.tf" "$t" >"$tmp/exact" 2>"$tmp/exact.err" || rc=$?
+      ov=$(grep '^overall ' "$tmp/exact" || true)
+      [[ -n $ov ]] || { cat "$tmp/exact.err" >&2; die "check_timing exact printed no overall line for wl_$w ($m)"; }
+      if ((rc != 0)); then
+        status=1
+        echo "$prog: check_timing exact FAILED on wl_$w ${args[*]} ($m):" >&2
+        head -n 5 "$tmp/exact.err" >&2
+      fi
+      # the key with the largest w1 ("fn n w1")
+      worst=$(awk '/^key / { for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+                            if (v["w1"] + 0 >= best || !seen) { best = v["w1"] + 0; seen = 1; out = $2 " " v["n"] " " v["w1"] } }
+                   END { print (seen ? out : "- 0 0") }' "$tmp/exact")
+      echo "acc $w ${argstr:-default} $m $rc $(stat -c %s "$t/trace.tf") ${ov#overall } $worst" >>"$log"
+      echo "  accuracy: wl_$w ${args[*]} ($m, run $((rep + 1))): $ov$( ((rc == 0)) || echo ' (exact checks FAILED)')" >&2
+      rm -rf "$t"
+    done
   done
 done
 t_acc=$(($(date +%s) - t0))
@@ -252,13 +280,13 @@ elapsed=$(($(date +%s) - start))
 PYTHONPATH=$here PYTHONDONTWRITEBYTECODE=1 python3 - "$log" "$RESULTS" "$(date -u '+%Y-%m-%d %H:%M UTC')" "$(nproc)" \
   "$cpu" "$(cat "$tmp/mpi")" "$(uname -r)" "$load0" "$(cut -d' ' -f1-3 /proc/loadavg)" "$SOURCE" "$elapsed" \
   "$MODES" "$BINS" "$NPS" "$ITER_NP" "$ITERS" "$CC_ITERS" "$CC_REPS" "$ROUNDS" "$ACC_NP" \
-  "$t_sizes" "$t_cost" "$t_acc" <<'EOF'
+  "$t_sizes" "$t_cost" "$t_acc" "$ACC_REPS" "$FOLD_WL" "$FOLD_ITERS" <<'EOF'
 import statistics, sys
 
 from results_section import update
 
 (log, results, date, nproc, cpu, mpi, kernel, load0, load, source, elapsed, modes, bins, nps, iter_np, iters,
- cc_iters, cc_reps, rounds, acc_np, t_sizes, t_cost, t_acc) = sys.argv[1:]
+ cc_iters, cc_reps, rounds, acc_np, t_sizes, t_cost, t_acc, acc_reps, fold_wl, fold_iters) = sys.argv[1:]
 modes = modes.split()
 med = statistics.median
 size = {}  # (table, workload, np, iters, mode) -> (bytes, events, nodes, secs)
@@ -267,6 +295,7 @@ cc = {}  # (round, config) -> {"p2p": ns/iter, "p2p_min": ..., ...}
 calls = {}
 ccbytes = {}  # config -> [trace.tf bytes]
 acc = []
+fold = {}  # mode -> (median ns/event, fastest)
 for line in open(log):
     w = line.split()
     if w[0] == "size":
@@ -280,6 +309,8 @@ for line in open(log):
         cc.setdefault((int(w[1]), w[2]), {})[w[3][: -len("_ns_per_iter")]] = float(w[4])
         if w[5:6] == ["calls_per_iter"]:
             calls[w[3].split("_")[0]] = int(w[6])
+    elif w[0] == "fold":
+        fold[w[1]] = (float(w[2]), float(w[3]))
     elif w[0] == "acc":
         kv = dict(x.split("=", 1) for x in w[6:10])
         acc.append(dict(wl=w[1], args=w[2], mode=w[3], rc=int(w[4]), bytes=int(w[5]), **kv,
@@ -294,6 +325,7 @@ def nodes_of(keys):
 # ---- 1. bytes vs ranks
 npl = sorted({k[2] for k in size if k[0] == "ranks"})
 rows_r, ratio_r = [], []
+maxr, maxi = {m: 0.0 for m in modes}, {m: 0.0 for m in modes}  # largest ratio per mode
 for wl in order["ranks"]:
     for np_ in npl:
         keys = [("ranks", wl, np_, "-", m) for m in modes]
@@ -307,6 +339,7 @@ for wl in order["ranks"]:
     if all(("ranks", wl, p, "-", m) in size for p in (lo, hi) for m in modes):
         r = {m: size[("ranks", wl, hi, "-", m)][0] / size[("ranks", wl, lo, "-", m)][0] for m in modes}
         ratio_r.append(f"| {wl} | " + " | ".join(f"{r[m]:.2f}" for m in modes) + " |")
+        maxr = {m: max(maxr[m], r[m]) for m in modes}
         print(f"{wl}: trace.tf {hi}/{lo} ranks: " + ", ".join(f"{m} {r[m]:.2f}" for m in modes), file=sys.stderr)
 
 # ---- 1b. bytes vs iterations
@@ -329,7 +362,19 @@ for wl in order["iters"]:
             grow = {m: (size[("iters", wl, int(iter_np), hi, m)][0] - size[("iters", wl, int(iter_np), lo, m)][0])
                     / (int(hi) - int(lo)) for m in modes}
             ratio_i.append(f"| {wl} | " + " | ".join(f"{r[m]:.2f} ({grow[m]:+.2f})" for m in modes) + " |")
+            maxi = {m: max(maxi[m], r[m]) for m in modes}
             print(f"{wl}: trace.tf {hi}/{lo} iterations: " + ", ".join(f"{m} {r[m]:.2f}" for m in modes), file=sys.stderr)
+
+
+
+def verdict(mx):
+    """one line: the largest ratio per mode, and whether every mode stays near-constant (<= 1.25)"""
+    if not any(mx.values()):
+        return "(no ratios)"
+    grow = [m for m in modes if mx[m] > 1.25]
+    return ("Largest ratio per mode: " + ", ".join(f"{m} {mx[m]:.2f}" for m in modes) + "; "
+            + (f"grows by more than 25% in: {', '.join(grow)}." if grow else "every mode stays within 25% (near-constant)."))
+
 
 # ---- 2. cost per call
 configs = modes + ["path+cpu"]
@@ -366,15 +411,30 @@ for c in configs:
     print(f"cost {label}: p2p +{cost('p2p', c)[1]:.0f} ns/call ({cost('p2p', c)[2]:+.0f} vs none), "
           f"allreduce +{cost('allreduce', c)[1]:.0f} ns/call ({cost('allreduce', c)[2]:+.0f} vs none)", file=sys.stderr)
 
+# ---- 2b. compressor cost per event
+fold_rows = []
+for m in modes:
+    if m not in fold:
+        continue
+    vs = "–" if m == "none" or "none" not in fold else "%+.0f" % (fold[m][0] - fold["none"][0])
+    fold_rows.append(f"| {m} | {fold[m][0]:.0f} | {fold[m][1]:.0f} | {vs} |")
+
 # ---- 3. accuracy
-acc_rows = []
-for a in acc:
-    args = "default" if a["args"] == "default" else a["args"].replace(",", " ")
-    ok = "passed" if a["rc"] == 0 else "**FAILED**"
-    acc_rows.append(f"| {a['wl']} | {args} | {a['mode']} | {float(a['w1']):.4f} | {float(a['w1all']):.4f} | "
-                    f"{float(a['w1raw']):.4f} | {a['keys']} | {a['worst_fn']} (n={a['worst_n']}) {a['worst_w1']:.4f} | "
-                    f"{a['bytes']} | {ok} |")
-    print(f"accuracy {a['wl']} {a['mode']}: w1={a['w1']} w1all={a['w1all']} w1raw={a['w1raw']}", file=sys.stderr)
+acc_rows, groups = [], {}
+for a in acc:  # (workload, args, mode) -> its runs, in the order run
+    groups.setdefault((a["wl"], a["args"], a["mode"]), []).append(a)
+for (wl, args, mode), runs in groups.items():
+    args = "default" if args == "default" else args.replace(",", " ")
+    w1 = [float(a["w1"]) for a in runs]
+    mid = sorted(runs, key=lambda a: float(a["w1"]))[(len(runs) - 1) // 2]  # the median run (lower median)
+    npass = sum(a["rc"] == 0 for a in runs)
+    ok = f"{npass}/{len(runs)} passed" if npass == len(runs) else f"**{len(runs) - npass}/{len(runs)} FAILED**"
+    acc_rows.append(f"| {wl} | {args} | {mode} | {med(w1):.4f} | {min(w1):.4f}–{max(w1):.4f} | "
+                    f"{med(float(a['w1all']) for a in runs):.4f} | {med(float(a['w1raw']) for a in runs):.4f} | "
+                    f"{mid['keys']} | {mid['worst_fn']} (n={mid['worst_n']}) {mid['worst_w1']:.4f} | "
+                    f"{med(a['bytes'] for a in runs):.0f} | {ok} |")
+    print(f"accuracy {wl} {mode}: w1 median {med(w1):.4f} ({min(w1):.4f}..{max(w1):.4f}), "
+          f"w1all median {med(float(a['w1all']) for a in runs):.4f}", file=sys.stderr)
 
 mh = " | ".join(f"{m} B" for m in modes)
 ms = "|".join("---:" for _ in modes)
@@ -408,6 +468,8 @@ number if every mode prints the same count).
 |---|{ms}|
 {chr(10).join(ratio_r)}
 
+{verdict(maxr)}
+
 ### Trace bytes vs iterations
 
 The same at {iter_np} ranks with `-i` {iters.replace(' ', ' and ')}:
@@ -422,6 +484,8 @@ bytes added per iteration):
 | workload | {' | '.join(modes)} |
 |---|{ms}|
 {chr(10).join(ratio_i)}
+
+{verdict(maxi)}
 
 ### Recorder cost per call
 
@@ -447,18 +511,29 @@ The same from the fastest repetition of each run (a lower bound, less sensitive 
 Per round (median repetition):
 {chr(10).join(detail)}
 
+### Compressor cost per event
+
+The recorder's folding alone, without MPI's noise: `wl_{fold_wl}` at 4 ranks with `-i {fold_iters}` recorded once per
+mode (`TRACEFOLD_MODE=both`), then `bench_foldcost` (bench/foldcost.c) folds rank 1's flat file again in the
+same mode, 5 repetitions (every result read back and compared with the flat file): ns per event.
+
+| TRACEFOLD_TIMING | ns per event (median) | fastest | vs none |
+|---|---:|---:|---:|
+{chr(10).join(fold_rows)}
+
 ### Accuracy of the compute deltas
 
-Each run at {acc_np} ranks with `TRACEFOLD_MODE=both` (the exact `rank-R.flat` files beside `trace.tf`), once per
-mode that keeps times; `check_timing exact TRACE FLATDIR` (tests/check_timing.c) checks counts, min, max,
+Each run at {acc_np} ranks with `TRACEFOLD_MODE=both` (the exact `rank-R.flat` files beside `trace.tf`), {acc_reps} times
+per mode that keeps times (the modes' order rotating); `check_timing exact TRACE FLATDIR` (tests/check_timing.c) checks counts, min, max,
 sum, bins and standard deviation of every event key (function, thread, call site) against the flat files
 ("exact checks"), and computes the normalised 1-Wasserstein error of the compute-delta distribution the
 trace describes (∫|Q_exact(u) − Q_rec(u)| du / exact mean; 0 = exact): w1 from every path's bins (what
 the trace keeps), w1all from the paths merged into {bins} bins, w1raw the same with every bin uniform over its
-whole range; count-weighted mean over the keys; worst key = the key with the largest w1.
+whole range; count-weighted mean over the keys. Columns: medians over the {acc_reps} runs, and the range of w1; worst
+key = the key with the largest w1 in the median run; exact checks = runs whose exact checks passed.
 
-| workload | args | mode | w1 | w1all | w1raw | keys | worst key (w1) | trace.tf B | exact checks |
-|---|---|---|---:|---:|---:|---:|---|---:|---|
+| workload | args | mode | w1 | w1 range | w1all | w1raw | keys | worst key (w1) | trace.tf B | exact checks |
+|---|---|---|---:|---|---:|---:|---:|---|---:|---|
 {chr(10).join(acc_rows)}
 """
 
