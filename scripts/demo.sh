@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # demo.sh — set up, then trace a bundled MPI program (stencil2d, 4 ranks) and
-# print what was captured: calls and bytes by function and rank, rank 1's
-# folded loop structure, and its first events unrolled from it.
+# print what was captured: calls and bytes by function and rank, the
+# folded loop structure with its times, the imbalance across ranks, a search
+# in time, and rank 1's first events unrolled from the trace.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh mpich
@@ -17,6 +18,12 @@ build/src/cli/tracefold stats "$out/trace"
 echo
 echo "== tracefold show (the loops of all 4 ranks in one structure: rank lists, per-rank values)"
 build/src/cli/tracefold show "$out/trace"
+echo
+echo "== tracefold imbalance --top 3 (events by compute-time spread across ranks)"
+build/src/cli/tracefold imbalance --top 3 "$out/trace"
+echo
+echo "== tracefold time --rank 1 (the event rank 1 was in at 50% and at 90% of its timeline)"
+build/src/cli/tracefold time --rank 1 50% 90% "$out/trace"
 echo
 echo "== tracefold unroll --rank 1 (first 12 of its events, regenerated from the merged trace)"
 build/src/cli/tracefold unroll --rank 1 "$out/trace" >"$out/unrolled"

@@ -254,7 +254,11 @@ else
 fi
 
 # ---------------------------------------------------------------- g. bad times
-for tbad in abc -1s 1.5xs 10m "" nan 1e30s; do
+# a share of the timeline: 100% is its end (after the last event), 0% its first event
+"$cli" time --rank 0 0% 100% "$work/path/trace.tf" >"$work/share.out" 2>&1 || bad "tracefold time 0% 100% failed"
+grep -q 'event 0 MPI_Init' "$work/share.out" || bad "tracefold time 0%: not rank 0's first event: $(head -1 "$work/share.out")"
+grep -q 'after the last event' "$work/share.out" || bad "tracefold time 100%: not after the last event"
+for tbad in abc -1s 1.5xs 10m "" nan 1e30s 101% x% -5%; do
   if "$cli" time "$tbad" "$work/path/trace.tf" >"$work/bad.out" 2>"$work/bad.err"; then
     bad "tracefold time '$tbad' succeeded"
   fi
@@ -264,7 +268,8 @@ if "$cli" time "$work/path/trace.tf" >"$work/bad.out" 2>"$work/bad.err"; then ba
 [ -s "$work/bad.err" ] || bad "tracefold time without T failed without a message"
 if "$cli" time --rank 9 1ms "$work/path/trace.tf" >"$work/bad.out" 2>"$work/bad.err"; then bad "tracefold time --rank 9 succeeded"; fi
 [ -s "$work/bad.err" ] || bad "tracefold time --rank 9 failed without a message"
-say "g. tracefold time rejects abc, -1s, 1.5xs, 10m, '', nan, 1e30s, no time and --rank 9 with a message:" \
+say "g. tracefold time takes 0% and 100% of the timeline, rejects abc, -1s, 1.5xs, 10m, '', nan, 1e30s, 101%, x%, -5%," \
+  "no time and --rank 9 with a message:" \
   "$("$cli" time abc "$work/path/trace.tf" 2>&1 || true)"
 
 [ "$nbad" -eq 0 ] || { echo "FAIL: $nbad check(s) failed (see above); $((SECONDS - start)) s" >&2; exit 1; }

@@ -2,8 +2,10 @@
  * (or rank R) was in at time T of its timeline, found through the timing
  * tree (tf_timeline) without unrolling. One line per rank and time:
  *
- *   rank 3 t=0.5s: event 1234 MPI_Allreduce cs=<sig> in the call [0.4999s, 0.5001s] iterations 12.3
+ *   rank 3 t=0.5s: event 1234 MPI_Allreduce cs=<sig> in the call [0.4999s, 0.5001s] iterations [12, 3]
  *
+ * T is a time (1.5s, 20ms, 300us, 1000ns; no unit: seconds) or a share of
+ * each rank's timeline (50%).
  * "before the call" when T falls in the compute delta that precedes it;
  * iterations: of the loops around the event, outermost first, from 0.
  * Times count from the start of the rank's timeline (the recorder's load).
@@ -32,21 +34,39 @@ int cmd_time(int argc, char **argv) {
       break;
     }
   if (argc < 2) {
-    fprintf(stderr, "usage: tracefold time [--rank R] T... TRACE   (T: 1.5s, 20ms, 300us, 1000ns; no unit: s)\n");
+    fprintf(stderr, "usage: tracefold time [--rank R] T... TRACE   (T: 1.5s, 20ms, 300us, 1000ns (no unit: s), or 50%%)\n");
     return 2;
   }
   int nt = argc - 1;
   uint64_t *ts = calloc((size_t)nt, sizeof *ts);
-  if (!ts) return 1;
-  for (int i = 0; i < nt; i++)
-    if (tf_parse_time(argv[i], &ts[i])) {
-      fprintf(stderr, "tracefold time: \"%s\" is not a time (e.g. 1.5s, 20ms, 300us, 1000ns)\n", argv[i]);
+  double *share = calloc((size_t)nt, sizeof *share); /* >= 0: a share of the timeline, in % */
+  if (!ts || !share) {
+    free(ts);
+    free(share);
+    return 1;
+  }
+  for (int i = 0; i < nt; i++) {
+    size_t len = strlen(argv[i]);
+    share[i] = -1;
+    if (len > 1 && argv[i][len - 1] == '%') {
+      char *end;
+      share[i] = strtod(argv[i], &end);
+      if (end != argv[i] + len - 1 || !(share[i] >= 0 && share[i] <= 100)) share[i] = -2;
+    } else if (tf_parse_time(argv[i], &ts[i])) {
+      share[i] = -2;
+    }
+    if (share[i] == -2) {
+      fprintf(stderr, "tracefold time: \"%s\" is not a time (e.g. 1.5s, 20ms, 300us, 1000ns, or 50%% of the "
+                      "timeline)\n", argv[i]);
       free(ts);
+      free(share);
       return 2;
     }
+  }
   tf_input in;
   if (tf_input_open(1, argv + nt, 0, "time", &in)) {
     free(ts);
+    free(share);
     return 1;
   }
   int32_t *ranks;
@@ -63,6 +83,7 @@ int cmd_time(int argc, char **argv) {
       break;
     }
     for (int i = 0; i < nt; i++) {
+      if (share[i] >= 0) ts[i] = (uint64_t)((double)tf_timeline_end(tl) * share[i] / 100.0);
       tf_time_point p;
       int found = tf_timeline_find(tl, ts[i], &p);
       printf("rank %d t=%.9fs: ", ranks[r], (double)ts[i] / 1e9);
@@ -81,8 +102,9 @@ int cmd_time(int argc, char **argv) {
              (double)p.end_ns / 1e9);
       if (p.thread) printf(" thread %u", p.thread);
       if (p.depth) {
-        printf(" iterations ");
-        for (uint32_t d = 0; d < p.depth; d++) printf("%s%" PRIu64, d ? "." : "", p.iteration[d]);
+        printf(" iterations [");
+        for (uint32_t d = 0; d < p.depth; d++) printf("%s%" PRIu64, d ? ", " : "", p.iteration[d]);
+        printf("]");
       }
       printf("\n");
     }
@@ -91,5 +113,6 @@ int cmd_time(int argc, char **argv) {
 out:
   tf_input_close(&in);
   free(ts);
+  free(share);
   return rc ? rc : ferror(stdout) ? 1 : 0;
 }

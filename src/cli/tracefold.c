@@ -16,7 +16,7 @@ static const struct {
     {"stats", cmd_stats, "TRACE                         ranks, events by function, bytes vs flat, call sites"},
     {"summary", cmd_summary, "TRACE                       calls and bytes by function and rank"},
     {"counts", cmd_counts, "[--rank R] TRACE            one rank's calls by function (MPI_Name count)"},
-    {"time", cmd_time, "[--rank R] T... TRACE          the event each rank was in at time T (1.5s, 20ms, ...)"},
+    {"time", cmd_time, "[--rank R] T... TRACE          the event each rank was in at time T (1.5s, 20ms, 50%, ...)"},
     {"imbalance", cmd_imbalance, "[--top N] TRACE         events by compute-delta spread across ranks"},
     {"merge", cmd_merge, "DIR [-o FILE]                 merge per-rank compressed files into one trace file"},
 };
