@@ -90,6 +90,13 @@ int cmd_stats(int argc, char **argv) {
     printf("bytes:     %" PRIu64 " (flat encoding of the same events: %" PRIu64 ", %.1fx)\n", ti->bytes, flat,
            ti->bytes ? (double)flat / (double)ti->bytes : 0.0);
     if (ti->merge_ns) printf("merge:     %.3f ms at MPI_Finalize\n", (double)ti->merge_ns / 1e6);
+    if (ti->source == TF_SOURCE_FLAT)
+      printf("times:     exact deltas, compute in %s\n", tf_time_unit_name(ti->unit));
+    else if (ti->timing == TF_TIMING_HISTOGRAM || ti->timing == TF_TIMING_PATH)
+      printf("times:     %s, %u bins, compute in %s\n", tf_timing_mode_name(ti->timing), ti->bins,
+             tf_time_unit_name(ti->unit));
+    else
+      printf("times:     %s, compute in %s\n", tf_timing_mode_name(ti->timing), tf_time_unit_name(ti->unit));
     printf("\n%-26s %12s\n", "function", "calls");
     for (uint32_t f = 0; f < ti->nfuncs; f++)
       if (calls[f]) printf("%-26s %12" PRIu64 "\n", ti->funcs[f].name, calls[f]);
