@@ -17,7 +17,8 @@
  * Times: under each event, what the trace keeps of its delta times (one
  * line per path in path mode: "after MPI_X"), the mean, min and max of its
  * compute delta and of its call, with the ranks of the extremes, and the
- * histogram bins; --no-time leaves them out.
+ * histogram bins, over all the ranks of the event (also with --rank: a
+ * merged trace keeps one summary per event); --no-time leaves them out.
  */
 #include <inttypes.h>
 #include <stdio.h>
