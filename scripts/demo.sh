@@ -22,8 +22,8 @@ echo
 echo "== tracefold imbalance --top 3 (events by compute-time spread across ranks)"
 build/src/cli/tracefold imbalance --top 3 "$out/trace"
 echo
-echo "== tracefold time --rank 1 (the event rank 1 was in at 50% and at 90% of its timeline)"
-build/src/cli/tracefold time --rank 1 50% 90% "$out/trace"
+echo "== tracefold time --rank 1 (the event rank 1 was in at 75% and at 95% of its timeline)"
+build/src/cli/tracefold time --rank 1 75% 95% "$out/trace"
 echo
 echo "== tracefold unroll --rank 1 (first 12 of its events, regenerated from the merged trace)"
 build/src/cli/tracefold unroll --rank 1 "$out/trace" >"$out/unrolled"
