@@ -654,7 +654,7 @@ static void merge_commit(const dstat_merge *r, tf_dstat *d, tf_bin *fresh, tf_me
  * most (an inner loop's events of one outer iteration, a few samples each,
  * into the loop's): far cheaper than cutting and re-merging the two bin
  * lists, and it keeps the histogram balanced. */
-#define FEW_SAMPLES 8
+#define FEW_SAMPLES 64
 static int few_into(tf_dstat *a, const tf_dstat *b, uint32_t k, int across_ranks, tf_mem *m) {
   dstat_merge r;
   merge_prepare(&r, a, b, 0, across_ranks); /* statistics only */
