@@ -222,6 +222,25 @@ static void bin_absorb(tf_bin *a, const tf_bin *b) {
   bin_clamp_mean(a);
 }
 
+/* Room for one more bin at the end of d's array (nbins unchanged). 0, or
+ * -1 out of memory (m->failed set; d unchanged). */
+static int bins_grow(tf_dstat *d, tf_mem *m) {
+  tf_bin *grown = realloc(d->bins, ((size_t)d->nbins + 1) * sizeof *grown);
+  if (!grown) {
+    m->failed = 1;
+    return -1;
+  }
+  m->bytes += sizeof *grown;
+  d->bins = grown;
+  return 0;
+}
+
+/* Merge bins pair and pair + 1 of the n in b into one; the later ones move down. */
+static void bins_merge_pair(tf_bin *b, uint32_t n, uint32_t pair) {
+  bin_absorb(&b[pair], &b[pair + 1]);
+  memmove(&b[pair + 1], &b[pair + 2], (n - pair - 2) * sizeof *b);
+}
+
 /* Where a bin's samples can be: the bin (its last value hi only for the
  * last bin) cut to the summary's [min, max]; the whole bin if that is empty. */
 static void bin_extent(const tf_bin *b, int last, uint64_t dmin, uint64_t dmax, uint64_t *lo, uint64_t *hi) {
@@ -358,13 +377,8 @@ static int hist_rebalance(tf_dstat *d, uint32_t k, tf_mem *m) {
   }
   if (big == UINT32_MAX) return 0;
   if (nb < k) {
-    tf_bin *grown = realloc(b, ((size_t)nb + 1) * sizeof *grown);
-    if (!grown) {
-      m->failed = 1;
-      return -1;
-    }
-    m->bytes += sizeof *grown;
-    d->bins = b = grown;
+    if (bins_grow(d, m)) return -1;
+    b = d->bins;
   } else {
     uint32_t pair = UINT32_MAX;
     double best = 0;
@@ -374,8 +388,7 @@ static int hist_rebalance(tf_dstat *d, uint32_t k, tf_mem *m) {
       if (pair == UINT32_MAX || c < best) pair = i, best = c;
     }
     if (pair == UINT32_MAX || !(best < gain)) return 0;
-    bin_absorb(&b[pair], &b[pair + 1]);
-    memmove(&b[pair + 1], &b[pair + 2], (nb - pair - 2) * sizeof *b);
+    bins_merge_pair(b, nb, pair);
     if (big > pair) big--;
     nb--; /* bins in use until the split below */
   }
@@ -401,13 +414,8 @@ static int hist_outlier(tf_dstat *d, uint64_t v, int high, uint32_t k, tf_mem *m
   tf_bin *end = high ? &b[nb - 1] : &b[0];
   tf_bin single = {.lo = v, .hi = high ? v : v + 1, .n = 1, .mean = (double)v}; /* holds exactly v */
   if (nb < k) {
-    tf_bin *grown = realloc(b, ((size_t)nb + 1) * sizeof *grown);
-    if (!grown) {
-      m->failed = 1;
-      return -1;
-    }
-    m->bytes += sizeof *grown;
-    d->bins = b = grown;
+    if (bins_grow(d, m)) return -1;
+    b = d->bins;
   } else {
     uint32_t pair = UINT32_MAX;
     double best =
@@ -417,8 +425,7 @@ static int hist_outlier(tf_dstat *d, uint64_t v, int high, uint32_t k, tf_mem *m
       if (c < best) pair = i, best = c;
     }
     if (pair == UINT32_MAX) return 0;
-    bin_absorb(&b[pair], &b[pair + 1]);
-    memmove(&b[pair + 1], &b[pair + 2], (nb - pair - 2) * sizeof *b);
+    bins_merge_pair(b, nb, pair);
     nb--;
   }
   if (high) {
@@ -485,8 +492,7 @@ static uint32_t bins_reduce(tf_bin *b, uint32_t n, uint32_t k, uint64_t dmin, ui
     uint32_t pair = 0;
     for (uint32_t i = 1; i + 1 < n; i++)
       if (cost[i] < cost[pair]) pair = i;
-    bin_absorb(&b[pair], &b[pair + 1]);
-    memmove(&b[pair + 1], &b[pair + 2], (n - pair - 2) * sizeof *b);
+    bins_merge_pair(b, n, pair);
     if (pair + 2 < n) memmove(&cost[pair + 1], &cost[pair + 2], (n - pair - 3) * sizeof *cost);
     n--;
     if (pair > 0) cost[pair - 1] = merge_cost(&b[pair - 1], &b[pair], pair + 1 == n, dmin, dmax);
