@@ -322,19 +322,24 @@ def nodes_of(keys):
     return str(ns[0]) if len(set(ns)) == 1 else "/".join(map(str, ns))
 
 
+def size_row(keys, label):
+    """a table row for one configuration, its modes in `keys`: events, bytes per mode, bytes added, nodes; None if a run is missing"""
+    if not all(k in size for k in keys):
+        return None
+    b = {m: size[k][0] for m, k in zip(modes, keys)}
+    extra = "".join(f" {b[m] - b['none']:+d} |" for m in modes if m != "none")
+    return f"| {label} | {size[keys[0]][1]} | " + " | ".join(str(b[m]) for m in modes) + f" |{extra} {nodes_of(keys)} |"
+
+
 # ---- 1. bytes vs ranks
 npl = sorted({k[2] for k in size if k[0] == "ranks"})
 rows_r, ratio_r = [], []
 maxr, maxi = {m: 0.0 for m in modes}, {m: 0.0 for m in modes}  # largest ratio per mode
 for wl in order["ranks"]:
     for np_ in npl:
-        keys = [("ranks", wl, np_, "-", m) for m in modes]
-        if not all(k in size for k in keys):
-            continue
-        b = {m: size[k][0] for m, k in zip(modes, keys)}
-        ev = size[keys[0]][1]
-        extra = "".join(f" {b[m] - b['none']:+d} |" for m in modes if m != "none")
-        rows_r.append(f"| {wl} | {np_} | {ev} | " + " | ".join(str(b[m]) for m in modes) + f" |{extra} {nodes_of(keys)} |")
+        row = size_row([("ranks", wl, np_, "-", m) for m in modes], f"{wl} | {np_}")
+        if row:
+            rows_r.append(row)
     lo, hi = npl[0], npl[-1]
     if all(("ranks", wl, p, "-", m) in size for p in (lo, hi) for m in modes):
         r = {m: size[("ranks", wl, hi, "-", m)][0] / size[("ranks", wl, lo, "-", m)][0] for m in modes}
@@ -347,13 +352,9 @@ itl = sorted({int(k[3]) for k in size if k[0] == "iters"})
 rows_i, ratio_i = [], []
 for wl in order["iters"]:
     for n in itl:
-        keys = [("iters", wl, int(iter_np), str(n), m) for m in modes]
-        if not all(k in size for k in keys):
-            continue
-        b = {m: size[k][0] for m, k in zip(modes, keys)}
-        ev = size[keys[0]][1]
-        extra = "".join(f" {b[m] - b['none']:+d} |" for m in modes if m != "none")
-        rows_i.append(f"| {wl} | {n} | {ev} | " + " | ".join(str(b[m]) for m in modes) + f" |{extra} {nodes_of(keys)} |")
+        row = size_row([("iters", wl, int(iter_np), str(n), m) for m in modes], f"{wl} | {n}")
+        if row:
+            rows_i.append(row)
     if len(itl) >= 2:
         lo, hi = str(itl[0]), str(itl[-1])
         if all(("iters", wl, int(iter_np), n, m) in size for n in (lo, hi) for m in modes):
