@@ -261,6 +261,14 @@ tf_status tf_rank_cursor_open(tf_trace *t, int32_t rank, tf_rank_cursor **out, c
  * event's occurrences on all the ranks it was merged from. */
 int tf_rank_cursor_next(tf_rank_cursor *c, tf_event *ev);
 const char *tf_rank_cursor_error(const tf_rank_cursor *c);
+/* What the trace keeps of the delta times of the occurrence the cursor
+ * returned last (its path in path mode, else all its occurrences; see
+ * "time in a trace" below): a summary that stays valid until the cursor is
+ * closed and is the same pointer for every occurrence of one event and
+ * path. NULL for flat input, a trace without times, before the first event
+ * or when memory is short. */
+struct tf_time_path;
+const struct tf_time_path *tf_rank_cursor_times(tf_rank_cursor *c);
 void tf_rank_cursor_close(tf_rank_cursor *c);
 
 /* The loop structure of a merged (or compressed) trace. Each node is an

@@ -35,7 +35,15 @@ struct tf_rank_cursor {
   tf_unroll u;
   int unrolling;
   uint64_t left; /* events still expected */
+  tf_unroll_event last;      /* the event returned last (its node and path) */
+  struct times_memo *times;  /* tf_rank_cursor_times: one summary per (node, path) */
+  uint32_t ntimes, times_cap;
   char error[600];
+};
+
+struct times_memo {
+  const void *key; /* the path, or the node when the means are over all its paths */
+  tf_time_path out;
 };
 
 static uint64_t vseq_sum(const tf_vseq *s) {
@@ -238,6 +246,7 @@ int tf_rank_cursor_next(tf_rank_cursor *c, tf_event *ev) {
     return -1;
   }
   if (rc == 0) return 0;
+  c->last = ue;
   *ev = (tf_event){.fn = ue.fn,
                    .thread = ue.thread,
                    .callsite = c->t->mt.callsites[ue.site].sig,
@@ -252,8 +261,39 @@ const char *tf_rank_cursor_error(const tf_rank_cursor *c) {
   return c->flat && !c->error[0] ? tf_file_error(c->flat) : c->error;
 }
 
+static void path_out(const tf_trace *t, const tf_tpath *p, tf_time_path *out);
+
+const tf_time_path *tf_rank_cursor_times(tf_rank_cursor *c) {
+  const tf_fnode *x = c->last.node;
+  if (c->flat || !x || !x->timing.npaths) return NULL;
+  const void *key = c->last.path ? (const void *)c->last.path : (const void *)x;
+  for (uint32_t i = 0; i < c->ntimes; i++) /* few (event, path) pairs per rank */
+    if (c->times[i].key == key) return &c->times[i].out;
+  if (c->ntimes == c->times_cap) {
+    uint32_t cap = c->times_cap ? 2 * c->times_cap : 16;
+    struct times_memo *nt = realloc(c->times, cap * sizeof *nt);
+    if (!nt) return NULL;
+    c->times = nt;
+    c->times_cap = cap;
+  }
+  struct times_memo *e = &c->times[c->ntimes];
+  if (c->last.path) {
+    path_out(c->t, c->last.path, &e->out);
+  } else {
+    tf_tpath all;
+    tf_mem m = {0};
+    if (tf_timing_total(&x->timing, c->t->mt.bins, &all, &m)) return NULL;
+    path_out(c->t, &all, &e->out);
+    tf_dstat_free(&all.compute, &m);
+    tf_dstat_free(&all.duration, &m);
+  }
+  e->key = key;
+  return &c->times[c->ntimes++].out;
+}
+
 void tf_rank_cursor_close(tf_rank_cursor *c) {
   if (!c) return;
+  free(c->times);
   if (c->unrolling) tf_unroll_free(&c->u);
   for (uint32_t i = 0; i < c->n; i++) tf_fnode_free(c->nodes[i], &c->mem);
   free(c->nodes);
@@ -329,12 +369,7 @@ static void stat_out(const tf_dstat *d, tf_time_stat *o) {
   }
 }
 
-int tf_node_path(const tf_trace *t, const tf_node *n, uint32_t i, tf_time_path *out) {
-  const tf_mnode *x = M(n);
-  if (x->is_loop || !x->timing.npaths || (i != TF_PATHS_ALL && i >= x->timing.npaths)) return -1;
-  tf_tpath all, *p = i == TF_PATHS_ALL ? &all : &x->timing.paths[i];
-  tf_mem m = {0};
-  if (i == TF_PATHS_ALL && tf_timing_total(&x->timing, t->mt.bins, &all, &m)) return -1;
+static void path_out(const tf_trace *t, const tf_tpath *p, tf_time_path *out) {
   *out = (tf_time_path){.has_prev = p->prev_fn != TF_PREV_NONE};
   if (out->has_prev) {
     out->prev_fn = p->prev_fn;
@@ -342,6 +377,15 @@ int tf_node_path(const tf_trace *t, const tf_node *n, uint32_t i, tf_time_path *
   }
   stat_out(&p->compute, &out->compute);
   stat_out(&p->duration, &out->duration);
+}
+
+int tf_node_path(const tf_trace *t, const tf_node *n, uint32_t i, tf_time_path *out) {
+  const tf_mnode *x = M(n);
+  if (x->is_loop || !x->timing.npaths || (i != TF_PATHS_ALL && i >= x->timing.npaths)) return -1;
+  tf_tpath all, *p = i == TF_PATHS_ALL ? &all : &x->timing.paths[i];
+  tf_mem m = {0};
+  if (i == TF_PATHS_ALL && tf_timing_total(&x->timing, t->mt.bins, &all, &m)) return -1;
+  path_out(t, p, out);
   if (p == &all) {
     tf_dstat_free(&all.compute, &m);
     tf_dstat_free(&all.duration, &m);

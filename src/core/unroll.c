@@ -78,13 +78,13 @@ void tf_unroll_rewind(tf_unroll *u) {
 
 static uint64_t mean_of(uint64_t sum, uint64_t n) { return n ? (sum + n / 2) / n : 0; }
 
-void tf_timing_estimate(const tf_timing *t, uint32_t prev_fn, uint32_t prev_site, uint64_t *compute_ns,
-                        uint64_t *duration_ns) {
+const tf_tpath *tf_timing_estimate(const tf_timing *t, uint32_t prev_fn, uint32_t prev_site, uint64_t *compute_ns,
+                                   uint64_t *duration_ns) {
   const tf_tpath *p = t->npaths == 1 ? &t->paths[0] : tf_timing_find(t, prev_fn, prev_site);
   if (p) {
     *compute_ns = mean_of(p->compute.sum, p->compute.n);
     *duration_ns = mean_of(p->duration.sum, p->duration.n);
-    return;
+    return p;
   }
   uint64_t cs = 0, cn = 0, ds = 0, dn = 0;
   for (uint32_t i = 0; i < t->npaths; i++) {
@@ -95,6 +95,7 @@ void tf_timing_estimate(const tf_timing *t, uint32_t prev_fn, uint32_t prev_site
   }
   *compute_ns = mean_of(cs, cn);
   *duration_ns = mean_of(ds, dn);
+  return NULL;
 }
 
 static int fail(tf_unroll *u, const char *why) {
@@ -146,7 +147,7 @@ int tf_unroll_next(tf_unroll *u, tf_unroll_event *ev) {
     *ev = (tf_unroll_event){.fn = x->fn, .thread = x->thread, .site = x->site, .node = x, .nvals = nv, .vals = u->vals};
     uint32_t pf, ps;
     tf_prev_get(&u->prev, x->thread, &pf, &ps);
-    tf_timing_estimate(&x->timing, pf, ps, &ev->compute_ns, &ev->duration_ns);
+    ev->path = tf_timing_estimate(&x->timing, pf, ps, &ev->compute_ns, &ev->duration_ns);
     if (tf_prev_set(&u->prev, x->thread, x->fn, x->site)) return fail(u, "out of memory");
     return 1;
   }

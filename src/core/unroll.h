@@ -22,6 +22,7 @@ typedef struct tf_unroll_event {
    * (the previous event of the thread) in path mode, else of all the
    * event's occurrences; 0 when the trace keeps no times */
   uint64_t compute_ns, duration_ns;
+  const tf_tpath *path; /* the summary those means come from; NULL: all paths (or no times) */
   uint32_t nvals;
   const int64_t *vals;
 } tf_unroll_event;
@@ -42,9 +43,10 @@ typedef struct tf_unroll {
 
 /* The delta times kept for an occurrence of event x that follows
  * (prev_fn, prev_site) on its thread: the path's means, else the means
- * over all paths (0, 0 without times). */
-void tf_timing_estimate(const tf_timing *t, uint32_t prev_fn, uint32_t prev_site, uint64_t *compute_ns,
-                        uint64_t *duration_ns);
+ * over all paths (0, 0 without times). Returns that path, or NULL when the
+ * means are over all paths. */
+const tf_tpath *tf_timing_estimate(const tf_timing *t, uint32_t prev_fn, uint32_t prev_site, uint64_t *compute_ns,
+                                   uint64_t *duration_ns);
 
 /* Attach value readers to every node; 0 or -1 (out of memory). */
 int tf_unroll_init(tf_unroll *u, tf_fnode **const *segs, const uint32_t *segn, uint32_t nsegs,

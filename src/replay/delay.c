@@ -1,0 +1,88 @@
+/* delay.c — how long to compute before each replayed call.
+ *
+ *   none       no delay: communication only;
+ *   mean       the mean the trace keeps for the occurrence (its path's mean
+ *              in path mode; the exact delta for flat traces);
+ *   histogram  a bin of the occurrence's histogram, chosen so that over
+ *              the replay each bin is chosen as often as its share of the
+ *              samples, and that bin's mean: the bins are walked with a
+ *              low-discrepancy (golden-ratio) sequence from a seeded start
+ *              per event path, so the draws are reproducible and their
+ *              frequencies match the bins' after few draws. Without bins
+ *              (stats mode), the mean.
+ * The result is multiplied by --scale; time-independent traces (compute in
+ * instructions or CPU ns) are converted to seconds by --rate.
+ */
+#include <stdlib.h>
+
+#include "replay.h"
+
+struct rp_draw {
+  const void *key; /* the summary (tf_rank_cursor_times) */
+  double u;        /* position of the sequence */
+};
+
+const char *rp_delay_check(const rp_options *o, const tf_trace_info *info) {
+  if (o->compute != RP_COMPUTE_NONE && info->source != TF_SOURCE_FLAT && info->timing == TF_TIMING_NONE)
+    return "the trace keeps no times (recorded with TRACEFOLD_TIMING=none): replay it with --compute none";
+  if (o->compute != RP_COMPUTE_NONE && info->unit == TF_UNIT_INSTRUCTIONS && o->rate <= 0)
+    return "the trace is time-independent (compute in instructions): give --rate INSTRUCTIONS_PER_SECOND";
+  return NULL;
+}
+
+static uint64_t splitmix(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+static struct rp_draw *draw_state(rp_thread *T, const void *key) {
+  for (uint32_t i = 0; i < T->ndraws; i++) /* few (event, path) pairs per rank */
+    if (T->draws[i].key == key) return &T->draws[i];
+  if (T->ndraws == T->draws_cap) {
+    uint32_t cap = T->draws_cap ? 2 * T->draws_cap : 32;
+    struct rp_draw *nd = realloc(T->draws, cap * sizeof *nd);
+    if (!nd) rp_die(T, "out of memory (histogram draws)");
+    T->draws = nd;
+    T->draws_cap = cap;
+  }
+  /* the start depends on the seed, the rank, the thread and the order in
+   * which paths are first met: the same on every replay of one trace */
+  uint64_t h = splitmix(T->E->opt.seed ^ splitmix(((uint64_t)T->E->rank << 20) ^ ((uint64_t)T->thread << 52) ^ T->ndraws));
+  T->draws[T->ndraws] = (struct rp_draw){key, (double)(h >> 11) / 9007199254740992.0};
+  return &T->draws[T->ndraws++];
+}
+
+static uint64_t draw(rp_thread *T, const tf_time_stat *s, const void *key) {
+  struct rp_draw *d = draw_state(T, key);
+  d->u += 0.6180339887498949; /* golden ratio: the best-spread sequence */
+  if (d->u >= 1) d->u -= 1;
+  uint64_t total = 0;
+  for (uint32_t b = 0; b < s->nbins; b++) total += s->bins[b].n;
+  double target = d->u * (double)total;
+  uint64_t acc = 0;
+  for (uint32_t b = 0; b < s->nbins; b++) {
+    acc += s->bins[b].n;
+    if ((double)acc > target) return s->bins[b].mean;
+  }
+  return s->nbins ? s->bins[s->nbins - 1].mean : (uint64_t)(s->mean + 0.5);
+}
+
+double rp_delay(rp_thread *T) {
+  const rp_options *o = &T->E->opt;
+  if (o->compute == RP_COMPUTE_NONE) return 0;
+  uint64_t v = T->ev.compute_ns;
+  if (o->compute == RP_COMPUTE_HISTOGRAM) {
+    const tf_time_path *p = tf_rank_cursor_times(T->cur);
+    if (p && p->compute.nbins) v = draw(T, &p->compute, p);
+  }
+  double s = T->E->info->unit == TF_UNIT_NS ? (double)v * 1e-9 : (double)v / o->rate;
+  return s * o->scale;
+}
+
+void rp_draws_free(rp_thread *T) {
+  free(T->draws);
+  T->draws = NULL;
+  T->ndraws = T->draws_cap = 0;
+}

@@ -1,0 +1,237 @@
+#!/usr/bin/env python3
+"""gen_replay.py — generate the replay engine's MPI calls from mpi.table.
+
+The recorder's table (src/recorder/mpi.table) and its field rules
+(gen_wrappers.py) say which value of an event's parameter vector each MPI
+parameter became. This script inverts them: for every function it writes a
+C function that turns a recorded event back into the same MPI call, with
+live handles for recorded ids, buffers of the recorded sizes, peers made
+absolute again, and the created objects registered under their recorded ids.
+
+Output: tf_replay_calls.c with
+  rp_call_MPI_X(rp_thread *T)        one per function (fields in T->f)
+  const rp_call_fn rp_calls[TF_FN_COUNT]   by schema id (NULL: done by the engine)
+
+The runtime helpers (rp_int, rp_peer, rp_dtype, ...) are in replay.h.
+Usage: gen_replay.py mpi.table OUTDIR
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "recorder"))
+import gen_wrappers as gw  # noqa: E402
+
+# Done by the engine itself (replay.c): lifecycle, and calls whose buffers
+# are the engine's own.
+ENGINE = {"MPI_Init", "MPI_Init_thread", "MPI_Finalize", "MPI_Abort", "MPI_Pcontrol",
+          "MPI_Buffer_attach", "MPI_Buffer_detach"}
+
+# Functions whose outcome (which requests complete, whether a message is
+# there) the engine honours around the call (completion.c).
+OUTCOME = {"MPI_Wait", "MPI_Test", "MPI_Waitany", "MPI_Testany", "MPI_Waitall", "MPI_Testall",
+           "MPI_Waitsome", "MPI_Testsome", "MPI_Request_get_status", "MPI_Probe", "MPI_Iprobe",
+           "MPI_Mprobe", "MPI_Improbe"}
+
+
+def recv_side(f, p):
+    """Does this buffer receive data (else it is sent)?"""
+    n = p.name.lower()
+    if "send" in n or n in ("inbuf",):
+        return False
+    if "recv" in n or n in ("outbuf", "inoutbuf"):
+        return True
+    fl = f.name.lower()
+    return "recv" in fl or "bcast" in fl
+
+
+class Call:
+    def __init__(self, f, g):
+        self.f, self.g = f, g
+        self.idx = {name: i for i, (name, _, _) in enumerate(g.fields)}
+        self.decl, self.post, self.args = [], [], []
+
+    def fi(self, name):
+        return self.idx[name]
+
+    def build(self):
+        f = self.f
+        ctx = self.g.ctx
+        # the context communicator first: peers are relative to it
+        if ctx:
+            self.decl.append("MPI_Comm %s = rp_comm(T, %d);" % (ctx, self.fi(ctx)))
+        if f.name in ("MPI_Mrecv", "MPI_Imrecv"):
+            self.decl.append("MPI_Comm rp_ctx = MPI_COMM_NULL;")
+        for p in f.params:
+            self.args.append(self.param(p))
+
+    def ctx_comm(self):
+        return self.g.ctx or "MPI_COMM_NULL"
+
+    def param(self, p):
+        f, a, b, n = self.f, p.ann, p.base, p.name
+        has = n in self.idx
+        if "skip" in a:
+            return self.skipped(p)
+        if b == "void*":
+            buf = "rp_rbuf(T)" if recv_side(f, p) else "rp_sbuf(T)"
+            inpl = "inplace" if n == "sendbuf" and "inplace" in self.idx else (
+                n.replace("buf", "") + "inplace" if (n.replace("buf", "") + "inplace") in self.idx else None)
+            if inpl:
+                return "rp_int(T, %d) == 1 ? MPI_IN_PLACE : %s" % (self.fi(inpl), buf)
+            return buf
+        if b == "int" and not p.is_array:
+            if n in gw.PEER_NAMES:
+                src = self.idx.get("status.src", -1)
+                req = next((i for i, (_, k, _) in enumerate(self.g.fields) if k == "REQ_NEW"), -1)
+                if n == "dest" or f.name.endswith("_init"):
+                    src = req = -1  # a persistent receive keeps its wildcard: every start may match another
+                return "rp_peer(T, %s, %d, %d, %d)" % (self.ctx_comm(), self.fi(n), src, req)
+            if n == "root":
+                return "rp_root(T, %d)" % self.fi(n)
+            if n in gw.TAG_NAMES:
+                return "rp_tag(T, %d)" % self.fi(n)
+            return "rp_int(T, %d)" % self.fi(n)
+        if b == "MPI_Aint" and not p.is_array:
+            return "(MPI_Aint)rp_int64(T, %d)" % self.fi(n)
+        if b == "int" and p.is_array and n == "array_of_indices":  # an output: room for incount
+            return "rp_scratch_ints(T, rp_int(T, %d))" % self.fi("incount")
+        if b in ("int", "MPI_Aint") and p.is_array and has:
+            if p.dims.count("[") == 2:  # int ranges[][3]
+                return "(int (*)[3])rp_ints(T, %d)" % self.fi(n)
+            return ("rp_ints(T, %d)" if b == "int" else "rp_aints(T, %d)") % self.fi(n)
+        if b == "int*":
+            self.decl.append("int o_%s = 0;" % n)
+            return "&o_%s" % n
+        if b == "MPI_Aint*":
+            self.decl.append("MPI_Aint o_%s = 0;" % n)
+            return "&o_%s" % n
+        if b == "MPI_Datatype" and not p.is_array:
+            return "rp_dtype(T, %d)" % self.fi(n)
+        if b == "MPI_Datatype" and p.is_array:
+            return "rp_dtypes(T, %d)" % self.fi(n)
+        if b == "MPI_Datatype*":
+            return self.handle_ptr(p, "MPI_Datatype", "dtype")
+        if b == "MPI_Comm":
+            if n == self.g.ctx:
+                return n
+            return "rp_comm(T, %d)" % self.fi(n)
+        if b == "MPI_Comm*":
+            return self.handle_ptr(p, "MPI_Comm", "comm")
+        if b == "MPI_Op":
+            return "rp_op(T, %d)" % self.fi(n)
+        if b == "MPI_Op*":
+            return self.handle_ptr(p, "MPI_Op", "op")
+        if b == "MPI_Group":
+            return "rp_group(T, %d)" % self.fi(n)
+        if b == "MPI_Group*":
+            return self.handle_ptr(p, "MPI_Group", "group")
+        if b == "MPI_Message*":
+            i = self.fi(n)
+            if f.name in ("MPI_Mrecv", "MPI_Imrecv"):
+                self.decl.append("MPI_Message h_%s = rp_msg(T, %d, &rp_ctx);" % (n, i))
+                self.post.append("if (rc == MPI_SUCCESS) rp_msg_forget(T, %d);" % i)
+            else:
+                self.decl.append("MPI_Message h_%s = MPI_MESSAGE_NULL;" % n)
+                self.post.append("if (rc == MPI_SUCCESS) rp_msg_new(T, %d, h_%s, %s);" % (i, n, self.ctx_comm()))
+            return "&h_%s" % n
+        if b == "MPI_Request*" and not p.is_array:
+            i = self.fi(n)
+            if "use" in a:
+                self.decl.append("MPI_Request h_%s = rp_req(T, %d);" % (n, i))
+                self.post.append("if (rc == MPI_SUCCESS) rp_req_%s(T, %d%s);" % (
+                    ("forget", i, "") if "free" in a else ("back", i, ", h_" + n)))
+            else:
+                comm = "rp_ctx" if f.name == "MPI_Imrecv" else self.ctx_comm()
+                self.decl.append("MPI_Request h_%s = MPI_REQUEST_NULL;" % n)
+                self.post.append("if (rc == MPI_SUCCESS) rp_req_new(T, %d, h_%s, %s);" % (i, n, comm))
+            return "&h_%s" % n
+        if b == "MPI_Request" and not p.is_array:
+            return "rp_req(T, %d)" % self.fi(n)
+        if b == "MPI_Request" and p.is_array:
+            i = self.fi(n)
+            self.decl.append("MPI_Request *h_%s = rp_reqs(T, %d);" % (n, i))
+            self.post.append("if (rc == MPI_SUCCESS) rp_reqs_back(T, %d, h_%s);" % (i, n))
+            return "h_%s" % n
+        if b == "MPI_Status*" and not p.is_array:
+            return "rp_status(T, %d)" % self.fi("status.src")
+        if b == "MPI_Status" and p.is_array:
+            return "rp_statuses(T, %d, %d)" % (self.fi("statuses.src"), self.fi(p.ann["n"]) if p.ann["n"] in self.idx else -1)
+        raise SystemExit("%s: no replay rule for %r" % (f.name, p.decl))
+
+    def handle_ptr(self, p, ctype, what):
+        n, a, i = p.name, p.ann, self.fi(p.name)
+        if "use" in a:
+            self.decl.append("%s h_%s = rp_%s(T, %d);" % (ctype, n, what, i))
+            if "free" in a:
+                self.post.append("if (rc == MPI_SUCCESS) rp_%s_forget(T, %d);" % (what, i))
+            else:
+                self.post.append("if (rc == MPI_SUCCESS) rp_%s_back(T, %d, h_%s);" % (what, i, n))
+        else:
+            self.decl.append("%s h_%s = %s;" % (ctype, n, {"MPI_Datatype": "MPI_DATATYPE_NULL", "MPI_Op": "MPI_OP_NULL",
+                                                          "MPI_Group": "MPI_GROUP_NULL", "MPI_Comm": "MPI_COMM_NULL"}[ctype]))
+            self.post.append("if (rc == MPI_SUCCESS) rp_%s_new(T, %d, h_%s);" % (what, i, n))
+        return "&h_%s" % n
+
+    def skipped(self, p):
+        """Parameters the trace does not keep: what the call needs instead."""
+        b, n = p.base, p.name
+        if b in ("void*", "constvoid*"):
+            return "rp_rbuf(T)" if recv_side(self.f, p) else "rp_sbuf(T)"
+        if b == "MPI_Info":
+            return "MPI_INFO_NULL"
+        if b == "MPI_User_function*":
+            return "rp_user_function"
+        if b == "MPI_Status*":
+            return "rp_last_status(T)"
+        if b == "int" and not p.is_array:  # a rank the trace leaves out: the caller's own
+            return "rp_comm_rank(%s)" % self.ctx_comm()
+        if b == "int" and p.is_array:
+            if n.endswith("weights"):
+                return "MPI_UNWEIGHTED"
+            return "rp_scratch_ints(T, rp_max_int(T))"
+        if b == "int*":
+            self.decl.append("int o_%s = 0;" % n)
+            return "&o_%s" % n
+        raise SystemExit("%s: no replay rule for skipped %r" % (self.f.name, p.decl))
+
+    def emit(self):
+        f = self.f
+        out = ["static int rp_call_%s(rp_thread *T) {" % f.short]
+        out += ["  " + x for x in self.decl]
+        if f.name in OUTCOME:
+            out.append("  rp_outcome_before(T, TF_FN_%s);" % f.name)
+        out.append("  int rc = %s(%s);" % (f.name, ", ".join(self.args)))
+        out += ["  " + x for x in self.post]
+        if f.name in OUTCOME:
+            out.append("  rp_outcome_after(T, TF_FN_%s, rc);" % f.name)
+        out.append("  return rc;")
+        out.append("}")
+        return "\n".join(out)
+
+
+def main():
+    table, outdir = sys.argv[1], sys.argv[2]
+    funcs = gw.parse_table(table)
+    out = ["/* tf_replay_calls.c — generated by gen_replay.py from mpi.table; do not edit.",
+           " * One function per MPI function: the recorded event back into the call. */",
+           '#include "replay.h"', ""]
+    names = []
+    for f in funcs:
+        g = gw.Gen(f)
+        g.build()
+        if f.name in ENGINE:
+            names.append("0")
+            continue
+        c = Call(f, g)
+        c.build()
+        out.append(c.emit())
+        out.append("")
+        names.append("rp_call_" + f.short)
+    out.append("const rp_call_fn rp_calls[TF_FN_COUNT] = {")
+    out += ["  %s," % n for n in names]
+    out += ["};", ""]
+    open(os.path.join(outdir, "tf_replay_calls.c"), "w").write("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,382 @@
+/* handles.c — recorded object ids -> live MPI objects of the replay.
+ *
+ * The recorder gives every communicator, datatype, op, group, request and
+ * message an id (handles.c of the recorder; doc/FORMAT.md): predefined
+ * datatypes and ops by their place in tracefold_predefined.h, world = 1,
+ * self = 2, created objects by creation order (communicators by parent and
+ * child number). The replay creates the same objects in the same order and
+ * registers each under the id the trace gives it. One map per kind, open
+ * addressing; shared by the rank's threads under a lock.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay.h"
+#include "tracefold_predefined.h"
+
+#define COMM_WORLD_ID 1
+#define COMM_SELF_ID 2
+#define GROUP_EMPTY_ID 1
+
+void rp_lock(rp_engine *E) {
+  if (E->threaded) pthread_mutex_lock(&E->lock);
+}
+void rp_unlock(rp_engine *E) {
+  if (E->threaded) pthread_mutex_unlock(&E->lock);
+}
+
+_Noreturn void rp_die(rp_thread *T, const char *fmt, ...) {
+  char msg[600];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "tracefold-replay: %s: rank %d, event %llu (%s): %s\n", T->E->opt.trace, T->E->rank,
+          (unsigned long long)T->index, T->fn < TF_FN_COUNT ? tf_schema[T->fn].name : "?", msg);
+  fflush(stderr);
+  PMPI_Abort(MPI_COMM_WORLD, 2);
+  exit(2);
+}
+
+/* ------------------------------------------------------------ maps */
+
+static uint64_t hash_id(int64_t id) {
+  uint64_t x = (uint64_t)id * 0x9E3779B97F4A7C15ull;
+  return x ^ (x >> 29);
+}
+
+static rp_obj *map_find(rp_map *m, int64_t id) {
+  if (!m->cap) return NULL;
+  for (size_t i = hash_id(id) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+    rp_obj *o = &m->slots[i];
+    if (o->used == 0) return NULL;
+    if (o->used == 1 && o->id == id) return o;
+  }
+}
+
+static int map_grow(rp_map *m) {
+  size_t cap = m->cap ? m->cap * 2 : 64;
+  rp_obj *ns = calloc(cap, sizeof *ns);
+  if (!ns) return -1;
+  size_t used = 0;
+  for (size_t k = 0; k < m->cap; k++) {
+    if (m->slots[k].used != 1) continue;
+    size_t i = hash_id(m->slots[k].id) & (cap - 1);
+    while (ns[i].used) i = (i + 1) & (cap - 1);
+    ns[i] = m->slots[k];
+    used++;
+  }
+  free(m->slots);
+  m->slots = ns;
+  m->cap = cap;
+  m->used = used;
+  return 0;
+}
+
+/* The object of id, created if new (fields zeroed). NULL: out of memory. */
+static rp_obj *map_put(rp_map *m, int64_t id) {
+  rp_obj *o = map_find(m, id);
+  if (o) return o;
+  if (2 * (m->used + 1) > m->cap && map_grow(m)) return NULL;
+  size_t i = hash_id(id) & (m->cap - 1);
+  while (m->slots[i].used == 1) i = (i + 1) & (m->cap - 1);
+  if (m->slots[i].used == 0) m->used++; /* a deleted slot is reused without counting again */
+  o = &m->slots[i];
+  memset(o, 0, sizeof *o);
+  o->used = 1;
+  o->id = id;
+  return o;
+}
+
+static void map_del(rp_map *m, int64_t id) {
+  rp_obj *o = map_find(m, id);
+  if (o) o->used = 2;
+}
+
+static int64_t id_at(const rp_thread *T, int i) { return T->fl[i] ? T->f[i][0] : TF_NONE; }
+
+static rp_obj *put_or_die(rp_thread *T, rp_map *m, int64_t id) {
+  rp_obj *o = map_put(m, id);
+  if (!o) rp_die(T, "out of memory (object map)");
+  return o;
+}
+
+/* ------------------------------------------------------------ set-up */
+
+int rp_handles_init(rp_engine *E) {
+  pthread_mutex_init(&E->lock, NULL);
+#define X(d) E->predef_dtypes[E->npredef_dtypes++] = d;
+  TF_PREDEFINED_DTYPES(X)
+#undef X
+#define X(o) E->predef_ops[E->npredef_ops++] = o;
+  TF_PREDEFINED_OPS(X)
+#undef X
+  rp_obj *w = map_put(&E->comms, COMM_WORLD_ID), *s = w ? map_put(&E->comms, COMM_SELF_ID) : NULL;
+  if (!s) return -1;
+  w->h.comm = MPI_COMM_WORLD;
+  w->rank = E->rank;
+  s->h.comm = MPI_COMM_SELF;
+  s->rank = 0;
+  return 0;
+}
+
+void rp_handles_free(rp_engine *E) {
+  rp_map *maps[] = {&E->comms, &E->dtypes, &E->ops, &E->groups, &E->reqs, &E->msgs};
+  for (size_t i = 0; i < sizeof maps / sizeof *maps; i++) {
+    free(maps[i]->slots);
+    *maps[i] = (rp_map){0};
+  }
+  pthread_mutex_destroy(&E->lock);
+}
+
+/* ------------------------------------------------------------ communicators */
+
+int rp_comm_rank(MPI_Comm c) {
+  int r = 0;
+  if (c != MPI_COMM_NULL) PMPI_Comm_rank(c, &r);
+  return r;
+}
+
+static MPI_Comm comm_of(rp_thread *T, int64_t id, int *rank) {
+  if (id == TF_NONE || id == TF_NULL_HANDLE) return MPI_COMM_NULL;
+  rp_lock(T->E);
+  rp_obj *o = map_find(&T->E->comms, id);
+  MPI_Comm c = o ? o->h.comm : MPI_COMM_NULL;
+  if (rank) *rank = o ? o->rank : 0;
+  rp_unlock(T->E);
+  if (!o) rp_die(T, "communicator %lld is used before the trace creates it", (long long)id);
+  return c;
+}
+
+MPI_Comm rp_comm(rp_thread *T, int i) { return comm_of(T, id_at(T, i), NULL); }
+
+void rp_comm_new(rp_thread *T, int i, MPI_Comm c) {
+  int64_t id = id_at(T, i);
+  if (id <= TF_SPECIAL_MAX || c == MPI_COMM_NULL) return; /* MPI_COMM_NULL for this rank, as recorded */
+  int r = rp_comm_rank(c);
+  rp_lock(T->E);
+  rp_obj *o = put_or_die(T, &T->E->comms, id);
+  o->h.comm = c;
+  o->rank = r;
+  rp_unlock(T->E);
+}
+
+void rp_comm_back(rp_thread *T, int i, MPI_Comm c) {
+  if (c == MPI_COMM_NULL) rp_comm_forget(T, i);
+}
+
+void rp_comm_forget(rp_thread *T, int i) {
+  rp_lock(T->E);
+  map_del(&T->E->comms, id_at(T, i));
+  rp_unlock(T->E);
+}
+
+/* ------------------------------------------------------------ datatypes */
+
+static MPI_Datatype dtype_of(rp_thread *T, int64_t id, MPI_Aint *extent) {
+  rp_engine *E = T->E;
+  if (id == TF_NONE || id == TF_NULL_HANDLE) return MPI_DATATYPE_NULL;
+  if (id >= 1 && id <= (int64_t)E->npredef_dtypes) {
+    MPI_Datatype d = E->predef_dtypes[id - 1];
+    if (extent) {
+      MPI_Aint lb, ext = 1, tlb, text = 1;
+      if (d != MPI_DATATYPE_NULL) {
+        PMPI_Type_get_extent(d, &lb, &ext);
+        PMPI_Type_get_true_extent(d, &tlb, &text);
+      }
+      *extent = ext > text ? ext : text;
+    }
+    return d;
+  }
+  rp_lock(E);
+  rp_obj *o = map_find(&E->dtypes, id);
+  MPI_Datatype d = o ? o->h.dtype : MPI_DATATYPE_NULL;
+  if (extent) *extent = o ? o->extent : 1;
+  rp_unlock(E);
+  if (!o) rp_die(T, "datatype %lld is used before the trace creates it", (long long)id);
+  return d;
+}
+
+MPI_Datatype rp_dtype(rp_thread *T, int i) { return dtype_of(T, id_at(T, i), NULL); }
+
+MPI_Datatype *rp_dtypes(rp_thread *T, int i) {
+  MPI_Datatype *a = rp_alloc(T, (T->fl[i] + 1) * sizeof *a);
+  for (uint32_t k = 0; k < T->fl[i]; k++) a[k] = dtype_of(T, T->f[i][k], NULL);
+  return a;
+}
+
+MPI_Aint rp_dtype_extent(rp_thread *T, int64_t id) {
+  MPI_Aint e = 1;
+  dtype_of(T, id, &e);
+  return e;
+}
+
+static void dtype_set(rp_thread *T, int64_t id, MPI_Datatype d) {
+  if (id <= TF_SPECIAL_MAX || id < TF_DTYPE_DERIVED_BASE || d == MPI_DATATYPE_NULL) return;
+  MPI_Aint lb, ext = 1, tlb, text = 1;
+  PMPI_Type_get_extent(d, &lb, &ext);
+  PMPI_Type_get_true_extent(d, &tlb, &text);
+  rp_lock(T->E);
+  rp_obj *o = put_or_die(T, &T->E->dtypes, id);
+  o->h.dtype = d;
+  o->extent = (ext > text ? ext : text) + (tlb > 0 ? tlb : 0);
+  rp_unlock(T->E);
+}
+
+void rp_dtype_new(rp_thread *T, int i, MPI_Datatype d) { dtype_set(T, id_at(T, i), d); }
+void rp_dtype_back(rp_thread *T, int i, MPI_Datatype d) { dtype_set(T, id_at(T, i), d); }
+void rp_dtype_forget(rp_thread *T, int i) {
+  rp_lock(T->E);
+  map_del(&T->E->dtypes, id_at(T, i));
+  rp_unlock(T->E);
+}
+
+/* ------------------------------------------------------------ ops */
+
+void rp_user_function(void *in, void *inout, int *len, MPI_Datatype *dt) {
+  (void)in, (void)inout, (void)len, (void)dt; /* contents are arbitrary in a replay */
+}
+
+MPI_Op rp_op(rp_thread *T, int i) {
+  int64_t id = id_at(T, i);
+  rp_engine *E = T->E;
+  if (id == TF_NONE || id == TF_NULL_HANDLE) return MPI_OP_NULL;
+  if (id >= 1 && id <= (int64_t)E->npredef_ops) return E->predef_ops[id - 1];
+  rp_lock(E);
+  rp_obj *o = map_find(&E->ops, id);
+  MPI_Op op = o ? o->h.op : MPI_OP_NULL;
+  rp_unlock(E);
+  if (!o) rp_die(T, "op %lld is used before the trace creates it", (long long)id);
+  return op;
+}
+
+void rp_op_new(rp_thread *T, int i, MPI_Op op) {
+  int64_t id = id_at(T, i);
+  if (id <= TF_SPECIAL_MAX) return;
+  rp_lock(T->E);
+  put_or_die(T, &T->E->ops, id)->h.op = op;
+  rp_unlock(T->E);
+}
+void rp_op_back(rp_thread *T, int i, MPI_Op op) { rp_op_new(T, i, op); }
+void rp_op_forget(rp_thread *T, int i) {
+  rp_lock(T->E);
+  map_del(&T->E->ops, id_at(T, i));
+  rp_unlock(T->E);
+}
+
+/* ------------------------------------------------------------ groups */
+
+MPI_Group rp_group(rp_thread *T, int i) {
+  int64_t id = id_at(T, i);
+  if (id == TF_NONE || id == TF_NULL_HANDLE) return MPI_GROUP_NULL;
+  if (id == GROUP_EMPTY_ID) return MPI_GROUP_EMPTY;
+  rp_lock(T->E);
+  rp_obj *o = map_find(&T->E->groups, id);
+  MPI_Group g = o ? o->h.group : MPI_GROUP_NULL;
+  rp_unlock(T->E);
+  if (!o) rp_die(T, "group %lld is used before the trace creates it", (long long)id);
+  return g;
+}
+
+void rp_group_new(rp_thread *T, int i, MPI_Group g) {
+  int64_t id = id_at(T, i);
+  if (id <= TF_SPECIAL_MAX || id == GROUP_EMPTY_ID) return;
+  rp_lock(T->E);
+  put_or_die(T, &T->E->groups, id)->h.group = g;
+  rp_unlock(T->E);
+}
+void rp_group_back(rp_thread *T, int i, MPI_Group g) { rp_group_new(T, i, g); }
+void rp_group_forget(rp_thread *T, int i) {
+  rp_lock(T->E);
+  map_del(&T->E->groups, id_at(T, i));
+  rp_unlock(T->E);
+}
+
+/* ------------------------------------------------------------ matched messages */
+
+MPI_Message rp_msg(rp_thread *T, int i, MPI_Comm *comm) {
+  int64_t id = id_at(T, i);
+  if (id == TF_PROC_NULL) return MPI_MESSAGE_NO_PROC;
+  if (id == TF_NONE || id == TF_NULL_HANDLE) return MPI_MESSAGE_NULL;
+  rp_lock(T->E);
+  rp_obj *o = map_find(&T->E->msgs, id);
+  MPI_Message m = o ? o->h.msg : MPI_MESSAGE_NULL;
+  if (o) *comm = o->msg_comm;
+  rp_unlock(T->E);
+  if (!o) rp_die(T, "message %lld is received before the trace probes it", (long long)id);
+  return m;
+}
+
+void rp_msg_new(rp_thread *T, int i, MPI_Message m, MPI_Comm comm) {
+  int64_t id = id_at(T, i);
+  if (id <= TF_SPECIAL_MAX || m == MPI_MESSAGE_NULL) return;
+  rp_lock(T->E);
+  rp_obj *o = put_or_die(T, &T->E->msgs, id);
+  o->h.msg = m;
+  o->msg_comm = comm;
+  rp_unlock(T->E);
+}
+
+void rp_msg_forget(rp_thread *T, int i) {
+  rp_lock(T->E);
+  map_del(&T->E->msgs, id_at(T, i));
+  rp_unlock(T->E);
+}
+
+/* ------------------------------------------------------------ requests */
+
+rp_obj *rp_req_obj(rp_engine *E, int64_t id) { return map_find(&E->reqs, id); }
+
+static MPI_Request req_of(rp_thread *T, int64_t id) {
+  if (id <= TF_SPECIAL_MAX) return MPI_REQUEST_NULL;
+  rp_lock(T->E);
+  rp_obj *o = map_find(&T->E->reqs, id);
+  MPI_Request r = o ? o->h.req : MPI_REQUEST_NULL;
+  rp_unlock(T->E);
+  if (!o) rp_die(T, "request %lld is used before the trace creates it", (long long)id);
+  return r; /* MPI_REQUEST_NULL if it completed earlier than recorded (o->done) */
+}
+
+MPI_Request rp_req(rp_thread *T, int i) { return req_of(T, id_at(T, i)); }
+
+MPI_Request *rp_reqs(rp_thread *T, int i) {
+  MPI_Request *a = rp_alloc(T, (T->fl[i] + 1) * sizeof *a);
+  for (uint32_t k = 0; k < T->fl[i]; k++) a[k] = req_of(T, T->f[i][k]);
+  return a;
+}
+
+void rp_req_new(rp_thread *T, int i, MPI_Request r, MPI_Comm comm) {
+  (void)comm;
+  int64_t id = id_at(T, i);
+  if (id <= TF_SPECIAL_MAX || r == MPI_REQUEST_NULL) return;
+  const char *name = tf_schema[T->fn].name;
+  size_t len = strlen(name);
+  rp_lock(T->E);
+  rp_obj *o = put_or_die(T, &T->E->reqs, id);
+  o->h.req = r;
+  o->persistent = len > 5 && strcmp(name + len - 5, "_init") == 0;
+  o->done = 0;
+  rp_unlock(T->E);
+}
+
+static void req_set(rp_thread *T, int64_t id, MPI_Request r) {
+  if (id <= TF_SPECIAL_MAX) return;
+  rp_lock(T->E);
+  rp_obj *o = map_find(&T->E->reqs, id);
+  if (o) o->h.req = r; /* completed ones are dropped by rp_outcome_after, as recorded */
+  rp_unlock(T->E);
+}
+
+void rp_req_back(rp_thread *T, int i, MPI_Request r) { req_set(T, id_at(T, i), r); }
+
+void rp_reqs_back(rp_thread *T, int i, const MPI_Request *r) {
+  for (uint32_t k = 0; k < T->fl[i]; k++) req_set(T, T->f[i][k], r[k]);
+}
+
+void rp_req_forget(rp_thread *T, int i) {
+  rp_lock(T->E);
+  map_del(&T->E->reqs, id_at(T, i));
+  rp_unlock(T->E);
+}

@@ -1,0 +1,215 @@
+/* outcome.c — make the replay see what the recording saw.
+ *
+ * Peers: a recorded peer is an offset from the caller's rank; a wildcard
+ * source becomes the source the recording matched (the call's own status,
+ * or for MPI_Irecv the status of the completion found ahead in the trace),
+ * so that the replay is deterministic; --any-source keeps the wildcard.
+ *
+ * Completions: MPI_Test*, MPI_Wait{any,some} and MPI_Iprobe have outcomes
+ * that depend on timing. Before such a call the engine waits (through PMPI,
+ * invisible to a recorder) until what the recording completed can complete,
+ * so the call reports it; after it, a request the recording completed but
+ * the call did not is completed through PMPI, and one the call completed
+ * earlier than recorded is remembered as done (its later uses pass
+ * MPI_REQUEST_NULL). The requests every later call refers to are then the
+ * recorded ones.
+ */
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay.h"
+
+/* ------------------------------------------------------------ statuses */
+
+MPI_Status *rp_status(rp_thread *T, int src) {
+  if (src < 0 || !T->fl[src] || T->f[src][0] == TF_NONE) return MPI_STATUS_IGNORE;
+  return &T->status;
+}
+
+MPI_Status *rp_statuses(rp_thread *T, int src, int count) {
+  if (src < 0 || T->fl[src] == 0) return MPI_STATUSES_IGNORE;
+  int n = count >= 0 ? rp_int(T, count) : (int)T->fl[src];
+  return rp_alloc(T, (size_t)(n > 0 ? n : 1) * sizeof(MPI_Status));
+}
+
+const MPI_Status *rp_last_status(rp_thread *T) { return &T->last_status; }
+
+/* ------------------------------------------------------------ wildcard sources */
+
+static int64_t seen_take(rp_thread *T, int64_t req) {
+  for (uint32_t k = 0; k < T->nseen; k++)
+    if (T->seen[k].req == req) {
+      int64_t s = T->seen[k].src;
+      T->seen[k] = T->seen[--T->nseen];
+      return s;
+    }
+  return TF_NONE;
+}
+
+static void seen_add(rp_thread *T, int64_t req, int64_t src) {
+  if (T->nseen == T->seen_cap) {
+    uint32_t cap = T->seen_cap ? 2 * T->seen_cap : 16;
+    struct rp_seen *ns = realloc(T->seen, cap * sizeof *ns);
+    if (!ns) rp_die(T, "out of memory (look-ahead)");
+    T->seen = ns;
+    T->seen_cap = cap;
+  }
+  T->seen[T->nseen++] = (struct rp_seen){req, src};
+}
+
+/* Remember the matched source of every receive request a completion event
+ * reports (statuses are aligned with the requests, or with the indices of
+ * Waitsome/Testsome, or one status for the request at index). */
+static void note_completion(rp_thread *T, uint32_t fn, const int64_t **f, const uint32_t *fl) {
+  int req = rp_field_index(fn, "request"), reqs = rp_field_index(fn, "array_of_requests");
+  int src = rp_field_index(fn, "status.src"), srcs = rp_field_index(fn, "statuses.src");
+  int index = rp_field_index(fn, "index"), indices = rp_field_index(fn, "array_of_indices");
+  if (req >= 0 && src >= 0) {
+    if (f[src][0] > TF_SPECIAL_MAX) seen_add(T, f[req][0], f[src][0]);
+  } else if (reqs >= 0 && src >= 0 && index >= 0) {
+    int64_t i = f[index][0];
+    if (i >= 0 && i < fl[reqs] && f[src][0] > TF_SPECIAL_MAX) seen_add(T, f[reqs][i], f[src][0]);
+  } else if (reqs >= 0 && srcs >= 0) {
+    for (uint32_t k = 0; k < fl[srcs]; k++) {
+      int64_t i = indices >= 0 ? (k < fl[indices] ? f[indices][k] : -1) : (int64_t)k;
+      if (i >= 0 && i < fl[reqs] && f[srcs][k] > TF_SPECIAL_MAX) seen_add(T, f[reqs][i], f[srcs][k]);
+    }
+  }
+}
+
+/* The source the recording matched for receive request `req`, looking
+ * ahead in the trace to its completion; TF_NONE if none tells. */
+static int64_t future_source(rp_thread *T, int64_t req) {
+  int64_t s = seen_take(T, req);
+  if (s != TF_NONE) return s;
+  rp_engine *E = T->E;
+  if (!T->peek) {
+    char err[512];
+    if (tf_rank_cursor_open(E->trace, E->rank, &T->peek, err, sizeof err) != TF_OK) rp_die(T, "%s", err);
+    T->peek_index = 0;
+  }
+  const int64_t *f[RP_MAXFIELDS];
+  uint32_t fl[RP_MAXFIELDS];
+  tf_event ev;
+  for (;;) {
+    int rc = tf_rank_cursor_next(T->peek, &ev);
+    if (rc < 0) rp_die(T, "%s", tf_rank_cursor_error(T->peek));
+    if (rc == 0) return TF_NONE;
+    if (T->peek_index++ <= T->index || ev.thread != T->thread) continue;
+    uint32_t fn = E->fnmap[ev.fn];
+    if (tf_schema[fn].nfields == 0 || rp_layout(fn, &ev, f, fl)) continue;
+    note_completion(T, fn, f, fl);
+    if ((s = seen_take(T, req)) != TF_NONE) return s;
+  }
+}
+
+int rp_peer(rp_thread *T, MPI_Comm comm, int i, int src, int req) {
+  int64_t v = T->fl[i] ? T->f[i][0] : TF_NONE;
+  if (v == TF_PROC_NULL) return MPI_PROC_NULL;
+  if (v == TF_ROOT) return MPI_ROOT;
+  if (v == TF_ANY_SOURCE) {
+    if (T->E->opt.any_source) return MPI_ANY_SOURCE;
+    v = TF_NONE;
+    if (src >= 0 && T->fl[src]) v = T->f[src][0];
+    else if (req >= 0 && T->fl[req]) v = future_source(T, T->f[req][0]);
+    if (v <= TF_SPECIAL_MAX) return v == TF_PROC_NULL ? MPI_PROC_NULL : MPI_ANY_SOURCE; /* nothing tells */
+  }
+  if (v <= TF_SPECIAL_MAX) return 0;
+  return (int)(rp_comm_rank(comm) + v);
+}
+
+/* ------------------------------------------------------------ completions */
+
+typedef struct completion {
+  int reqs;       /* field of the request(s) */
+  int64_t n;      /* how many ids */
+  uint8_t *done;  /* per id: the recording completed it */
+} completion;
+
+/* What the recording of the current call completed. */
+static completion recorded(rp_thread *T) {
+  uint32_t fn = T->fn;
+  completion c = {-1, 0, NULL};
+  int flag = rp_field_index(fn, "flag"), index = rp_field_index(fn, "index");
+  int indices = rp_field_index(fn, "array_of_indices");
+  int64_t F = flag >= 0 ? T->f[flag][0] : 1;
+  if ((c.reqs = rp_field_index(fn, "request")) < 0) c.reqs = rp_field_index(fn, "array_of_requests");
+  if (c.reqs < 0) return c;
+  c.n = T->fl[c.reqs];
+  c.done = rp_alloc(T, (size_t)c.n + 1);
+  if (fn == TF_FN_MPI_Request_get_status) return c; /* it never completes a request */
+  if (index >= 0) {
+    int64_t i = T->f[index][0];
+    if (F == 1 && i >= 0 && i < c.n) c.done[i] = 1;
+  } else if (indices >= 0) {
+    for (uint32_t k = 0; k < T->fl[indices]; k++)
+      if (T->f[indices][k] >= 0 && T->f[indices][k] < c.n) c.done[T->f[indices][k]] = 1;
+  } else if (F == 1) {
+    memset(c.done, 1, (size_t)c.n);
+  }
+  return c;
+}
+
+static MPI_Request live(rp_thread *T, int64_t id) {
+  rp_lock(T->E);
+  rp_obj *o = rp_req_obj(T->E, id);
+  MPI_Request r = o ? o->h.req : MPI_REQUEST_NULL;
+  rp_unlock(T->E);
+  return r;
+}
+
+static void wait_until_complete(MPI_Request r) {
+  int flag = 0;
+  while (r != MPI_REQUEST_NULL && PMPI_Request_get_status(r, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && !flag)
+    sched_yield();
+}
+
+void rp_outcome_before(rp_thread *T, uint32_t fn) {
+  if (fn == TF_FN_MPI_Iprobe || fn == TF_FN_MPI_Improbe) {
+    if (T->f[rp_field_index(fn, "flag")][0] != 1) return;
+    /* the recording found a message: wait for it, so that the probe does too */
+    MPI_Comm comm = rp_comm(T, rp_field_index(fn, "comm"));
+    int src = rp_peer(T, comm, rp_field_index(fn, "source"), rp_field_index(fn, "status.src"), -1);
+    PMPI_Probe(src, rp_tag(T, rp_field_index(fn, "tag")), comm, MPI_STATUS_IGNORE);
+    return;
+  }
+  if (fn == TF_FN_MPI_Wait || fn == TF_FN_MPI_Waitall || fn == TF_FN_MPI_Probe || fn == TF_FN_MPI_Mprobe)
+    return; /* they block until done anyway */
+  completion c = recorded(T);
+  int flag = rp_field_index(fn, "flag");
+  if (fn == TF_FN_MPI_Request_get_status && T->f[flag][0] == 1) memset(c.done, 1, (size_t)c.n);
+  for (int64_t k = 0; k < c.n; k++)
+    if (c.done[k]) wait_until_complete(live(T, T->f[c.reqs][k]));
+}
+
+void rp_outcome_after(rp_thread *T, uint32_t fn, int rc) {
+  if (rc != MPI_SUCCESS) return;
+  completion c = recorded(T);
+  if (c.reqs < 0 || fn == TF_FN_MPI_Request_get_status) return;
+  for (int64_t k = 0; k < c.n; k++) {
+    int64_t id = T->f[c.reqs][k];
+    if (id <= TF_SPECIAL_MAX) continue;
+    rp_lock(T->E);
+    rp_obj *o = rp_req_obj(T->E, id);
+    MPI_Request r = o ? o->h.req : MPI_REQUEST_NULL;
+    int persistent = o ? o->persistent : 0;
+    rp_unlock(T->E);
+    if (!o) continue;
+    if (c.done[k]) {
+      if (r != MPI_REQUEST_NULL) PMPI_Wait(&r, MPI_STATUS_IGNORE); /* recorded as completed here */
+      rp_lock(T->E);
+      if ((o = rp_req_obj(T->E, id))) {
+        if (persistent)
+          o->h.req = r;
+        else
+          o->used = 2;
+      }
+      rp_unlock(T->E);
+    } else if (r == MPI_REQUEST_NULL && !persistent) {
+      rp_lock(T->E);
+      if ((o = rp_req_obj(T->E, id))) o->done = 1; /* completed earlier than recorded */
+      rp_unlock(T->E);
+    }
+  }
+}

@@ -1,0 +1,392 @@
+/* replay.c — tracefold-replay: run a trace's MPI calls again under MPI.
+ *
+ *   mpirun -np P tracefold-replay [options] TRACE
+ *
+ * Every rank opens the trace, checks that it can replay it (P ranks, known
+ * functions, timing for the chosen compute mode), then walks its own events
+ * through a rank cursor: the loops stay folded, nothing is unrolled into
+ * memory. Before each call it computes the delay the trace keeps
+ * (delay.c), then issues the call (tf_replay_calls.c). Each recorded
+ * thread of a rank is replayed by a thread of its own; the threads start
+ * their calls in the recorded order. At MPI_Finalize rank 0 reports the
+ * replay's wall time next to the recorded one, and the calls and bytes per
+ * function. Exit status: 0, 2 for bad use or a trace it cannot replay.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay.h"
+
+static const char usage[] =
+    "usage: mpirun -np P tracefold-replay [options] TRACE\n"
+    "  TRACE                 trace.tf, a trace directory, or per-rank files' directory\n"
+    "  --compute MODE        none | mean | histogram (default): compute delays from the trace\n"
+    "  --sleep               sleep through compute delays (default: busy-wait)\n"
+    "  --scale X             multiply compute delays by X (default 1)\n"
+    "  --rate R              time-independent traces: compute units per second\n"
+    "                        (instructions: required; cpu-ns: default 1e9)\n"
+    "  --seed N              seed of the histogram draws (default 1)\n"
+    "  --any-source          keep wildcard receives as MPI_ANY_SOURCE (default: the recorded source)\n"
+    "  --quiet               no per-function table in the report\n";
+
+/* ------------------------------------------------------------ options */
+
+static int parse_double(const char *s, double *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (errno || end == s || *end || !(v >= 0) || v > 1e30) return -1;
+  *out = v;
+  return 0;
+}
+
+/* 0, or -1 with a message in err. */
+static int parse_options(int argc, char **argv, rp_options *o, char *err, size_t errlen) {
+  *o = (rp_options){.compute = RP_COMPUTE_HISTOGRAM, .scale = 1, .seed = 1};
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    int more = i + 1 < argc;
+    if (strcmp(a, "--compute") == 0 && more) {
+      const char *m = argv[++i];
+      if (strcmp(m, "none") == 0) o->compute = RP_COMPUTE_NONE;
+      else if (strcmp(m, "mean") == 0) o->compute = RP_COMPUTE_MEAN;
+      else if (strcmp(m, "histogram") == 0) o->compute = RP_COMPUTE_HISTOGRAM;
+      else return snprintf(err, errlen, "--compute %s: expected none, mean or histogram", m), -1;
+    } else if (strcmp(a, "--sleep") == 0) {
+      o->sleep = 1;
+    } else if (strcmp(a, "--scale") == 0 && more) {
+      if (parse_double(argv[++i], &o->scale)) return snprintf(err, errlen, "--scale %s: expected a number >= 0", argv[i]), -1;
+    } else if (strcmp(a, "--rate") == 0 && more) {
+      if (parse_double(argv[++i], &o->rate) || o->rate <= 0)
+        return snprintf(err, errlen, "--rate %s: expected a number > 0 (units per second)", argv[i]), -1;
+    } else if (strcmp(a, "--seed") == 0 && more) {
+      char *end;
+      errno = 0;
+      o->seed = strtoull(argv[++i], &end, 10);
+      if (errno || end == argv[i] || *end) return snprintf(err, errlen, "--seed %s: expected an integer", argv[i]), -1;
+    } else if (strcmp(a, "--any-source") == 0) {
+      o->any_source = 1;
+    } else if (strcmp(a, "--quiet") == 0) {
+      o->quiet = 1;
+    } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+      return snprintf(err, errlen, "%s", usage), -1;
+    } else if (a[0] == '-' && a[1]) {
+      return snprintf(err, errlen, "unknown option %s (or it lacks its value)\n%s", a, usage), -1;
+    } else if (o->trace) {
+      return snprintf(err, errlen, "one trace at a time (%s and %s)\n%s", o->trace, a, usage), -1;
+    } else {
+      o->trace = a;
+    }
+  }
+  if (!o->trace) return snprintf(err, errlen, "no trace given\n%s", usage), -1;
+  return 0;
+}
+
+/* ------------------------------------------------------------ checks */
+
+/* Map the trace's functions to the engine's (by name, with identical
+ * fields). 0, or -1 with the first function it cannot replay in err. */
+static int map_functions(rp_engine *E, char *err, size_t errlen) {
+  const tf_trace_info *in = E->info;
+  E->fnmap = malloc((in->nfuncs + 1) * sizeof *E->fnmap);
+  if (!E->fnmap) return snprintf(err, errlen, "out of memory"), -1;
+  for (uint32_t j = 0; j < in->nfuncs; j++) {
+    E->fnmap[j] = TF_FN_COUNT;
+    const tf_func_desc *d = &in->funcs[j];
+    for (uint32_t k = 0; k < TF_FN_COUNT; k++) {
+      const tf_func_desc *s = &tf_schema[k];
+      if (strcmp(s->name, d->name) != 0) continue;
+      int same = s->nfields == d->nfields;
+      for (uint32_t f = 0; same && f < s->nfields; f++)
+        same = strcmp(s->fields[f].name, d->fields[f].name) == 0 && s->fields[f].kind == d->fields[f].kind &&
+               s->fields[f].is_array == d->fields[f].is_array;
+      if (!same)
+        return snprintf(err, errlen, "%s: %s is recorded with other parameters than this replay engine knows "
+                        "(a trace of another tracefold version?)", E->opt.trace, d->name), -1;
+      E->fnmap[j] = k;
+    }
+  }
+  return 0;
+}
+
+/* Functions used by the events (of the merged structure), and the threads of `rank`. */
+static int check_nodes(rp_engine *E, const tf_node *const *nodes, uint32_t n, uint32_t *threads, char *err,
+                       size_t errlen) {
+  for (uint32_t i = 0; i < n; i++) {
+    tf_node_info ni;
+    tf_node_get(nodes[i], &ni);
+    if (ni.is_loop) {
+      if (check_nodes(E, ni.body, ni.nbody, threads, err, errlen)) return -1;
+      continue;
+    }
+    if (ni.fn >= E->info->nfuncs || E->fnmap[ni.fn] == TF_FN_COUNT)
+      return snprintf(err, errlen, "%s: the trace calls %s, which this replay engine does not know",
+                      E->opt.trace, ni.fn < E->info->nfuncs ? E->info->funcs[ni.fn].name : "an unnamed function"), -1;
+    if (tf_node_has_rank(nodes[i], E->rank) && ni.thread + 1 > *threads) *threads = ni.thread + 1;
+  }
+  return 0;
+}
+
+/* Threads of this rank in a flat trace (read through once). */
+static int flat_threads(rp_engine *E, uint32_t *threads, char *err, size_t errlen) {
+  tf_rank_cursor *c;
+  tf_event ev;
+  int rc;
+  if (tf_rank_cursor_open(E->trace, E->rank, &c, err, errlen) != TF_OK) return -1;
+  while ((rc = tf_rank_cursor_next(c, &ev)) == 1)
+    if (ev.thread + 1 > *threads) *threads = ev.thread + 1;
+  if (rc < 0) snprintf(err, errlen, "%s: rank %d: %s", E->opt.trace, E->rank, tf_rank_cursor_error(c));
+  tf_rank_cursor_close(c);
+  return rc;
+}
+
+static int checks(rp_engine *E, char *err, size_t errlen) {
+  const tf_trace_info *in = E->info;
+  if (in->partial || in->nranks_present != in->nranks)
+    return snprintf(err, errlen, "%s: a partial trace (the run stopped before MPI_Finalize, or ranks are missing: "
+                    "%d of %d present) cannot be replayed", E->opt.trace, in->nranks_present, in->nranks), -1;
+  if (in->nranks != E->size)
+    return snprintf(err, errlen, "%s was recorded with %d ranks; launched with %d (run: mpirun -np %d "
+                    "tracefold-replay %s)", E->opt.trace, in->nranks, E->size, in->nranks, E->opt.trace), -1;
+  if (map_functions(E, err, errlen)) return -1;
+  const char *why = rp_delay_check(&E->opt, in);
+  if (why) return snprintf(err, errlen, "%s: %s", E->opt.trace, why), -1;
+  uint32_t threads = 1;
+  const tf_node *const *top;
+  uint32_t ntop = tf_trace_top(E->trace, &top);
+  if (in->source == TF_SOURCE_FLAT ? flat_threads(E, &threads, err, errlen)
+                                   : check_nodes(E, top, ntop, &threads, err, errlen))
+    return -1;
+  E->nthreads = (int)threads;
+  return 0;
+}
+
+/* ------------------------------------------------------------ sequencing of threads */
+
+static void seq_wait(rp_engine *E, uint64_t index) {
+  pthread_mutex_lock(&E->seq_lock);
+  while (E->started < index) pthread_cond_wait(&E->seq_cond, &E->seq_lock);
+  pthread_mutex_unlock(&E->seq_lock);
+}
+
+static void seq_started(rp_engine *E, uint64_t index) {
+  pthread_mutex_lock(&E->seq_lock);
+  E->started = index + 1;
+  pthread_cond_broadcast(&E->seq_cond);
+  pthread_mutex_unlock(&E->seq_lock);
+}
+
+/* ------------------------------------------------------------ the engine's own calls */
+
+static int engine_call(rp_thread *T) {
+  switch (T->fn) {
+  case TF_FN_MPI_Pcontrol:
+    return MPI_Pcontrol(rp_int(T, 0));
+  case TF_FN_MPI_Buffer_attach: {
+    int size = rp_int(T, 0);
+    void *b = malloc(size > 0 ? (size_t)size : 1);
+    if (!b) rp_die(T, "out of memory (a %d-byte send buffer)", size);
+    rp_lock(T->E);
+    T->E->bsend_buf = b;
+    rp_unlock(T->E);
+    return MPI_Buffer_attach(b, size);
+  }
+  case TF_FN_MPI_Buffer_detach: {
+    void *b = NULL;
+    int size = 0;
+    int rc = MPI_Buffer_detach(&b, &size);
+    if (rc == MPI_SUCCESS) {
+      rp_lock(T->E);
+      if (b == T->E->bsend_buf) T->E->bsend_buf = NULL;
+      rp_unlock(T->E);
+      free(b);
+    }
+    return rc;
+  }
+  default:
+    rp_die(T, "%s cannot be replayed here", tf_schema[T->fn].name);
+  }
+}
+
+/* ------------------------------------------------------------ one thread */
+
+typedef struct rp_run {
+  rp_thread T;
+  pthread_t tid;
+  uint64_t recorded_ns; /* the trace's compute and call times after MPI_Init, summed */
+} rp_run;
+
+static int is_init(uint32_t fn) { return fn == TF_FN_MPI_Init || fn == TF_FN_MPI_Init_thread; }
+
+/* Replay the thread's events up to MPI_Finalize (thread 0) or the end. */
+static void *run_thread(void *arg) {
+  rp_run *R = arg;
+  rp_thread *T = &R->T;
+  rp_engine *E = T->E;
+  char err[512];
+  if (tf_rank_cursor_open(E->trace, E->rank, &T->cur, err, sizeof err) != TF_OK) rp_die(T, "%s", err);
+  uint64_t next = 0;
+  int after_init = 0;
+  for (;;) {
+    int rc = tf_rank_cursor_next(T->cur, &T->ev);
+    if (rc < 0) rp_die(T, "malformed trace: %s", tf_rank_cursor_error(T->cur));
+    if (rc == 0) break;
+    T->index = next++;
+    if (T->ev.thread != T->thread) continue;
+    T->fn = T->ev.fn < E->info->nfuncs ? E->fnmap[T->ev.fn] : TF_FN_COUNT;
+    if (T->fn == TF_FN_COUNT)
+      rp_die(T, "the trace calls %s, which this replay engine does not know",
+             T->ev.fn < E->info->nfuncs ? E->info->funcs[T->ev.fn].name : "an unnamed function");
+    if (E->threaded) seq_wait(E, T->index);
+    if (is_init(T->fn)) { /* the engine's own MPI_Init replays it; what came before is start-up */
+      after_init = 1;
+      T->calls[T->fn]++;
+      if (E->threaded) seq_started(E, T->index);
+      continue;
+    }
+    if (after_init) R->recorded_ns += T->ev.compute_ns + T->ev.duration_ns;
+    rp_compute(rp_delay(T), E->opt.sleep);
+    T->calls[T->fn]++;
+    if (T->fn == TF_FN_MPI_Finalize) {
+      if (E->threaded) seq_started(E, T->index);
+      break; /* replay.c calls it after the report */
+    }
+    if (rp_fields(T)) rp_die(T, "malformed event: %s", T->error);
+    rp_arena_reset(T);
+    T->need = rp_payload_need(T);
+    T->bytes[T->fn] += rp_event_bytes(T);
+    if (E->threaded) seq_started(E, T->index);
+    rp_call_fn call = rp_calls[T->fn];
+    T->status.MPI_SOURCE = MPI_ANY_SOURCE;
+    rc = call ? call(T) : engine_call(T);
+    if (rc != MPI_SUCCESS) rp_die(T, "the call failed (MPI error %d)", rc);
+    if (T->status.MPI_SOURCE != MPI_ANY_SOURCE) T->last_status = T->status;
+  }
+  return NULL;
+}
+
+static void thread_free(rp_thread *T) {
+  tf_rank_cursor_close(T->cur);
+  tf_rank_cursor_close(T->peek);
+  rp_arena_free(T);
+  rp_buffers_free(T);
+  rp_draws_free(T);
+  free(T->seen);
+}
+
+/* ------------------------------------------------------------ report */
+
+static void report(rp_engine *E, rp_run *runs, double replay_s) {
+  uint64_t calls[TF_FN_COUNT] = {0}, bytes[TF_FN_COUNT] = {0}, all_calls[TF_FN_COUNT], all_bytes[TF_FN_COUNT];
+  for (int t = 0; t < E->nthreads; t++)
+    for (int k = 0; k < TF_FN_COUNT; k++) {
+      calls[k] += runs[t].T.calls[k];
+      bytes[k] += runs[t].T.bytes[k];
+    }
+  double mine[2] = {replay_s, (double)runs[0].recorded_ns * 1e-9}, most[2];
+  PMPI_Reduce(mine, most, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  PMPI_Reduce(calls, all_calls, TF_FN_COUNT, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+  PMPI_Reduce(bytes, all_bytes, TF_FN_COUNT, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+  if (E->rank != 0) return;
+  static const char *modes[] = {"none", "mean", "histogram"};
+  const rp_options *o = &E->opt;
+  printf("tracefold-replay: %s on %d ranks (compute %s, %s, scale %g)\n", o->trace, E->size, modes[o->compute],
+         o->sleep ? "sleep" : "busy-wait", o->scale);
+  printf("  replay wall time    %.6f s (MPI_Init to MPI_Finalize, slowest rank)\n", most[0]);
+  if (E->info->unit == TF_UNIT_NS && (E->info->timing != TF_TIMING_NONE || E->info->source == TF_SOURCE_FLAT)) {
+    printf("  recorded wall time  %.6f s (the trace's times, slowest rank)\n", most[1]);
+    if (most[1] > 0) printf("  difference          %+.2f %%\n", 100.0 * (most[0] - most[1]) / most[1]);
+  } else {
+    printf("  recorded wall time  not in the trace (%s)\n",
+           E->info->unit != TF_UNIT_NS ? "time-independent: compute in other units" : "recorded without times");
+  }
+  if (o->quiet) return;
+  printf("  %-28s %14s %18s\n", "function", "calls", "bytes");
+  for (int k = 0; k < TF_FN_COUNT; k++)
+    if (all_calls[k])
+      printf("  %-28s %14llu %18llu\n", tf_schema[k].name, (unsigned long long)all_calls[k],
+             (unsigned long long)all_bytes[k]);
+  fflush(stdout);
+}
+
+/* ------------------------------------------------------------ main */
+
+/* Initialise MPI as the trace's first event did (MPI_Init_thread with its
+ * required level, else MPI_Init). */
+static void init_mpi(int *argc, char ***argv, tf_trace *t) {
+  int required = -1;
+  if (t) {
+    const tf_trace_info *in = tf_trace_get_info(t);
+    for (int32_t r = 0; r < in->nranks && required < 0; r++) {
+      tf_rank_cursor *c;
+      tf_event ev;
+      if (!tf_trace_rank(t, r, NULL, NULL) || tf_rank_cursor_open(t, r, &c, NULL, 0) != TF_OK) continue;
+      if (tf_rank_cursor_next(c, &ev) == 1 && ev.fn < in->nfuncs &&
+          strcmp(in->funcs[ev.fn].name, "MPI_Init_thread") == 0 && ev.nvals >= 1)
+        required = (int)ev.vals[0];
+      tf_rank_cursor_close(c);
+      break;
+    }
+  }
+  if (required >= 0) {
+    int provided;
+    MPI_Init_thread(argc, argv, required, &provided);
+  } else {
+    MPI_Init(argc, argv);
+  }
+}
+
+int main(int argc, char **argv) {
+  rp_engine E = {0};
+  char err[1024] = "";
+  int bad = parse_options(argc, argv, &E.opt, err, sizeof err);
+  if (!bad && tf_trace_open(E.opt.trace, 0, &E.trace, err, sizeof err) != TF_OK) bad = 1;
+  init_mpi(&argc, &argv, bad ? NULL : E.trace);
+  PMPI_Comm_rank(MPI_COMM_WORLD, &E.rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &E.size);
+  if (!bad) {
+    E.info = tf_trace_get_info(E.trace);
+    if (E.info->unit == TF_UNIT_CPU_NS && E.opt.rate <= 0) E.opt.rate = 1e9;
+    bad = checks(&E, err, sizeof err);
+  }
+  if (!bad && rp_handles_init(&E)) bad = snprintf(err, sizeof err, "out of memory") > 0;
+  /* every rank takes the same decision except for rank-local failures */
+  int any_bad = 0;
+  PMPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (any_bad) {
+    if (bad && (E.rank == 0 || strstr(err, "rank"))) fprintf(stderr, "tracefold-replay: %s\n", err);
+    MPI_Finalize();
+    return 2;
+  }
+  E.threaded = E.nthreads > 1;
+  pthread_mutex_init(&E.seq_lock, NULL);
+  pthread_cond_init(&E.seq_cond, NULL);
+  rp_run *runs = calloc((size_t)E.nthreads, sizeof *runs);
+  if (!runs) {
+    fprintf(stderr, "tracefold-replay: rank %d: out of memory\n", E.rank);
+    PMPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  for (int t = 0; t < E.nthreads; t++) runs[t].T = (rp_thread){.E = &E, .thread = (uint32_t)t};
+  PMPI_Barrier(MPI_COMM_WORLD);
+  double t0 = rp_now();
+  for (int t = 1; t < E.nthreads; t++)
+    if (pthread_create(&runs[t].tid, NULL, run_thread, &runs[t])) {
+      fprintf(stderr, "tracefold-replay: rank %d: cannot start thread %d\n", E.rank, t);
+      PMPI_Abort(MPI_COMM_WORLD, 2);
+    }
+  run_thread(&runs[0]);
+  for (int t = 1; t < E.nthreads; t++) pthread_join(runs[t].tid, NULL);
+  double replay_s = rp_now() - t0;
+  report(&E, runs, replay_s);
+  for (int t = 0; t < E.nthreads; t++) thread_free(&runs[t].T);
+  free(runs);
+  MPI_Finalize();
+  free(E.bsend_buf);
+  rp_handles_free(&E);
+  free(E.fnmap);
+  tf_trace_close(E.trace);
+  return 0;
+}
