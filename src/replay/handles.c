@@ -8,10 +8,12 @@
  * registers each under the id the trace gives it. One map per kind, open
  * addressing; shared by the rank's threads under a lock.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "replay.h"
 #include "tracefold_predefined.h"
@@ -95,6 +97,21 @@ static void map_del(rp_map *m, int64_t id) {
   if (o) o->used = 2;
 }
 
+/* Threaded replay: an object another thread creates may not exist yet;
+ * wait for it (up to a minute, then the trace is taken as wrong). Called
+ * with the lock held; returns with it held. */
+static rp_obj *find_or_wait(rp_thread *T, rp_map *m, int64_t id) {
+  rp_obj *o = map_find(m, id);
+  for (int waited = 0; !o && T->E->threaded && waited < 600000; waited++) {
+    rp_unlock(T->E);
+    struct timespec ts = {0, 100000};
+    nanosleep(&ts, NULL);
+    rp_lock(T->E);
+    o = map_find(m, id);
+  }
+  return o;
+}
+
 static int64_t id_at(const rp_thread *T, int i) { return T->fl[i] ? T->f[i][0] : TF_NONE; }
 
 static rp_obj *put_or_die(rp_thread *T, rp_map *m, int64_t id) {
@@ -142,7 +159,7 @@ int rp_comm_rank(MPI_Comm c) {
 static MPI_Comm comm_of(rp_thread *T, int64_t id, int *rank) {
   if (id == TF_NONE || id == TF_NULL_HANDLE) return MPI_COMM_NULL;
   rp_lock(T->E);
-  rp_obj *o = map_find(&T->E->comms, id);
+  rp_obj *o = find_or_wait(T, &T->E->comms, id);
   MPI_Comm c = o ? o->h.comm : MPI_COMM_NULL;
   if (rank) *rank = o ? o->rank : 0;
   rp_unlock(T->E);
@@ -191,7 +208,7 @@ static MPI_Datatype dtype_of(rp_thread *T, int64_t id, MPI_Aint *extent) {
     return d;
   }
   rp_lock(E);
-  rp_obj *o = map_find(&E->dtypes, id);
+  rp_obj *o = find_or_wait(T, &E->dtypes, id);
   MPI_Datatype d = o ? o->h.dtype : MPI_DATATYPE_NULL;
   if (extent) *extent = o ? o->extent : 1;
   rp_unlock(E);
@@ -245,7 +262,7 @@ MPI_Op rp_op(rp_thread *T, int i) {
   if (id == TF_NONE || id == TF_NULL_HANDLE) return MPI_OP_NULL;
   if (id >= 1 && id <= (int64_t)E->npredef_ops) return E->predef_ops[id - 1];
   rp_lock(E);
-  rp_obj *o = map_find(&E->ops, id);
+  rp_obj *o = find_or_wait(T, &E->ops, id);
   MPI_Op op = o ? o->h.op : MPI_OP_NULL;
   rp_unlock(E);
   if (!o) rp_die(T, "op %lld is used before the trace creates it", (long long)id);
@@ -273,7 +290,7 @@ MPI_Group rp_group(rp_thread *T, int i) {
   if (id == TF_NONE || id == TF_NULL_HANDLE) return MPI_GROUP_NULL;
   if (id == GROUP_EMPTY_ID) return MPI_GROUP_EMPTY;
   rp_lock(T->E);
-  rp_obj *o = map_find(&T->E->groups, id);
+  rp_obj *o = find_or_wait(T, &T->E->groups, id);
   MPI_Group g = o ? o->h.group : MPI_GROUP_NULL;
   rp_unlock(T->E);
   if (!o) rp_die(T, "group %lld is used before the trace creates it", (long long)id);
@@ -301,7 +318,7 @@ MPI_Message rp_msg(rp_thread *T, int i, MPI_Comm *comm) {
   if (id == TF_PROC_NULL) return MPI_MESSAGE_NO_PROC;
   if (id == TF_NONE || id == TF_NULL_HANDLE) return MPI_MESSAGE_NULL;
   rp_lock(T->E);
-  rp_obj *o = map_find(&T->E->msgs, id);
+  rp_obj *o = find_or_wait(T, &T->E->msgs, id);
   MPI_Message m = o ? o->h.msg : MPI_MESSAGE_NULL;
   if (o) *comm = o->msg_comm;
   rp_unlock(T->E);
@@ -332,7 +349,7 @@ rp_obj *rp_req_obj(rp_engine *E, int64_t id) { return map_find(&E->reqs, id); }
 static MPI_Request req_of(rp_thread *T, int64_t id) {
   if (id <= TF_SPECIAL_MAX) return MPI_REQUEST_NULL;
   rp_lock(T->E);
-  rp_obj *o = map_find(&T->E->reqs, id);
+  rp_obj *o = find_or_wait(T, &T->E->reqs, id);
   MPI_Request r = o ? o->h.req : MPI_REQUEST_NULL;
   rp_unlock(T->E);
   if (!o) rp_die(T, "request %lld is used before the trace creates it", (long long)id);
@@ -364,7 +381,7 @@ void rp_req_new(rp_thread *T, int i, MPI_Request r, MPI_Comm comm) {
 static void req_set(rp_thread *T, int64_t id, MPI_Request r) {
   if (id <= TF_SPECIAL_MAX) return;
   rp_lock(T->E);
-  rp_obj *o = map_find(&T->E->reqs, id);
+  rp_obj *o = find_or_wait(T, &T->E->reqs, id);
   if (o) o->h.req = r; /* completed ones are dropped by rp_outcome_after, as recorded */
   rp_unlock(T->E);
 }

@@ -164,19 +164,37 @@ static int checks(rp_engine *E, char *err, size_t errlen) {
   return 0;
 }
 
-/* ------------------------------------------------------------ sequencing of threads */
+/* ------------------------------------------------------------ threads of a rank
+ * Each recorded thread replays its own events in order, as independently as
+ * the recorded threads ran. What ties them is objects: one thread creates a
+ * communicator another uses (a lookup waits until it exists, handles.c),
+ * and one frees an object the others used before. A call that frees waits
+ * until every other thread has completed its events recorded before it
+ * (events are recorded in completion order). */
 
-static void seq_wait(rp_engine *E, uint64_t index) {
+static void thread_at(rp_engine *E, rp_thread *T, uint64_t pos) {
   pthread_mutex_lock(&E->seq_lock);
-  while (E->started < index) pthread_cond_wait(&E->seq_cond, &E->seq_lock);
+  T->pos = pos;
+  pthread_cond_broadcast(&E->seq_cond);
   pthread_mutex_unlock(&E->seq_lock);
 }
 
-static void seq_started(rp_engine *E, uint64_t index) {
+static int others_past(rp_engine *E, const rp_thread *T, uint64_t index) {
+  for (int t = 0; t < E->nthreads; t++)
+    if (E->threads[t] != T && E->threads[t]->pos < index) return 0;
+  return 1;
+}
+
+static void wait_others_past(rp_engine *E, rp_thread *T, uint64_t index) {
   pthread_mutex_lock(&E->seq_lock);
-  E->started = index + 1;
-  pthread_cond_broadcast(&E->seq_cond);
+  while (!others_past(E, T, index)) pthread_cond_wait(&E->seq_cond, &E->seq_lock);
   pthread_mutex_unlock(&E->seq_lock);
+}
+
+static int frees_object(uint32_t fn) {
+  const char *n = tf_schema[fn].name;
+  size_t len = strlen(n);
+  return len > 5 && strcmp(n + len - 5, "_free") == 0;
 }
 
 /* ------------------------------------------------------------ the engine's own calls */
@@ -240,31 +258,28 @@ static void *run_thread(void *arg) {
     if (T->fn == TF_FN_COUNT)
       rp_die(T, "the trace calls %s, which this replay engine does not know",
              T->ev.fn < E->info->nfuncs ? E->info->funcs[T->ev.fn].name : "an unnamed function");
-    if (E->threaded) seq_wait(E, T->index);
+    if (E->threaded) thread_at(E, T, T->index);
     if (is_init(T->fn)) { /* the engine's own MPI_Init replays it; what came before is start-up */
       after_init = 1;
       T->calls[T->fn]++;
-      if (E->threaded) seq_started(E, T->index);
       continue;
     }
     if (after_init) R->recorded_ns += T->ev.compute_ns + T->ev.duration_ns;
     rp_compute(rp_delay(T), E->opt.sleep);
     T->calls[T->fn]++;
-    if (T->fn == TF_FN_MPI_Finalize) {
-      if (E->threaded) seq_started(E, T->index);
-      break; /* replay.c calls it after the report */
-    }
+    if (T->fn == TF_FN_MPI_Finalize) break; /* main() calls it after the report */
     if (rp_fields(T)) rp_die(T, "malformed event: %s", T->error);
     rp_arena_reset(T);
     T->need = rp_payload_need(T);
     T->bytes[T->fn] += rp_event_bytes(T);
-    if (E->threaded) seq_started(E, T->index);
+    if (E->threaded && frees_object(T->fn)) wait_others_past(E, T, T->index);
     rp_call_fn call = rp_calls[T->fn];
     T->status.MPI_SOURCE = MPI_ANY_SOURCE;
     rc = call ? call(T) : engine_call(T);
     if (rc != MPI_SUCCESS) rp_die(T, "the call failed (MPI error %d)", rc);
     if (T->status.MPI_SOURCE != MPI_ANY_SOURCE) T->last_status = T->status;
   }
+  if (E->threaded) thread_at(E, T, UINT64_MAX);
   return NULL;
 }
 
@@ -369,7 +384,15 @@ int main(int argc, char **argv) {
     fprintf(stderr, "tracefold-replay: rank %d: out of memory\n", E.rank);
     PMPI_Abort(MPI_COMM_WORLD, 2);
   }
-  for (int t = 0; t < E.nthreads; t++) runs[t].T = (rp_thread){.E = &E, .thread = (uint32_t)t};
+  E.threads = calloc((size_t)E.nthreads, sizeof *E.threads);
+  if (!E.threads) {
+    fprintf(stderr, "tracefold-replay: rank %d: out of memory\n", E.rank);
+    PMPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  for (int t = 0; t < E.nthreads; t++) {
+    runs[t].T = (rp_thread){.E = &E, .thread = (uint32_t)t};
+    E.threads[t] = &runs[t].T;
+  }
   PMPI_Barrier(MPI_COMM_WORLD);
   double t0 = rp_now();
   for (int t = 1; t < E.nthreads; t++)
@@ -383,6 +406,7 @@ int main(int argc, char **argv) {
   report(&E, runs, replay_s);
   for (int t = 0; t < E.nthreads; t++) thread_free(&runs[t].T);
   free(runs);
+  free(E.threads);
   MPI_Finalize();
   free(E.bsend_buf);
   rp_handles_free(&E);

@@ -84,8 +84,8 @@ typedef struct rp_engine {
   uint32_t npredef_dtypes;
   MPI_Op predef_ops[32];
   uint32_t npredef_ops;
-  /* threads start their calls in recorded order */
-  uint64_t started;
+  /* where each thread is (replay.c, "threads of a rank") */
+  struct rp_thread **threads;
   pthread_mutex_t seq_lock;
   pthread_cond_t seq_cond;
   /* the attached buffer (MPI_Buffer_attach) */
@@ -99,6 +99,7 @@ typedef struct rp_thread {
   uint32_t thread;
   tf_rank_cursor *cur;
   uint64_t index;              /* position of the current event in the rank's sequence */
+  uint64_t pos;                /* threaded: its events before pos have completed */
   tf_event ev;
   uint32_t fn;                 /* schema id of the current event */
   uint32_t nf;
