@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# replay.sh — one replay test: a bundled workload at P ranks is traced, its
+# trace replayed by tracefold-replay with the recorder preloaded, and that
+# replay's trace replayed again (the fixed point of trace-extrapolation.txt
+# §5.1, Exp3). Checks, each against an independent oracle:
+#   1. the replay exits 0 and reports its wall time next to the recorded one;
+#   2. the calls per function the replay reports (all ranks) equal the calls
+#      the workload itself counted in the traced run;
+#   3. fixed point: for every rank and thread, the replay's trace unrolls to
+#      the same events as the original trace, every parameter (call sites
+#      and times aside; a wildcard source recorded with its matched source
+#      compares equal to that source, which the replay uses by default; how
+#      a rank's threads interleave and get their numbers is left to the
+#      scheduler: their sequences are compared as a set);
+#   4. the calls and bytes per function (`tracefold summary`) of the two
+#      traces are equal;
+#   5. the second generation (the replay of the replay's trace) unrolls to
+#      exactly the first generation's events: the fixed point is reached.
+# The replay runs with --compute histogram --scale 0.2 (delays drawn from
+# the trace, shortened: the check is on the communication).
+#
+# usage: replay.sh --mpirun "CMD ARGS" --np P --lib LIBTRACEFOLD --cli TRACEFOLD
+#                  --replay TRACEFOLD_REPLAY -- PROGRAM [ARGS...]
+set -euo pipefail
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --mpirun) mpirun=$2; shift 2 ;;
+    --np) np=$2; shift 2 ;;
+    --lib) lib=$2; shift 2 ;;
+    --cli) cli=$2; shift 2 ;;
+    --replay) replay=$2; shift 2 ;;
+    --) shift; break ;;
+    *) echo "replay.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+prog=("$@")
+export MPIR_CVAR_POLLS_BEFORE_YIELD=1
+name=$(basename "${prog[0]}")
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/tf-replay.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+say() { echo "replay: $name np$np: $*"; }
+
+# ---- the original run, traced; the workload counts its own calls
+# shellcheck disable=SC2086
+$mpirun -np "$np" env LD_PRELOAD="$lib" TRACEFOLD_OUTPUT="$work/orig" "${prog[@]}" -c "$work/counts" \
+  >"$work/orig.out" 2>"$work/orig.err" || { cat "$work/orig.err" >&2; fail "the traced run failed"; }
+[ -f "$work/orig/trace.tf" ] || fail "no trace.tf from the traced run"
+
+# replay TRACE OUTDIR LOG: the replay, traced into OUTDIR
+replay_traced() {
+  # shellcheck disable=SC2086
+  $mpirun -np "$np" env LD_PRELOAD="$lib" TRACEFOLD_OUTPUT="$2" "$replay" --compute histogram --scale 0.2 "$1" \
+    >"$3" 2>"$3.err" || { cat "$3" "$3.err" >&2; fail "tracefold-replay $1 failed"; }
+  [ -f "$2/trace.tf" ] || fail "no trace.tf from the replay of $1"
+}
+replay_traced "$work/orig/trace.tf" "$work/gen1" "$work/gen1.log"
+grep -q 'replay wall time' "$work/gen1.log" || fail "no replay wall time in the report: $(cat "$work/gen1.log")"
+grep -q 'recorded wall time' "$work/gen1.log" || fail "no recorded wall time in the report"
+say "1. $(grep -E 'replay wall|recorded wall|difference' "$work/gen1.log" | sed 's/  */ /g' | tr '\n' ';')"
+
+# ---- 2. calls per function: the replay's report against the workload's own counts
+cat "$work"/counts.* 2>/dev/null | awk '{ n[$1] += $2 } END { for (f in n) print f, n[f] }' | sort >"$work/wl.counts"
+[ -s "$work/wl.counts" ] || fail "the workload wrote no counts"
+awk '$1 ~ /^MPI_/ && NF == 3 { print $1, $2 }' "$work/gen1.log" | sort >"$work/replay.counts"
+diff "$work/wl.counts" "$work/replay.counts" >"$work/counts.diff" ||
+  { cat "$work/counts.diff" >&2; fail "the replay's calls per function differ from the workload's own counts"; }
+say "2. calls per function = the workload's own counts ($(wc -l <"$work/wl.counts") functions)"
+
+# ---- 3. fixed point against the original, rank by rank
+# events RANK TRACE: unrolled, call sites out, each thread's events in order.
+# How the threads of a rank interleave, and so which one calls MPI first
+# and gets the next thread number, is scheduling, not communication: the
+# threads' sequences are compared as a set (sorted), without their numbers.
+events() {
+  "$cli" unroll --no-time --rank "$1" "$2" | sed -E 's/ cs=[0-9a-f]+//' |
+    awk '{ t = $2; $2 = ""; $3 = ""; seq[t] = seq[t] $0 "\001" } END { for (t in seq) print seq[t] }' |
+    sort | tr '\001' '\n'
+}
+# matched: wildcard sources as the source they matched
+matched() {
+  awk '{ if (match($0, / source=ANY_SOURCE/) && match($0, / status\.src=[^ ]+/)) {
+           s = substr($0, RSTART + 12, RLENGTH - 12); sub(/ source=ANY_SOURCE/, " source=" s) } print }'
+}
+total=0
+for ((r = 0; r < np; r++)); do
+  events "$r" "$work/orig/trace.tf" | matched >"$work/orig.$r"
+  events "$r" "$work/gen1/trace.tf" >"$work/gen1.$r"
+  if ! diff "$work/orig.$r" "$work/gen1.$r" >"$work/diff.$r"; then
+    head -20 "$work/diff.$r" >&2
+    fail "rank $r: the replay's trace differs from the original ($(grep -c '^[<>]' "$work/diff.$r") lines)"
+  fi
+  total=$((total + $(wc -l <"$work/orig.$r")))
+done
+say "3. the replay's trace = the original, every rank, every parameter ($total events; call sites aside)"
+
+# ---- 4. calls and bytes per function
+summary() { "$cli" summary "$1" | awk '/^MPI_/ { print $1, $2, $NF }'; }
+diff <(summary "$work/orig/trace.tf") <(summary "$work/gen1/trace.tf") >"$work/sum.diff" ||
+  { cat "$work/sum.diff" >&2; fail "calls or bytes per function differ between the original and the replay"; }
+say "4. calls and bytes per function equal: $(summary "$work/orig/trace.tf" | awk '{ c += $2; b += $3 } END { print c " calls, " b " bytes" }')"
+
+# ---- 5. the second generation equals the first
+replay_traced "$work/gen1/trace.tf" "$work/gen2" "$work/gen2.log"
+for ((r = 0; r < np; r++)); do
+  events "$r" "$work/gen1/trace.tf" >"$work/g1.$r"
+  events "$r" "$work/gen2/trace.tf" >"$work/g2.$r"
+  diff -q "$work/g1.$r" "$work/g2.$r" >/dev/null || fail "rank $r: the second replay's trace differs from the first's"
+done
+say "5. fixed point: the replay of the replay's trace = the replay's trace, every rank"
