@@ -45,5 +45,6 @@ int cmd_summary(int argc, char **argv);
 int cmd_counts(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
 
 #endif

@@ -18,6 +18,7 @@ static const struct {
     {"counts", cmd_counts, "[--rank R] TRACE            one rank's calls by function (MPI_Name count)"},
     {"time", cmd_time, "[--rank R] T... TRACE          the event each rank was in at time T (1.5s, 20ms, 50%, ...)"},
     {"imbalance", cmd_imbalance, "[--top N] TRACE         events by compute-delta spread across ranks"},
+    {"replay", cmd_replay, "[-n P] [options] TRACE     run the trace's MPI calls again (mpirun tracefold-replay)"},
     {"merge", cmd_merge, "DIR [-o FILE]                 merge per-rank compressed files into one trace file"},
 };
 

@@ -368,11 +368,11 @@ int main(int argc, char **argv) {
     bad = checks(&E, err, sizeof err);
   }
   if (!bad && rp_handles_init(&E)) bad = snprintf(err, sizeof err, "out of memory") > 0;
-  /* every rank takes the same decision except for rank-local failures */
-  int any_bad = 0;
-  PMPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (any_bad) {
-    if (bad && (E.rank == 0 || strstr(err, "rank"))) fprintf(stderr, "tracefold-replay: %s\n", err);
+  /* the lowest rank that cannot go on says why (most reasons hold on every rank) */
+  int mine = bad ? E.rank : E.size, first = E.size;
+  PMPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (first < E.size) {
+    if (E.rank == first) fprintf(stderr, "tracefold-replay: %s\n", err);
     MPI_Finalize();
     return 2;
   }

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# replay_errors.sh — tracefold-replay refuses what it cannot replay with a
+# clear message and a non-zero exit, never a crash or a hang:
+#   a P-rank trace launched with Q != P ranks; a function the engine does
+#   not know (a trace whose function table names one, checksum intact);
+#   corrupted, truncated and missing files; bad options; --compute mean on a
+#   trace recorded without times; a partial trace (MPI_Abort).
+# And `tracefold replay` launches it with the trace's rank count.
+#
+# usage: replay_errors.sh "MPIRUN ARGS" LIBTRACEFOLD TRACEFOLD TRACEFOLD_REPLAY WL_RING WL_ABORT_MIDWAY
+set -uo pipefail
+mpirun=$1 lib=$2 cli=$3 replay=$4 ring=$5 abort_wl=$6
+export MPIR_CVAR_POLLS_BEFORE_YIELD=1
+work=$(mktemp -d "${TMPDIR:-/tmp}/tf-replay-err.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+failures=0
+bad() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+say() { echo "replay_errors: $*"; }
+
+# shellcheck disable=SC2086
+$mpirun -np 4 env LD_PRELOAD="$lib" TRACEFOLD_OUTPUT="$work/ring" "$ring" -i 20 >/dev/null 2>&1 || bad "traced ring failed"
+# shellcheck disable=SC2086
+$mpirun -np 2 env LD_PRELOAD="$lib" TRACEFOLD_OUTPUT="$work/notime" TRACEFOLD_TIMING=none "$ring" -i 5 >/dev/null 2>&1 ||
+  bad "traced ring (no times) failed"
+
+# expect NAME NP PATTERN ARGS...: the replay exits non-zero, its stderr matches PATTERN
+expect() {
+  local name=$1 np=$2 pattern=$3
+  shift 3
+  # shellcheck disable=SC2086
+  timeout 120 $mpirun -np "$np" "$replay" "$@" >"$work/$name.out" 2>"$work/$name.err"
+  local rc=$?
+  if [ $rc -eq 0 ]; then
+    bad "$name: exit 0"
+  elif [ $rc -eq 124 ]; then
+    bad "$name: hung"
+  elif grep -qiE 'segmentation|core dumped|signal [0-9]' "$work/$name.err"; then
+    bad "$name: crashed: $(head -3 "$work/$name.err")"
+  elif ! grep -q -- "$pattern" "$work/$name.err"; then
+    bad "$name: no message matching '$pattern': $(head -3 "$work/$name.err")"
+  else
+    say "$name: exit $rc: $(grep -m1 -- "$pattern" "$work/$name.err")"
+  fi
+}
+
+expect ranks 2 "recorded with 4 ranks; launched with 2" "$work/ring/trace.tf"
+
+# a function the engine does not know: rename MPI_Barrier in the function table, fix the CRCs
+python3 - "$work/ring/trace.tf" "$work/unknown.tf" <<'EOF'
+import subprocess, sys, zlib
+data = bytes(open(sys.argv[1], "rb").read())
+def uvar(p):
+    v = s = 0
+    while True:
+        b = data[p]; p += 1; v |= (b & 0x7F) << s; s += 7
+        if b < 0x80: return v, p
+def put_uvar(v):
+    out = bytearray()
+    while v >= 0x80:
+        out.append(v & 0x7F | 0x80); v >>= 7
+    out.append(v)
+    return bytes(out)
+out, p = bytearray(data[:12]), 12  # magic, version (doc/FORMAT.md 3.1)
+while data[p] != 0:
+    sid, codec = data[p], data[p + 1]
+    raw, q = uvar(p + 2)
+    stored, q = uvar(q)
+    body = data[q:q + stored]
+    if sid == 2:  # FUNCS: rename MPI_Barrier, store it uncompressed (codec 0) with its CRC
+        if codec == 1:
+            body = subprocess.run(["zstd", "-d", "-c"], input=body, capture_output=True, check=True).stdout
+        assert b"MPI_Barrier" in body
+        body = body.replace(b"MPI_Barrier", b"MPI_Barrieq", 1)
+        out += bytes([sid, 0]) + put_uvar(len(body)) + put_uvar(len(body)) + body
+        out += zlib.crc32(body).to_bytes(4, "little")
+    else:
+        out += data[p:q + stored + 4]
+    p = q + stored + 4
+out += b"\0"
+out += zlib.crc32(bytes(out)).to_bytes(4, "little")
+open(sys.argv[2], "wb").write(bytes(out))
+EOF
+"$cli" stats "$work/unknown.tf" 2>&1 | grep -q "MPI_Barrieq" || bad "the renamed trace does not open with MPI_Barrieq in use (the CRC fix is wrong?)"
+expect unknown 4 "MPI_Barrieq, which this replay engine does not know" "$work/unknown.tf"
+
+size=$(stat -c %s "$work/ring/trace.tf")
+cp "$work/ring/trace.tf" "$work/flipped.tf"
+printf '\x5a' | dd of="$work/flipped.tf" bs=1 seek=$((size / 2)) conv=notrunc status=none
+expect corrupted 4 "flipped.tf" "$work/flipped.tf"
+head -c $((size / 2)) "$work/ring/trace.tf" >"$work/truncated.tf"
+expect truncated 4 "truncated.tf" "$work/truncated.tf"
+expect missing 4 "no-such-trace" "$work/no-such-trace"
+expect bad_compute 4 "expected none, mean or histogram" --compute often "$work/ring/trace.tf"
+expect bad_scale 4 "expected a number" --scale -1 "$work/ring/trace.tf"
+expect no_trace 4 "no trace given"
+expect no_times 2 "keeps no times" --compute mean "$work/notime/trace.tf"
+
+# a partial trace: the run called MPI_Abort
+# shellcheck disable=SC2086
+$mpirun -np 4 env LD_PRELOAD="$lib" TRACEFOLD_OUTPUT="$work/partial" "$abort_wl" -i 10 -a 5 >/dev/null 2>&1
+expect partial 4 "partial trace" "$work/partial"
+
+# what does replay: --compute none on the trace without times, and the CLI verb
+# shellcheck disable=SC2086
+if $mpirun -np 2 "$replay" --compute none --quiet "$work/notime/trace.tf" >"$work/none.out" 2>&1 &&
+  grep -q 'not in the trace (recorded without times)' "$work/none.out"; then
+  say "no_times with --compute none: replays ($(grep 'replay wall' "$work/none.out" | sed 's/  */ /g'))"
+else
+  bad "--compute none on a trace without times: $(cat "$work/none.out")"
+fi
+TRACEFOLD_MPIRUN="$mpirun" "$cli" replay --quiet --compute mean "$work/ring/trace.tf" >"$work/verb.out" 2>&1 ||
+  bad "tracefold replay failed: $(cat "$work/verb.out")"
+grep -q 'on 4 ranks' "$work/verb.out" || bad "tracefold replay did not run 4 ranks: $(cat "$work/verb.out")"
+say "tracefold replay: $(head -1 "$work/verb.out")"
+
+[ $failures -eq 0 ] || { echo "FAIL: $failures check(s) failed" >&2; exit 1; }
