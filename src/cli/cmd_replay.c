@@ -1,7 +1,7 @@
 /* cmd_replay.c — `tracefold replay [-n P] [options] TRACE`: run the replay
  * engine under mpirun with the trace's rank count (or P). The options are
  * tracefold-replay's (--compute, --sleep, --scale, --rate, --seed,
- * --any-source, --quiet). The launcher is TRACEFOLD_MPIRUN (words split on
+ * --any-source, --flat, --quiet). The launcher is TRACEFOLD_MPIRUN (words split on
  * spaces) or the MPI this tracefold was built with; the engine is
  * TRACEFOLD_REPLAY, else tracefold-replay beside this program, else the one
  * of the build. */
@@ -45,14 +45,14 @@ int cmd_replay(int argc, char **argv) {
   }
   if (argc < 1 || argv[argc - 1][0] == '-') {
     fprintf(stderr, "usage: tracefold replay [-n P] [--compute none|mean|histogram] [--sleep] [--scale X] [--rate R]\n"
-                    "                        [--seed N] [--any-source] [--quiet] TRACE\n");
+                    "                        [--seed N] [--any-source] [--flat] [--quiet] TRACE\n");
     return 2;
   }
   const char *trace = argv[argc - 1];
   if (np == 0) { /* the trace's rank count */
     tf_trace *t;
     char err[600];
-    if (tf_trace_open(trace, 0, &t, err, sizeof err) != TF_OK) {
+    if (tf_trace_open(trace, TF_OPEN_PREFER_FLAT, &t, err, sizeof err) != TF_OK) {
       fprintf(stderr, "tracefold replay: %s\n", err);
       return 2;
     }

@@ -187,7 +187,7 @@ class Call:
             return "rp_comm_rank(%s)" % self.ctx_comm()
         if b == "int" and p.is_array:
             if n.endswith("weights"):
-                return "MPI_UNWEIGHTED"
+                return "rp_unweighted()"
             return "rp_scratch_ints(T, rp_max_int(T))"
         if b == "int*":
             self.decl.append("int o_%s = 0;" % n)
@@ -199,7 +199,8 @@ class Call:
         out = ["static int rp_call_%s(rp_thread *T) {" % f.short]
         out += ["  " + x for x in self.decl]
         if f.name in OUTCOME:
-            out.append("  rp_outcome_before(T, TF_FN_%s);" % f.name)
+            arr = "h_array_of_requests" if any(p.name == "array_of_requests" for p in f.params) else "NULL"
+            out.append("  rp_outcome_before(T, TF_FN_%s, %s);" % (f.name, arr))
         out.append("  int rc = %s(%s);" % (f.name, ", ".join(self.args)))
         out += ["  " + x for x in self.post]
         if f.name in OUTCOME:

@@ -250,6 +250,13 @@ void rp_dtype_forget(rp_thread *T, int i) {
   rp_unlock(T->E);
 }
 
+/* ------------------------------------------------------------ graph weights */
+
+/* MPI_UNWEIGHTED from a function of its own: Open MPI defines it as the
+ * address of a zero-size object, which GCC's array-bounds checks reject when
+ * it is passed to an int[] parameter directly. */
+int *rp_unweighted(void) { return MPI_UNWEIGHTED; }
+
 /* ------------------------------------------------------------ ops */
 
 void rp_user_function(void *in, void *inout, int *len, MPI_Datatype *dt) {
@@ -389,7 +396,8 @@ static void req_set(rp_thread *T, int64_t id, MPI_Request r) {
 void rp_req_back(rp_thread *T, int i, MPI_Request r) { req_set(T, id_at(T, i), r); }
 
 void rp_reqs_back(rp_thread *T, int i, const MPI_Request *r) {
-  for (uint32_t k = 0; k < T->fl[i]; k++) req_set(T, T->f[i][k], r[k]);
+  for (uint32_t k = 0; k < T->fl[i]; k++)
+    if (!T->hidden || !T->hidden[k]) req_set(T, T->f[i][k], r[k]);
 }
 
 void rp_req_forget(rp_thread *T, int i) {

@@ -8,11 +8,15 @@
  * Completions: MPI_Test*, MPI_Wait{any,some} and MPI_Iprobe have outcomes
  * that depend on timing. Before such a call the engine waits (through PMPI,
  * invisible to a recorder) until what the recording completed can complete,
- * so the call reports it; after it, a request the recording completed but
- * the call did not is completed through PMPI, and one the call completed
- * earlier than recorded is remembered as done (its later uses pass
- * MPI_REQUEST_NULL). The requests every later call refers to are then the
- * recorded ones.
+ * so the call reports it. MPI_Waitany/Testany/Waitsome/Testsome that
+ * reported requests are given an array in which every other entry is
+ * MPI_REQUEST_NULL, so they report exactly the recorded ones (a recorder
+ * of the replay sees those entries as null). Outcomes that cannot be forced
+ * (a test or probe that found nothing) are reconciled after the call: a
+ * request the recording completed but the call did not is completed through
+ * PMPI, and one the call completed earlier than recorded is remembered as
+ * done (its later uses pass MPI_REQUEST_NULL). The requests every later call
+ * refers to are then the recorded ones.
  */
 #include <sched.h>
 #include <stdlib.h>
@@ -165,7 +169,8 @@ static void wait_until_complete(MPI_Request r) {
     sched_yield();
 }
 
-void rp_outcome_before(rp_thread *T, uint32_t fn) {
+void rp_outcome_before(rp_thread *T, uint32_t fn, MPI_Request *reqs) {
+  T->hidden = NULL;
   if (fn == TF_FN_MPI_Iprobe || fn == TF_FN_MPI_Improbe) {
     if (T->f[rp_field_index(fn, "flag")][0] != 1) return;
     /* the recording found a message: wait for it, so that the probe does too */
@@ -179,8 +184,23 @@ void rp_outcome_before(rp_thread *T, uint32_t fn) {
   completion c = recorded(T);
   int flag = rp_field_index(fn, "flag");
   if (fn == TF_FN_MPI_Request_get_status && T->f[flag][0] == 1) memset(c.done, 1, (size_t)c.n);
+  int reported = 0;
   for (int64_t k = 0; k < c.n; k++)
-    if (c.done[k]) wait_until_complete(live(T, T->f[c.reqs][k]));
+    if (c.done[k]) {
+      wait_until_complete(live(T, T->f[c.reqs][k]));
+      reported = 1;
+    }
+  int any_or_some = fn == TF_FN_MPI_Waitany || fn == TF_FN_MPI_Testany || fn == TF_FN_MPI_Waitsome ||
+                    fn == TF_FN_MPI_Testsome;
+  if (reqs && any_or_some && reported) {
+    uint8_t *hide = rp_alloc(T, (size_t)c.n + 1);
+    for (int64_t k = 0; k < c.n; k++)
+      if (!c.done[k]) {
+        hide[k] = 1;
+        reqs[k] = MPI_REQUEST_NULL;
+      }
+    T->hidden = hide;
+  }
 }
 
 void rp_outcome_after(rp_thread *T, uint32_t fn, int rc) {

@@ -30,6 +30,7 @@ static const char usage[] =
     "                        (instructions: required; cpu-ns: default 1e9)\n"
     "  --seed N              seed of the histogram draws (default 1)\n"
     "  --any-source          keep wildcard receives as MPI_ANY_SOURCE (default: the recorded source)\n"
+    "  --flat                a directory with flat reference files: replay those (exact deltas)\n"
     "  --quiet               no per-function table in the report\n";
 
 /* ------------------------------------------------------------ options */
@@ -69,6 +70,8 @@ static int parse_options(int argc, char **argv, rp_options *o, char *err, size_t
       if (errno || end == argv[i] || *end) return snprintf(err, errlen, "--seed %s: expected an integer", argv[i]), -1;
     } else if (strcmp(a, "--any-source") == 0) {
       o->any_source = 1;
+    } else if (strcmp(a, "--flat") == 0) {
+      o->flat = 1;
     } else if (strcmp(a, "--quiet") == 0) {
       o->quiet = 1;
     } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -270,6 +273,7 @@ static void *run_thread(void *arg) {
     if (T->fn == TF_FN_MPI_Finalize) break; /* main() calls it after the report */
     if (rp_fields(T)) rp_die(T, "malformed event: %s", T->error);
     rp_arena_reset(T);
+    T->hidden = NULL;
     T->need = rp_payload_need(T);
     T->bytes[T->fn] += rp_event_bytes(T);
     if (E->threaded && frees_object(T->fn)) wait_others_past(E, T, T->index);
@@ -358,7 +362,7 @@ int main(int argc, char **argv) {
   rp_engine E = {0};
   char err[1024] = "";
   int bad = parse_options(argc, argv, &E.opt, err, sizeof err);
-  if (!bad && tf_trace_open(E.opt.trace, 0, &E.trace, err, sizeof err) != TF_OK) bad = 1;
+  if (!bad && tf_trace_open(E.opt.trace, E.opt.flat ? TF_OPEN_PREFER_FLAT : 0, &E.trace, err, sizeof err) != TF_OK) bad = 1;
   init_mpi(&argc, &argv, bad ? NULL : E.trace);
   PMPI_Comm_rank(MPI_COMM_WORLD, &E.rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &E.size);

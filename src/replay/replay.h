@@ -43,6 +43,7 @@ typedef struct rp_options {
   uint64_t seed;        /* histogram draws */
   int any_source;       /* 1: wildcard receives stay MPI_ANY_SOURCE */
   int quiet;            /* no per-function table */
+  int flat;             /* prefer the flat reference files of a trace directory */
 } rp_options;
 
 /* ---- live objects under their recorded ids (handles.c) ---- */
@@ -114,6 +115,7 @@ typedef struct rp_thread {
   size_t nretired;
   rp_arena_chunk *arena;       /* per-call scratch */
   MPI_Status status, last_status;
+  const uint8_t *hidden;       /* this call: request array entries hidden from it (outcome.c) */
   /* look-ahead for wildcard receives whose source a later completion tells */
   tf_rank_cursor *peek;
   uint64_t peek_index;         /* events the look-ahead cursor has passed */
@@ -175,6 +177,7 @@ MPI_Op rp_op(rp_thread *T, int i);
 void rp_op_new(rp_thread *T, int i, MPI_Op o);
 void rp_op_back(rp_thread *T, int i, MPI_Op o);
 void rp_op_forget(rp_thread *T, int i);
+int *rp_unweighted(void); /* MPI_UNWEIGHTED (skipped graph weights) */
 void rp_user_function(void *in, void *inout, int *len, MPI_Datatype *dt);
 MPI_Group rp_group(rp_thread *T, int i);
 void rp_group_new(rp_thread *T, int i, MPI_Group g);
@@ -204,7 +207,11 @@ int rp_peer(rp_thread *T, MPI_Comm comm, int i, int src, int req);
 MPI_Status *rp_status(rp_thread *T, int src);             /* MPI_STATUS_IGNORE if the recording ignored it */
 MPI_Status *rp_statuses(rp_thread *T, int src, int count); /* likewise for arrays */
 const MPI_Status *rp_last_status(rp_thread *T);           /* of the last call that had one */
-void rp_outcome_before(rp_thread *T, uint32_t fn);  /* wait until what the recording completed can complete */
+/* Before the call: wait until what the recording completed can complete;
+ * for MPI_Waitany/Testany/Waitsome/Testsome (reqs: the call's array) hide
+ * the requests the recording did not report, so the call reports exactly
+ * the recorded ones. */
+void rp_outcome_before(rp_thread *T, uint32_t fn, MPI_Request *reqs);
 void rp_outcome_after(rp_thread *T, uint32_t fn, int rc); /* reconcile with the recorded outcome */
 
 /* ---- compute (delay.c, compute.c) ---- */
