@@ -10,6 +10,7 @@
 #   MPIRUN     launcher                                       [mpirun.mpich]
 #   WORKLOADS  workloads            [every C workload and fstencil]
 #   NPS        rank counts                                    ["2 4"]
+#   ARGS       workload arguments (longer runs than the tests') ["-i 200"]
 #   REPS       recordings per (workload, ranks); medians reported [3]
 #   TIMEOUT    hard limit per run, seconds                    [120]
 #   RESULTS    the file to update                             [bench/RESULTS.md]
@@ -36,6 +37,7 @@ build=${1:?usage: bench/replay.sh BUILD_DIR}
 MPIRUN=${MPIRUN:-mpirun.mpich}
 WORKLOADS=${WORKLOADS:-"stencil2d stencil3d ring wavefront butterfly alltoall alltoallv masterworker branchy nbcoll persistent threads timed fstencil"}
 NPS=${NPS:-"2 4"}
+ARGS=${ARGS:-"-i 200"}
 REPS=${REPS:-3}
 TIMEOUT=${TIMEOUT:-120}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -82,7 +84,7 @@ for np in $NPS; do
     for ((k = 1; k <= REPS; k++)); do
       dir=$work/$wl.$np.$k
       # shellcheck disable=SC2086
-      timeout "$TIMEOUT" $mpirun -np "$np" env LD_PRELOAD="$lib" TRACEFOLD_MODE=both TRACEFOLD_OUTPUT="$dir" "$exe" \
+      timeout "$TIMEOUT" $mpirun -np "$np" env LD_PRELOAD="$lib" TRACEFOLD_MODE=both TRACEFOLD_OUTPUT="$dir" "$exe" $ARGS \
         >/dev/null 2>&1 || { echo "$prog: $wl np$np: traced run failed" >&2; continue; }
       o=$(original "$dir" "$np")
       orig+=" $o"
@@ -105,7 +107,7 @@ elapsed=$(($(date +%s) - start))
   echo "## Replay: wall time against the original run"
   echo
   echo "Written by \`bench/replay.sh\` on $(date -u +%Y-%m-%d) from $source, $(nproc) cores, ${elapsed} s; MPI: \`$MPIRUN\`;"
-  echo "median of $REPS recordings per row. Original: the traced run's own exact time from MPI_Init's end to"
+  echo "workloads run with \`$ARGS\`; median of $REPS recordings per row. Original: the traced run's own exact time from MPI_Init's end to"
   echo "MPI_Finalize's start on its slowest rank (flat reference files). Replays busy-wait, scale 1; error ="
   echo "(replay − original) / original in %. *exact*: the flat files' exact deltas replayed event by event (what"
   echo "the engine and the machine add); *histogram* and *mean*: delays from the merged trace (default path"

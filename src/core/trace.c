@@ -23,6 +23,7 @@ struct tf_trace {
   tf_trace_info info;
   tf_mtrace mt;              /* merged structure; for flat input only the tables and rank counts */
   tf_file_reader **flat;     /* flat input: one reader per present rank, in rank order */
+  char **flat_paths;         /* ... and its file (each cursor reads it with a reader of its own) */
   int nflat;
 };
 
@@ -98,7 +99,8 @@ tf_status tf_trace_open_mem(const void *data, size_t len, const char *name, tf_t
 /* Per-rank files, sorted by rank: merged (compressed) or kept (flat). */
 static tf_status open_rank_files(char **paths, int n, tf_trace **out, char *err, size_t errlen) {
   tf_trace *t = calloc(1, sizeof *t);
-  if (!t || !(t->flat = calloc((size_t)n, sizeof *t->flat))) {
+  if (!t || !(t->flat = calloc((size_t)n, sizeof *t->flat)) || !(t->flat_paths = calloc((size_t)n, sizeof *t->flat_paths))) {
+    if (t) free(t->flat);
     free(t);
     return tf_failf(err, errlen, TF_ERR_NOMEM, "out of memory");
   }
@@ -123,9 +125,15 @@ static tf_status open_rank_files(char **paths, int n, tf_trace **out, char *err,
       st = tf_failf(err, errlen, TF_ERR_NOMEM, "%s: out of memory", paths[i]);
       break;
     }
-    if (source == TF_SOURCE_FLAT)
+    if (source == TF_SOURCE_FLAT) {
+      if (!(t->flat_paths[t->nflat] = strdup(paths[i]))) {
+        tf_file_close(r);
+        tf_mtrace_free(&one);
+        st = tf_failf(err, errlen, TF_ERR_NOMEM, "out of memory");
+        break;
+      }
       t->flat[t->nflat++] = r;
-    else
+    } else
       tf_file_close(r);
     if (i == 0) {
       t->mt = one;
@@ -200,8 +208,12 @@ int tf_trace_rank(const tf_trace *t, int32_t rank, uint64_t *nevents, uint64_t *
 
 void tf_trace_close(tf_trace *t) {
   if (!t) return;
-  for (int i = 0; i < t->nflat; i++) tf_file_close(t->flat[i]);
+  for (int i = 0; i < t->nflat; i++) {
+    tf_file_close(t->flat[i]);
+    free(t->flat_paths[i]);
+  }
   free(t->flat);
+  free(t->flat_paths);
   tf_mtrace_free(&t->mt);
   free(t);
 }
@@ -215,9 +227,12 @@ tf_status tf_rank_cursor_open(tf_trace *t, int32_t rank, tf_rank_cursor **out, c
   tf_rank_cursor *c = calloc(1, sizeof *c);
   if (!c) return tf_failf(err, errlen, TF_ERR_NOMEM, "out of memory");
   c->t = t;
-  if (t->nflat) {
-    c->flat = t->flat[k];
-    tf_file_rewind(c->flat);
+  if (t->nflat) { /* a reader of its own: cursors on one rank are independent */
+    tf_status st = tf_file_open(t->flat_paths[k], &c->flat, err, errlen);
+    if (st != TF_OK) {
+      free(c);
+      return st;
+    }
     *out = c;
     return TF_OK;
   }
@@ -294,6 +309,7 @@ const tf_time_path *tf_rank_cursor_times(tf_rank_cursor *c) {
 void tf_rank_cursor_close(tf_rank_cursor *c) {
   if (!c) return;
   free(c->times);
+  tf_file_close(c->flat);
   if (c->unrolling) tf_unroll_free(&c->u);
   for (uint32_t i = 0; i < c->n; i++) tf_fnode_free(c->nodes[i], &c->mem);
   free(c->nodes);

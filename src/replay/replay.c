@@ -247,8 +247,6 @@ static void *run_thread(void *arg) {
   rp_run *R = arg;
   rp_thread *T = &R->T;
   rp_engine *E = T->E;
-  char err[512];
-  if (tf_rank_cursor_open(E->trace, E->rank, &T->cur, err, sizeof err) != TF_OK) rp_die(T, "%s", err);
   uint64_t next = 0;
   int after_init = 0;
   for (;;) {
@@ -393,9 +391,10 @@ int main(int argc, char **argv) {
     fprintf(stderr, "tracefold-replay: rank %d: out of memory\n", E.rank);
     PMPI_Abort(MPI_COMM_WORLD, 2);
   }
-  for (int t = 0; t < E.nthreads; t++) {
+  for (int t = 0; t < E.nthreads; t++) { /* cursors open before the clock starts (a projection each) */
     runs[t].T = (rp_thread){.E = &E, .thread = (uint32_t)t};
     E.threads[t] = &runs[t].T;
+    if (tf_rank_cursor_open(E.trace, E.rank, &runs[t].T.cur, err, sizeof err) != TF_OK) rp_die(&runs[t].T, "%s", err);
   }
   PMPI_Barrier(MPI_COMM_WORLD);
   double t0 = rp_now();
