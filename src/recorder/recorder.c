@@ -140,6 +140,7 @@ int tf_call_begin(tf_call *c, uint32_t fn, void *ra) {
   c->th = th;
   c->t0 = c->t1 = 0;
   c->v0 = c->v1 = 0;
+  c->te = tf_now_ns();
   return 1;
 }
 
@@ -211,9 +212,12 @@ void tf_call_end(tf_call *c) {
     tf_recorder_fail("out of memory while recording a call");
     return;
   }
-  uint64_t compute = th->last_end && c->t0 > th->last_end ? c->t0 - th->last_end : 0;
+  /* compute: from when the previous wrapper returned to the application to
+   * when this one was entered, so that the recorder's own work is in neither
+   * delta (MPI_Init's wrapper is entered after PMPI_Init: its t0 is earlier) */
+  uint64_t enter = c->te && c->te < c->t0 ? c->te : c->t0;
+  uint64_t compute = th->last_end && enter > th->last_end ? enter - th->last_end : 0;
   uint64_t duration = c->t1 > c->t0 ? c->t1 - c->t0 : 0;
-  th->last_end = c->t1;
   if (g.volume) { /* time-independent: the compute volume; communication is kept as bytes only */
     compute = th->last_volume && c->v0 > th->last_volume ? c->v0 - th->last_volume : 0;
     duration = 0;
@@ -258,6 +262,7 @@ void tf_call_end(tf_call *c) {
   in_record = 0;
   if (pending_signal) on_signal_now(pending_signal);
   if (failure) tf_recorder_fail(failure);
+  th->last_end = tf_now_ns(); /* back to the application */
 }
 
 /* ------------------------------------------------------------ lifecycle */

@@ -42,6 +42,7 @@ typedef struct tf_thread tf_thread;
 typedef struct tf_call {
   uint32_t fn;
   void *ra;      /* return address into the caller: the call site */
+  uint64_t te;     /* when the wrapper was entered: the end of the compute delta */
   uint64_t t0, t1;
   uint64_t v0, v1; /* time-independent mode: the thread's volume counter at t0 and t1 */
   tf_thread *th;

@@ -1,7 +1,9 @@
 /* compute.c — the one place the replay spends compute time: a busy-wait on
  * the monotonic clock (the default: it keeps the core as the application
- * did) or a sleep. The simulation build replaces this file's work with
- * SimGrid's (issue: tracefold-sim). */
+ * did) or a sleep, until `seconds` after `from` (the return of the previous
+ * call): the engine's own work between two calls is part of the delay, not
+ * added to it. A simulation build replaces this file's work with the
+ * simulator's. */
 #define _POSIX_C_SOURCE 200809L
 #include <time.h>
 
@@ -13,7 +15,9 @@ double rp_now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-void rp_compute(double seconds, int sleep) {
+void rp_compute(double from, double seconds, int sleep) {
+  if (seconds <= 0) return;
+  seconds -= rp_now() - from;
   if (seconds <= 0) return;
   if (sleep) {
     struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};

@@ -9,6 +9,34 @@
 
 /* ------------------------------------------------------------ fields */
 
+rp_fninfo rp_info[TF_FN_COUNT];
+
+void rp_fninfo_init(void) {
+  for (uint32_t fn = 0; fn < TF_FN_COUNT; fn++) {
+    const tf_func_desc *d = &tf_schema[fn];
+    rp_fninfo *x = &rp_info[fn];
+    for (uint32_t i = 0; i < d->nfields && i < RP_MAXFIELDS; i++) {
+      const tf_field_desc *fd = &d->fields[i];
+      x->role[i] = fd->kind == TF_FIELD_COUNT ? RP_ROLE_COUNT
+                   : fd->kind == TF_FIELD_INT && (strstr(fd->name, "count") || strstr(fd->name, "size")) ? RP_ROLE_COUNT
+                   : fd->kind == TF_FIELD_INT && strstr(fd->name, "displ") ? RP_ROLE_DISPL
+                   : fd->kind == TF_FIELD_DTYPE ? RP_ROLE_DTYPE
+                   : fd->kind == TF_FIELD_BYTES ? RP_ROLE_BYTES
+                                                : RP_ROLE_NONE;
+    }
+    x->flag = (int8_t)rp_field_index(fn, "flag");
+    x->index = (int8_t)rp_field_index(fn, "index");
+    x->indices = (int8_t)rp_field_index(fn, "array_of_indices");
+    x->request = (int8_t)rp_field_index(fn, "request");
+    x->requests = (int8_t)rp_field_index(fn, "array_of_requests");
+    x->status_src = (int8_t)rp_field_index(fn, "status.src");
+    x->statuses_src = (int8_t)rp_field_index(fn, "statuses.src");
+    x->comm = (int8_t)rp_field_index(fn, "comm");
+    x->source = (int8_t)rp_field_index(fn, "source");
+    x->tag = (int8_t)rp_field_index(fn, "tag");
+  }
+}
+
 int rp_layout(uint32_t fn, const tf_event *ev, const int64_t **f, uint32_t *fl) {
   const tf_func_desc *d = &tf_schema[fn];
   const int64_t *v = ev->vals, *end = ev->vals + ev->nvals;
@@ -82,9 +110,9 @@ int *rp_scratch_ints(rp_thread *T, int n) { return rp_alloc(T, (size_t)(n > 0 ? 
 
 uint64_t rp_event_bytes(const rp_thread *T) {
   uint64_t sum = 0;
-  const tf_func_desc *d = &tf_schema[T->fn];
+  const uint8_t *role = rp_info[T->fn].role;
   for (uint32_t i = 0; i < T->nf; i++)
-    if (d->fields[i].kind == TF_FIELD_BYTES && T->fl[i] && T->f[i][0] > 0) sum += (uint64_t)T->f[i][0];
+    if (role[i] == RP_ROLE_BYTES && T->fl[i] && T->f[i][0] > 0) sum += (uint64_t)T->f[i][0];
   return sum;
 }
 
@@ -130,19 +158,19 @@ void rp_arena_free(rp_thread *T) {
 /* ------------------------------------------------------------ payload buffers */
 
 size_t rp_payload_need(rp_thread *T) {
-  const tf_func_desc *d = &tf_schema[T->fn];
+  const uint8_t *role = rp_info[T->fn].role;
   int64_t count = 0, displ = 0;
   MPI_Aint ext = 1;
   for (uint32_t i = 0; i < T->nf; i++) {
-    const tf_field_desc *fd = &d->fields[i];
+    if (role[i] == RP_ROLE_NONE || role[i] == RP_ROLE_BYTES) continue;
     for (uint32_t k = 0; k < T->fl[i]; k++) {
       int64_t v = T->f[i][k];
       if (v <= TF_SPECIAL_MAX) continue;
-      if (fd->kind == TF_FIELD_COUNT || (fd->kind == TF_FIELD_INT && (strstr(fd->name, "count") || strstr(fd->name, "size")))) {
+      if (role[i] == RP_ROLE_COUNT) {
         if (v > count) count = v;
-      } else if (fd->kind == TF_FIELD_INT && strstr(fd->name, "displ")) {
+      } else if (role[i] == RP_ROLE_DISPL) {
         if (v > displ) displ = v;
-      } else if (fd->kind == TF_FIELD_DTYPE) {
+      } else {
         MPI_Aint e = rp_dtype_extent(T, v);
         if (e > ext) ext = e;
       }

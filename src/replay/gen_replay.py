@@ -138,8 +138,9 @@ class Call:
             i = self.fi(n)
             if "use" in a:
                 self.decl.append("MPI_Request h_%s = rp_req(T, %d);" % (n, i))
-                self.post.append("if (rc == MPI_SUCCESS) rp_req_%s(T, %d%s);" % (
-                    ("forget", i, "") if "free" in a else ("back", i, ", h_" + n)))
+                if f.name not in OUTCOME:
+                    self.post.append("if (rc == MPI_SUCCESS) rp_req_%s(T, %d%s);" % (
+                        ("forget", i, "") if "free" in a else ("back", i, ", h_" + n)))
             else:
                 comm = "rp_ctx" if f.name == "MPI_Imrecv" else self.ctx_comm()
                 self.decl.append("MPI_Request h_%s = MPI_REQUEST_NULL;" % n)
@@ -150,7 +151,8 @@ class Call:
         if b == "MPI_Request" and p.is_array:
             i = self.fi(n)
             self.decl.append("MPI_Request *h_%s = rp_reqs(T, %d);" % (n, i))
-            self.post.append("if (rc == MPI_SUCCESS) rp_reqs_back(T, %d, h_%s);" % (i, n))
+            if f.name not in OUTCOME:  # completion calls: rp_outcome_after takes the array back
+                self.post.append("if (rc == MPI_SUCCESS) rp_reqs_back(T, %d, h_%s);" % (i, n))
             return "h_%s" % n
         if b == "MPI_Status*" and not p.is_array:
             return "rp_status(T, %d)" % self.fi("status.src")
@@ -202,9 +204,13 @@ class Call:
             arr = "h_array_of_requests" if any(p.name == "array_of_requests" for p in f.params) else "NULL"
             out.append("  rp_outcome_before(T, TF_FN_%s, %s);" % (f.name, arr))
         out.append("  int rc = %s(%s);" % (f.name, ", ".join(self.args)))
+        out.append("  T->last_return = rp_now();")
         out += ["  " + x for x in self.post]
         if f.name in OUTCOME:
-            out.append("  rp_outcome_after(T, TF_FN_%s, rc);" % f.name)
+            # the live request(s) after the call (MPI_Request_get_status completes none)
+            live = "h_array_of_requests" if any(p.name == "array_of_requests" for p in f.params) else (
+                "&h_request" if any(p.name == "request" and p.base == "MPI_Request*" for p in f.params) else "NULL")
+            out.append("  rp_outcome_after(T, TF_FN_%s, rc, %s);" % (f.name, live))
         out.append("  return rc;")
         out.append("}")
         return "\n".join(out)

@@ -58,8 +58,11 @@ static rp_obj *map_find(rp_map *m, int64_t id) {
   }
 }
 
+/* Rehash without the deleted slots: into twice the room if live objects
+ * fill a quarter of it, else into the same room (requests come and go by
+ * the million; a few are live at a time). */
 static int map_grow(rp_map *m) {
-  size_t cap = m->cap ? m->cap * 2 : 64;
+  size_t cap = !m->cap ? 64 : 4 * (m->live + 1) > m->cap ? m->cap * 2 : m->cap;
   rp_obj *ns = calloc(cap, sizeof *ns);
   if (!ns) return -1;
   size_t used = 0;
@@ -73,7 +76,7 @@ static int map_grow(rp_map *m) {
   free(m->slots);
   m->slots = ns;
   m->cap = cap;
-  m->used = used;
+  m->used = m->live = used;
   return 0;
 }
 
@@ -85,6 +88,7 @@ static rp_obj *map_put(rp_map *m, int64_t id) {
   size_t i = hash_id(id) & (m->cap - 1);
   while (m->slots[i].used == 1) i = (i + 1) & (m->cap - 1);
   if (m->slots[i].used == 0) m->used++; /* a deleted slot is reused without counting again */
+  m->live++;
   o = &m->slots[i];
   memset(o, 0, sizeof *o);
   o->used = 1;
@@ -94,7 +98,10 @@ static rp_obj *map_put(rp_map *m, int64_t id) {
 
 static void map_del(rp_map *m, int64_t id) {
   rp_obj *o = map_find(m, id);
-  if (o) o->used = 2;
+  if (o) {
+    o->used = 2;
+    m->live--;
+  }
 }
 
 /* Threaded replay: an object another thread creates may not exist yet;
@@ -352,6 +359,10 @@ void rp_msg_forget(rp_thread *T, int i) {
 /* ------------------------------------------------------------ requests */
 
 rp_obj *rp_req_obj(rp_engine *E, int64_t id) { return map_find(&E->reqs, id); }
+void rp_req_drop(rp_engine *E, rp_obj *o) {
+  o->used = 2;
+  E->reqs.live--;
+}
 
 static MPI_Request req_of(rp_thread *T, int64_t id) {
   if (id <= TF_SPECIAL_MAX) return MPI_REQUEST_NULL;

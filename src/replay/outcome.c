@@ -66,9 +66,9 @@ static void seen_add(rp_thread *T, int64_t req, int64_t src) {
  * reports (statuses are aligned with the requests, or with the indices of
  * Waitsome/Testsome, or one status for the request at index). */
 static void note_completion(rp_thread *T, uint32_t fn, const int64_t **f, const uint32_t *fl) {
-  int req = rp_field_index(fn, "request"), reqs = rp_field_index(fn, "array_of_requests");
-  int src = rp_field_index(fn, "status.src"), srcs = rp_field_index(fn, "statuses.src");
-  int index = rp_field_index(fn, "index"), indices = rp_field_index(fn, "array_of_indices");
+  const rp_fninfo *x = &rp_info[fn];
+  int req = x->request, reqs = x->requests, src = x->status_src, srcs = x->statuses_src;
+  int index = x->index, indices = x->indices;
   if (req >= 0 && src >= 0) {
     if (f[src][0] > TF_SPECIAL_MAX) seen_add(T, f[req][0], f[src][0]);
   } else if (reqs >= 0 && src >= 0 && index >= 0) {
@@ -134,21 +134,20 @@ typedef struct completion {
 /* What the recording of the current call completed. */
 static completion recorded(rp_thread *T) {
   uint32_t fn = T->fn;
+  const rp_fninfo *x = &rp_info[fn];
   completion c = {-1, 0, NULL};
-  int flag = rp_field_index(fn, "flag"), index = rp_field_index(fn, "index");
-  int indices = rp_field_index(fn, "array_of_indices");
-  int64_t F = flag >= 0 ? T->f[flag][0] : 1;
-  if ((c.reqs = rp_field_index(fn, "request")) < 0) c.reqs = rp_field_index(fn, "array_of_requests");
+  int64_t F = x->flag >= 0 ? T->f[x->flag][0] : 1;
+  c.reqs = x->request >= 0 ? x->request : x->requests;
   if (c.reqs < 0) return c;
   c.n = T->fl[c.reqs];
   c.done = rp_alloc(T, (size_t)c.n + 1);
   if (fn == TF_FN_MPI_Request_get_status) return c; /* it never completes a request */
-  if (index >= 0) {
-    int64_t i = T->f[index][0];
+  if (x->index >= 0) {
+    int64_t i = T->f[x->index][0];
     if (F == 1 && i >= 0 && i < c.n) c.done[i] = 1;
-  } else if (indices >= 0) {
-    for (uint32_t k = 0; k < T->fl[indices]; k++)
-      if (T->f[indices][k] >= 0 && T->f[indices][k] < c.n) c.done[T->f[indices][k]] = 1;
+  } else if (x->indices >= 0) {
+    for (uint32_t k = 0; k < T->fl[x->indices]; k++)
+      if (T->f[x->indices][k] >= 0 && T->f[x->indices][k] < c.n) c.done[T->f[x->indices][k]] = 1;
   } else if (F == 1) {
     memset(c.done, 1, (size_t)c.n);
   }
@@ -171,19 +170,19 @@ static void wait_until_complete(MPI_Request r) {
 
 void rp_outcome_before(rp_thread *T, uint32_t fn, MPI_Request *reqs) {
   T->hidden = NULL;
+  const rp_fninfo *x = &rp_info[fn];
   if (fn == TF_FN_MPI_Iprobe || fn == TF_FN_MPI_Improbe) {
-    if (T->f[rp_field_index(fn, "flag")][0] != 1) return;
+    if (T->f[x->flag][0] != 1) return;
     /* the recording found a message: wait for it, so that the probe does too */
-    MPI_Comm comm = rp_comm(T, rp_field_index(fn, "comm"));
-    int src = rp_peer(T, comm, rp_field_index(fn, "source"), rp_field_index(fn, "status.src"), -1);
-    PMPI_Probe(src, rp_tag(T, rp_field_index(fn, "tag")), comm, MPI_STATUS_IGNORE);
+    MPI_Comm comm = rp_comm(T, x->comm);
+    int src = rp_peer(T, comm, x->source, x->status_src, -1);
+    PMPI_Probe(src, rp_tag(T, x->tag), comm, MPI_STATUS_IGNORE);
     return;
   }
   if (fn == TF_FN_MPI_Wait || fn == TF_FN_MPI_Waitall || fn == TF_FN_MPI_Probe || fn == TF_FN_MPI_Mprobe)
     return; /* they block until done anyway */
   completion c = recorded(T);
-  int flag = rp_field_index(fn, "flag");
-  if (fn == TF_FN_MPI_Request_get_status && T->f[flag][0] == 1) memset(c.done, 1, (size_t)c.n);
+  if (fn == TF_FN_MPI_Request_get_status && T->f[x->flag][0] == 1) memset(c.done, 1, (size_t)c.n);
   int reported = 0;
   for (int64_t k = 0; k < c.n; k++)
     if (c.done[k]) {
@@ -203,33 +202,32 @@ void rp_outcome_before(rp_thread *T, uint32_t fn, MPI_Request *reqs) {
   }
 }
 
-void rp_outcome_after(rp_thread *T, uint32_t fn, int rc) {
-  if (rc != MPI_SUCCESS) return;
+void rp_outcome_after(rp_thread *T, uint32_t fn, int rc, MPI_Request *live) {
+  if (rc != MPI_SUCCESS || !live) return;
   completion c = recorded(T);
-  if (c.reqs < 0 || fn == TF_FN_MPI_Request_get_status) return;
+  if (c.reqs < 0) return;
+  rp_lock(T->E);
   for (int64_t k = 0; k < c.n; k++) {
     int64_t id = T->f[c.reqs][k];
-    if (id <= TF_SPECIAL_MAX) continue;
-    rp_lock(T->E);
-    rp_obj *o = rp_req_obj(T->E, id);
-    MPI_Request r = o ? o->h.req : MPI_REQUEST_NULL;
-    int persistent = o ? o->persistent : 0;
-    rp_unlock(T->E);
+    rp_obj *o = id > TF_SPECIAL_MAX && !(T->hidden && T->hidden[k]) ? rp_req_obj(T->E, id) : NULL;
     if (!o) continue;
+    MPI_Request r = live[k];
     if (c.done[k]) {
-      if (r != MPI_REQUEST_NULL) PMPI_Wait(&r, MPI_STATUS_IGNORE); /* recorded as completed here */
-      rp_lock(T->E);
-      if ((o = rp_req_obj(T->E, id))) {
-        if (persistent)
-          o->h.req = r;
-        else
-          o->used = 2;
+      if (r != MPI_REQUEST_NULL) { /* recorded as completed here, but the call did not */
+        rp_unlock(T->E);
+        PMPI_Wait(&r, MPI_STATUS_IGNORE);
+        rp_lock(T->E);
+        o = rp_req_obj(T->E, id);
       }
-      rp_unlock(T->E);
-    } else if (r == MPI_REQUEST_NULL && !persistent) {
-      rp_lock(T->E);
-      if ((o = rp_req_obj(T->E, id))) o->done = 1; /* completed earlier than recorded */
-      rp_unlock(T->E);
+      if (o && o->persistent)
+        o->h.req = r;
+      else if (o)
+        rp_req_drop(T->E, o); /* completed: the id is never used again */
+    } else {
+      o->h.req = r;
+      if (r == MPI_REQUEST_NULL && !o->persistent) o->done = 1; /* completed earlier than recorded */
     }
   }
+  rp_unlock(T->E);
+  (void)fn;
 }

@@ -249,6 +249,7 @@ static void *run_thread(void *arg) {
   rp_engine *E = T->E;
   uint64_t next = 0;
   int after_init = 0;
+  T->last_return = rp_now();
   for (;;) {
     int rc = tf_rank_cursor_next(T->cur, &T->ev);
     if (rc < 0) rp_die(T, "malformed trace: %s", tf_rank_cursor_error(T->cur));
@@ -266,7 +267,7 @@ static void *run_thread(void *arg) {
       continue;
     }
     if (after_init) R->recorded_ns += T->ev.compute_ns + T->ev.duration_ns;
-    rp_compute(rp_delay(T), E->opt.sleep);
+    rp_compute(T->last_return, rp_delay(T), E->opt.sleep);
     T->calls[T->fn]++;
     if (T->fn == TF_FN_MPI_Finalize) break; /* main() calls it after the report */
     if (rp_fields(T)) rp_die(T, "malformed event: %s", T->error);
@@ -277,7 +278,12 @@ static void *run_thread(void *arg) {
     if (E->threaded && frees_object(T->fn)) wait_others_past(E, T, T->index);
     rp_call_fn call = rp_calls[T->fn];
     T->status.MPI_SOURCE = MPI_ANY_SOURCE;
-    rc = call ? call(T) : engine_call(T);
+    if (call) {
+      rc = call(T); /* which sets T->last_return when the MPI call returns */
+    } else {
+      rc = engine_call(T);
+      T->last_return = rp_now();
+    }
     if (rc != MPI_SUCCESS) rp_die(T, "the call failed (MPI error %d)", rc);
     if (T->status.MPI_SOURCE != MPI_ANY_SOURCE) T->last_status = T->status;
   }
@@ -369,6 +375,7 @@ int main(int argc, char **argv) {
     if (E.info->unit == TF_UNIT_CPU_NS && E.opt.rate <= 0) E.opt.rate = 1e9;
     bad = checks(&E, err, sizeof err);
   }
+  rp_fninfo_init();
   if (!bad && rp_handles_init(&E)) bad = snprintf(err, sizeof err, "out of memory") > 0;
   /* the lowest rank that cannot go on says why (most reasons hold on every rank) */
   int mine = bad ? E.rank : E.size, first = E.size;

@@ -67,7 +67,8 @@ typedef struct rp_obj {
 
 typedef struct rp_map {
   rp_obj *slots;
-  size_t cap, used;
+  size_t cap, used; /* used: slots not empty (live or deleted) */
+  size_t live;
 } rp_map;
 
 typedef struct rp_engine {
@@ -101,6 +102,7 @@ typedef struct rp_thread {
   tf_rank_cursor *cur;
   uint64_t index;              /* position of the current event in the rank's sequence */
   uint64_t pos;                /* threaded: its events before pos have completed */
+  double last_return;          /* when its previous call returned (rp_now) */
   tf_event ev;
   uint32_t fn;                 /* schema id of the current event */
   uint32_t nf;
@@ -133,6 +135,17 @@ typedef int (*rp_call_fn)(rp_thread *T);
 extern const rp_call_fn rp_calls[TF_FN_COUNT]; /* NULL: the engine does it (replay.c) */
 
 /* ---- the current event's fields (fields.c) ---- */
+/* What the engine needs to know of each function's fields, found once. */
+enum { RP_ROLE_NONE, RP_ROLE_COUNT, RP_ROLE_DISPL, RP_ROLE_DTYPE, RP_ROLE_BYTES };
+typedef struct rp_fninfo {
+  uint8_t role[RP_MAXFIELDS];     /* for the payload size and bytes */
+  int8_t flag, index, indices;    /* outcome fields (-1: none) */
+  int8_t request, requests;       /* the request(s) a call uses */
+  int8_t status_src, statuses_src;
+  int8_t comm, source, tag;       /* probes */
+} rp_fninfo;
+extern rp_fninfo rp_info[TF_FN_COUNT];
+void rp_fninfo_init(void);
 /* Lay the event's values out by its function's field list: 0 or -1 (the
  * values do not fit; T->error says why). */
 int rp_fields(rp_thread *T);
@@ -194,6 +207,7 @@ void rp_reqs_back(rp_thread *T, int i, const MPI_Request *r);
 void rp_req_forget(rp_thread *T, int i);
 /* The live request of a recorded id (NULL if unknown); *persistent, *done. */
 rp_obj *rp_req_obj(rp_engine *E, int64_t id);
+void rp_req_drop(rp_engine *E, rp_obj *o); /* delete a request found by rp_req_obj (lock held) */
 void rp_lock(rp_engine *E);
 void rp_unlock(rp_engine *E);
 /* A fatal replay error: message on stderr naming the trace, rank and event, then MPI_Abort. */
@@ -212,7 +226,9 @@ const MPI_Status *rp_last_status(rp_thread *T);           /* of the last call th
  * the requests the recording did not report, so the call reports exactly
  * the recorded ones. */
 void rp_outcome_before(rp_thread *T, uint32_t fn, MPI_Request *reqs);
-void rp_outcome_after(rp_thread *T, uint32_t fn, int rc); /* reconcile with the recorded outcome */
+/* After the call (live: its request(s) as the call left them, NULL if it
+ * completes none): take them back, reconciled with the recorded outcome. */
+void rp_outcome_after(rp_thread *T, uint32_t fn, int rc, MPI_Request *live);
 
 /* ---- compute (delay.c, compute.c) ---- */
 /* Check the options against the trace: NULL, or why not. */
@@ -220,8 +236,9 @@ const char *rp_delay_check(const rp_options *o, const tf_trace_info *info);
 /* Seconds to compute before the current event. */
 double rp_delay(rp_thread *T);
 void rp_draws_free(rp_thread *T);
-/* Spend `seconds` as the application computed: busy-wait or sleep. */
-void rp_compute(double seconds, int sleep);
+/* Spend compute time as the application did, busy-waiting or sleeping
+ * until `seconds` after `from` (when the previous call returned). */
+void rp_compute(double from, double seconds, int sleep);
 double rp_now(void); /* seconds, monotonic */
 
 #endif

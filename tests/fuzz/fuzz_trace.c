@@ -134,6 +134,8 @@ static void read_rank(tf_trace *t, int32_t rank, const tf_trace_info *in) {
     rc = tf_rank_cursor_next(c, &ev);
     if (rc != 1) break;
     touch_event(&ev, in->funcs);
+    const tf_time_path *tp = tf_rank_cursor_times(c); /* what the replay draws delays from */
+    if (tp && tp->compute.nbins) sink += tp->compute.bins[tp->compute.nbins - 1].mean + tp->duration.n;
   }
   if (rc < 0) touch_str(tf_rank_cursor_error(c));
   tf_rank_cursor_close(c);
