@@ -11,8 +11,9 @@
  *             order threads first call MPI;
  *   callsite  64-bit call-site signature, identical on every rank of one
  *             binary (hash of module name and module-relative address);
- *   compute_ns   time from the end of the previous MPI call on this thread
- *             to the start of this one (monotonic clock);
+ *   compute_ns   time from the return of the previous MPI call on this
+ *             thread to the program to this call (monotonic clock; the
+ *             recorder's own work around calls is in neither delta);
  *   duration_ns  the call's own duration;
  *   vals      the parameter vector laid out by the function's field list:
  *             a scalar field takes one value, an array field takes its
