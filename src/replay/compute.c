@@ -1,8 +1,9 @@
 /* compute.c — the one place the replay spends compute time: a busy-wait on
  * the monotonic clock (the default: it keeps the core as the application
- * did) or a sleep, until `seconds` after `from` (the return of the previous
- * call): the engine's own work between two calls is part of the delay, not
- * added to it. A simulation build replaces this file's work with the
+ * did) or a sleep (for delays over 200 us, up to 100 us before the end:
+ * sleeps overshoot), until `seconds` after `from` (the return of the
+ * previous call): the engine's own work between two calls is part of the
+ * delay, not added to it. A simulation build replaces this file's work with the
  * simulator's. */
 #define _POSIX_C_SOURCE 200809L
 #include <time.h>
@@ -17,15 +18,15 @@ double rp_now(void) {
 
 void rp_compute(double from, double seconds, int sleep) {
   if (seconds <= 0) return;
-  seconds -= rp_now() - from;
-  if (seconds <= 0) return;
-  if (sleep) {
-    struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+  double end = from + seconds, left = end - rp_now();
+  /* a sleep overshoots by tens of microseconds: sleep until shortly before
+   * the end, spin the rest (short delays are spun) */
+  if (sleep && left > 200e-6) {
+    left -= 100e-6;
+    struct timespec ts = {(time_t)left, (long)((left - (double)(time_t)left) * 1e9)};
     while (nanosleep(&ts, &ts) != 0) {
     }
-    return;
   }
-  double end = rp_now() + seconds;
   while (rp_now() < end) {
   }
 }
