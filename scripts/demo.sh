@@ -2,7 +2,8 @@
 # demo.sh — set up, then trace a bundled MPI program (stencil2d, 4 ranks) and
 # print what was captured: calls and bytes by function and rank, the
 # folded loop structure with its times, the imbalance across ranks, a search
-# in time, and rank 1's first events unrolled from the trace.
+# in time, rank 1's first events unrolled from the trace, and a replay of
+# the trace (its MPI calls run again, with its compute delays).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh mpich
@@ -28,6 +29,9 @@ echo
 echo "== tracefold unroll --rank 1 (first 12 of its events, regenerated from the merged trace)"
 build/src/cli/tracefold unroll --rank 1 "$out/trace" >"$out/unrolled"
 head -12 "$out/unrolled"
+echo
+echo "== tracefold replay --compute mean (its MPI calls run again on 4 ranks, with the trace's compute delays)"
+TRACEFOLD_MPIRUN=mpirun.mpich build/src/cli/tracefold replay --compute mean "$out/trace"
 echo
 echo "== one file for all ranks: $(ls "$out/trace"), $(wc -c <"$out/trace/trace.tf") bytes"
 echo

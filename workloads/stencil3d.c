@@ -9,13 +9,14 @@
  * neighbours at the non-periodic edges are posted too; at P = 1 the periodic
  * neighbour is the rank itself) and completes them with one MPI_Waitall with a
  * statuses array, whose receive statuses are checked. One MPI_Allreduce at the
- * end, then MPI_Comm_free of the Cartesian communicator.
+ * end; then MPI_Cart_sub keeps the x-y plane, an MPI_Allreduce on it counts its
+ * ranks (checked: dims[0] x dims[1]), and both communicators are freed.
  *
  * Counts oracle (same on every rank, I = iterations):
  *   MPI_Init 1, MPI_Comm_rank 2, MPI_Comm_size 1, MPI_Dims_create 1,
  *   MPI_Cart_create 1, MPI_Cart_coords 1, MPI_Cart_shift 3, MPI_Irecv 6I,
- *   MPI_Isend 6I, MPI_Waitall I, MPI_Allreduce 1, MPI_Comm_free 1,
- *   MPI_Finalize 1.
+ *   MPI_Isend 6I, MPI_Waitall I, MPI_Allreduce 2, MPI_Cart_sub 1,
+ *   MPI_Comm_free 2, MPI_Finalize 1.
  * Options: -s N local block is N^3 (default 12), -i I steps (default 20).
  */
 #include "wl_common.h"
@@ -133,6 +134,17 @@ int main(int argc, char **argv) {
     printf("checksum: %.12e\n", gsum);
     fflush(stdout);
   }
+  /* The x-y plane of this rank (MPI_Cart_sub): it must hold dims[0] x dims[1] ranks. */
+  MPI_Comm plane;
+  const int keep[3] = {1, 1, 0};
+  int one = 1, inplane = 0;
+  WL(MPI_Cart_sub, cart, keep, &plane);
+  WL(MPI_Allreduce, &one, &inplane, 1, MPI_INT, MPI_SUM, plane);
+  if (inplane != dims[0] * dims[1]) {
+    fprintf(stderr, "stencil3d: rank %d: %d ranks in its x-y plane, expected %d\n", rank, inplane, dims[0] * dims[1]);
+    WL(MPI_Abort, MPI_COMM_WORLD, 1);
+  }
+  WL(MPI_Comm_free, &plane);
   WL(MPI_Comm_free, &cart);
   free(u);
   free(unew);

@@ -124,6 +124,7 @@ def expand(expr):
     expr = re.sub(r"\bSIZE\b", "tf_coll_size(&ci)", expr)
     expr = re.sub(r"\bINDEG\b", "tf_nbr.in", expr)
     expr = re.sub(r"\bOUTDEG\b", "tf_nbr.out", expr)
+    expr = re.sub(r"\bCARTDIM\b", "tf_cartdim(comm)", expr)
     return expr
 
 

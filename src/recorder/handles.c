@@ -188,6 +188,13 @@ tf_degrees tf_neighbor_degrees(MPI_Comm comm) {
   return d;
 }
 
+int tf_cartdim(MPI_Comm comm) {
+  int topo = MPI_UNDEFINED, ndims = 0;
+  if (comm == MPI_COMM_NULL || PMPI_Topo_test(comm, &topo) != MPI_SUCCESS || topo != MPI_CART) return 0;
+  PMPI_Cartdim_get(comm, &ndims);
+  return ndims;
+}
+
 int64_t tf_sum_ints(const int *v, int n) {
   int64_t s = 0;
   for (int i = 0; i < n; i++) s += v[i];

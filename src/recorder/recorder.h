@@ -82,6 +82,7 @@ typedef struct tf_degrees {
 } tf_degrees;
 tf_degrees tf_neighbor_degrees(MPI_Comm comm);
 int64_t tf_sum_ints(const int *v, int n);
+int tf_cartdim(MPI_Comm comm); /* dimensions of comm's Cartesian topology (0: none) */
 /* payload bytes of count elements of a datatype of `size` bytes; UNDEFINED
  * when the datatype's size is (MPI_Type_size gave MPI_UNDEFINED) */
 static inline int64_t tf_bytes(int64_t count, int64_t size) { return size < 0 ? TF_UNDEFINED : count * size; }
