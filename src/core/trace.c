@@ -22,8 +22,8 @@
 struct tf_trace {
   tf_trace_info info;
   tf_mtrace mt;              /* merged structure; for flat input only the tables and rank counts */
-  tf_file_reader **flat;     /* flat input: one reader per present rank, in rank order */
-  char **flat_paths;         /* ... and its file (each cursor reads it with a reader of its own) */
+  char **flat_paths;         /* flat input: the file of each present rank, in rank order (each
+                                cursor reads it with a reader of its own) */
   int nflat;
 };
 
@@ -99,8 +99,7 @@ tf_status tf_trace_open_mem(const void *data, size_t len, const char *name, tf_t
 /* Per-rank files, sorted by rank: merged (compressed) or kept (flat). */
 static tf_status open_rank_files(char **paths, int n, tf_trace **out, char *err, size_t errlen) {
   tf_trace *t = calloc(1, sizeof *t);
-  if (!t || !(t->flat = calloc((size_t)n, sizeof *t->flat)) || !(t->flat_paths = calloc((size_t)n, sizeof *t->flat_paths))) {
-    if (t) free(t->flat);
+  if (!t || !(t->flat_paths = calloc((size_t)n, sizeof *t->flat_paths))) {
     free(t);
     return tf_failf(err, errlen, TF_ERR_NOMEM, "out of memory");
   }
@@ -125,16 +124,12 @@ static tf_status open_rank_files(char **paths, int n, tf_trace **out, char *err,
       st = tf_failf(err, errlen, TF_ERR_NOMEM, "%s: out of memory", paths[i]);
       break;
     }
-    if (source == TF_SOURCE_FLAT) {
-      if (!(t->flat_paths[t->nflat] = strdup(paths[i]))) {
-        tf_file_close(r);
-        tf_mtrace_free(&one);
-        st = tf_failf(err, errlen, TF_ERR_NOMEM, "out of memory");
-        break;
-      }
-      t->flat[t->nflat++] = r;
-    } else
-      tf_file_close(r);
+    tf_file_close(r);
+    if (source == TF_SOURCE_FLAT && !(t->flat_paths[t->nflat++] = strdup(paths[i]))) {
+      tf_mtrace_free(&one);
+      st = tf_failf(err, errlen, TF_ERR_NOMEM, "out of memory");
+      break;
+    }
     if (i == 0) {
       t->mt = one;
       continue;
@@ -208,11 +203,7 @@ int tf_trace_rank(const tf_trace *t, int32_t rank, uint64_t *nevents, uint64_t *
 
 void tf_trace_close(tf_trace *t) {
   if (!t) return;
-  for (int i = 0; i < t->nflat; i++) {
-    tf_file_close(t->flat[i]);
-    free(t->flat_paths[i]);
-  }
-  free(t->flat);
+  for (int i = 0; i < t->nflat; i++) free(t->flat_paths[i]);
   free(t->flat_paths);
   tf_mtrace_free(&t->mt);
   free(t);

@@ -40,13 +40,7 @@ static uint64_t splitmix(uint64_t x) {
 static struct rp_draw *draw_state(rp_thread *T, const void *key) {
   for (uint32_t i = 0; i < T->ndraws; i++) /* few (event, path) pairs per rank */
     if (T->draws[i].key == key) return &T->draws[i];
-  if (T->ndraws == T->draws_cap) {
-    uint32_t cap = T->draws_cap ? 2 * T->draws_cap : 32;
-    struct rp_draw *nd = realloc(T->draws, cap * sizeof *nd);
-    if (!nd) rp_die(T, "out of memory (histogram draws)");
-    T->draws = nd;
-    T->draws_cap = cap;
-  }
+  T->draws = rp_grow(T, T->draws, T->ndraws, &T->draws_cap, sizeof *T->draws);
   /* the start depends on the seed, the rank, the thread and the order in
    * which paths are first met: the same on every replay of one trace */
   uint64_t h = splitmix(T->E->opt.seed ^ splitmix(((uint64_t)T->E->rank << 20) ^ ((uint64_t)T->thread << 52) ^ T->ndraws));

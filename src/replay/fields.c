@@ -34,6 +34,9 @@ void rp_fninfo_init(void) {
     x->comm = (int8_t)rp_field_index(fn, "comm");
     x->source = (int8_t)rp_field_index(fn, "source");
     x->tag = (int8_t)rp_field_index(fn, "tag");
+    size_t len = strlen(d->name);
+    x->persistent = len > 5 && strcmp(d->name + len - 5, "_init") == 0;
+    x->frees = len > 5 && strcmp(d->name + len - 5, "_free") == 0;
   }
 }
 
@@ -141,6 +144,15 @@ void *rp_alloc(rp_thread *T, size_t bytes) {
   c->used += bytes;
   memset(p, 0, bytes);
   return p;
+}
+
+void *rp_grow(rp_thread *T, void *arr, uint32_t n, uint32_t *cap, size_t elem) {
+  if (n < *cap) return arr;
+  uint32_t ncap = *cap ? 2 * *cap : 16;
+  void *na = realloc(arr, (size_t)ncap * elem);
+  if (!na) rp_die(T, "out of memory (%zu bytes)", (size_t)ncap * elem);
+  *cap = ncap;
+  return na;
 }
 
 void rp_arena_reset(rp_thread *T) {

@@ -59,8 +59,6 @@ class Call:
         # the context communicator first: peers are relative to it
         if ctx:
             self.decl.append("MPI_Comm %s = rp_comm(T, %d);" % (ctx, self.fi(ctx)))
-        if f.name in ("MPI_Mrecv", "MPI_Imrecv"):
-            self.decl.append("MPI_Comm rp_ctx = MPI_COMM_NULL;")
         for p in f.params:
             self.args.append(self.param(p))
 
@@ -128,11 +126,11 @@ class Call:
         if b == "MPI_Message*":
             i = self.fi(n)
             if f.name in ("MPI_Mrecv", "MPI_Imrecv"):
-                self.decl.append("MPI_Message h_%s = rp_msg(T, %d, &rp_ctx);" % (n, i))
+                self.decl.append("MPI_Message h_%s = rp_msg(T, %d);" % (n, i))
                 self.post.append("if (rc == MPI_SUCCESS) rp_msg_forget(T, %d);" % i)
             else:
                 self.decl.append("MPI_Message h_%s = MPI_MESSAGE_NULL;" % n)
-                self.post.append("if (rc == MPI_SUCCESS) rp_msg_new(T, %d, h_%s, %s);" % (i, n, self.ctx_comm()))
+                self.post.append("if (rc == MPI_SUCCESS) rp_msg_new(T, %d, h_%s);" % (i, n))
             return "&h_%s" % n
         if b == "MPI_Request*" and not p.is_array:
             i = self.fi(n)
@@ -142,9 +140,8 @@ class Call:
                     self.post.append("if (rc == MPI_SUCCESS) rp_req_%s(T, %d%s);" % (
                         ("forget", i, "") if "free" in a else ("back", i, ", h_" + n)))
             else:
-                comm = "rp_ctx" if f.name == "MPI_Imrecv" else self.ctx_comm()
                 self.decl.append("MPI_Request h_%s = MPI_REQUEST_NULL;" % n)
-                self.post.append("if (rc == MPI_SUCCESS) rp_req_new(T, %d, h_%s, %s);" % (i, n, comm))
+                self.post.append("if (rc == MPI_SUCCESS) rp_req_new(T, %d, h_%s);" % (i, n))
             return "&h_%s" % n
         if b == "MPI_Request" and not p.is_array:
             return "rp_req(T, %d)" % self.fi(n)

@@ -121,10 +121,37 @@ static rp_obj *find_or_wait(rp_thread *T, rp_map *m, int64_t id) {
 
 static int64_t id_at(const rp_thread *T, int i) { return T->fl[i] ? T->f[i][0] : TF_NONE; }
 
+/* A copy of the object registered under id (taken under the lock); if
+ * there is none, stop with `missing` (a format taking the id). */
+static rp_obj lookup(rp_thread *T, rp_map *m, int64_t id, const char *missing) {
+  rp_lock(T->E);
+  rp_obj *o = find_or_wait(T, m, id), copy = o ? *o : (rp_obj){0};
+  rp_unlock(T->E);
+  if (!o) rp_die(T, missing, (long long)id);
+  return copy;
+}
+
+/* Drop the object of field i's id. */
+static void forget(rp_thread *T, rp_map *m, int i) {
+  rp_lock(T->E);
+  map_del(m, id_at(T, i));
+  rp_unlock(T->E);
+}
+
 static rp_obj *put_or_die(rp_thread *T, rp_map *m, int64_t id) {
   rp_obj *o = map_put(m, id);
   if (!o) rp_die(T, "out of memory (object map)");
   return o;
+}
+
+/* The bytes a buffer needs per element of d: the larger of its extent and
+ * true extent, plus a positive true lower bound. */
+static MPI_Aint span_of(MPI_Datatype d) {
+  MPI_Aint lb, ext = 1, tlb = 0, text = 1;
+  if (d == MPI_DATATYPE_NULL) return 1;
+  PMPI_Type_get_extent(d, &lb, &ext);
+  PMPI_Type_get_true_extent(d, &tlb, &text);
+  return (ext > text ? ext : text) + (tlb > 0 ? tlb : 0);
 }
 
 /* ------------------------------------------------------------ set-up */
@@ -134,6 +161,7 @@ int rp_handles_init(rp_engine *E) {
 #define X(d) E->predef_dtypes[E->npredef_dtypes++] = d;
   TF_PREDEFINED_DTYPES(X)
 #undef X
+  for (uint32_t k = 0; k < E->npredef_dtypes; k++) E->predef_extents[k] = span_of(E->predef_dtypes[k]);
 #define X(o) E->predef_ops[E->npredef_ops++] = o;
   TF_PREDEFINED_OPS(X)
 #undef X
@@ -163,18 +191,11 @@ int rp_comm_rank(MPI_Comm c) {
   return r;
 }
 
-static MPI_Comm comm_of(rp_thread *T, int64_t id, int *rank) {
+MPI_Comm rp_comm(rp_thread *T, int i) {
+  int64_t id = id_at(T, i);
   if (id == TF_NONE || id == TF_NULL_HANDLE) return MPI_COMM_NULL;
-  rp_lock(T->E);
-  rp_obj *o = find_or_wait(T, &T->E->comms, id);
-  MPI_Comm c = o ? o->h.comm : MPI_COMM_NULL;
-  if (rank) *rank = o ? o->rank : 0;
-  rp_unlock(T->E);
-  if (!o) rp_die(T, "communicator %lld is used before the trace creates it", (long long)id);
-  return c;
+  return lookup(T, &T->E->comms, id, "communicator %lld is used before the trace creates it").h.comm;
 }
-
-MPI_Comm rp_comm(rp_thread *T, int i) { return comm_of(T, id_at(T, i), NULL); }
 
 void rp_comm_new(rp_thread *T, int i, MPI_Comm c) {
   int64_t id = id_at(T, i);
@@ -187,15 +208,7 @@ void rp_comm_new(rp_thread *T, int i, MPI_Comm c) {
   rp_unlock(T->E);
 }
 
-void rp_comm_back(rp_thread *T, int i, MPI_Comm c) {
-  if (c == MPI_COMM_NULL) rp_comm_forget(T, i);
-}
-
-void rp_comm_forget(rp_thread *T, int i) {
-  rp_lock(T->E);
-  map_del(&T->E->comms, id_at(T, i));
-  rp_unlock(T->E);
-}
+void rp_comm_forget(rp_thread *T, int i) { forget(T, &T->E->comms, i); }
 
 /* ------------------------------------------------------------ datatypes */
 
@@ -203,24 +216,12 @@ static MPI_Datatype dtype_of(rp_thread *T, int64_t id, MPI_Aint *extent) {
   rp_engine *E = T->E;
   if (id == TF_NONE || id == TF_NULL_HANDLE) return MPI_DATATYPE_NULL;
   if (id >= 1 && id <= (int64_t)E->npredef_dtypes) {
-    MPI_Datatype d = E->predef_dtypes[id - 1];
-    if (extent) {
-      MPI_Aint lb, ext = 1, tlb, text = 1;
-      if (d != MPI_DATATYPE_NULL) {
-        PMPI_Type_get_extent(d, &lb, &ext);
-        PMPI_Type_get_true_extent(d, &tlb, &text);
-      }
-      *extent = ext > text ? ext : text;
-    }
-    return d;
+    if (extent) *extent = E->predef_extents[id - 1];
+    return E->predef_dtypes[id - 1];
   }
-  rp_lock(E);
-  rp_obj *o = find_or_wait(T, &E->dtypes, id);
-  MPI_Datatype d = o ? o->h.dtype : MPI_DATATYPE_NULL;
-  if (extent) *extent = o ? o->extent : 1;
-  rp_unlock(E);
-  if (!o) rp_die(T, "datatype %lld is used before the trace creates it", (long long)id);
-  return d;
+  rp_obj o = lookup(T, &E->dtypes, id, "datatype %lld is used before the trace creates it");
+  if (extent) *extent = o.extent;
+  return o.h.dtype;
 }
 
 MPI_Datatype rp_dtype(rp_thread *T, int i) { return dtype_of(T, id_at(T, i), NULL); }
@@ -239,23 +240,17 @@ MPI_Aint rp_dtype_extent(rp_thread *T, int64_t id) {
 
 static void dtype_set(rp_thread *T, int64_t id, MPI_Datatype d) {
   if (id <= TF_SPECIAL_MAX || id < TF_DTYPE_DERIVED_BASE || d == MPI_DATATYPE_NULL) return;
-  MPI_Aint lb, ext = 1, tlb, text = 1;
-  PMPI_Type_get_extent(d, &lb, &ext);
-  PMPI_Type_get_true_extent(d, &tlb, &text);
+  MPI_Aint span = span_of(d);
   rp_lock(T->E);
   rp_obj *o = put_or_die(T, &T->E->dtypes, id);
   o->h.dtype = d;
-  o->extent = (ext > text ? ext : text) + (tlb > 0 ? tlb : 0);
+  o->extent = span;
   rp_unlock(T->E);
 }
 
 void rp_dtype_new(rp_thread *T, int i, MPI_Datatype d) { dtype_set(T, id_at(T, i), d); }
 void rp_dtype_back(rp_thread *T, int i, MPI_Datatype d) { dtype_set(T, id_at(T, i), d); }
-void rp_dtype_forget(rp_thread *T, int i) {
-  rp_lock(T->E);
-  map_del(&T->E->dtypes, id_at(T, i));
-  rp_unlock(T->E);
-}
+void rp_dtype_forget(rp_thread *T, int i) { forget(T, &T->E->dtypes, i); }
 
 /* ------------------------------------------------------------ graph weights */
 
@@ -275,12 +270,7 @@ MPI_Op rp_op(rp_thread *T, int i) {
   rp_engine *E = T->E;
   if (id == TF_NONE || id == TF_NULL_HANDLE) return MPI_OP_NULL;
   if (id >= 1 && id <= (int64_t)E->npredef_ops) return E->predef_ops[id - 1];
-  rp_lock(E);
-  rp_obj *o = find_or_wait(T, &E->ops, id);
-  MPI_Op op = o ? o->h.op : MPI_OP_NULL;
-  rp_unlock(E);
-  if (!o) rp_die(T, "op %lld is used before the trace creates it", (long long)id);
-  return op;
+  return lookup(T, &E->ops, id, "op %lld is used before the trace creates it").h.op;
 }
 
 void rp_op_new(rp_thread *T, int i, MPI_Op op) {
@@ -290,12 +280,7 @@ void rp_op_new(rp_thread *T, int i, MPI_Op op) {
   put_or_die(T, &T->E->ops, id)->h.op = op;
   rp_unlock(T->E);
 }
-void rp_op_back(rp_thread *T, int i, MPI_Op op) { rp_op_new(T, i, op); }
-void rp_op_forget(rp_thread *T, int i) {
-  rp_lock(T->E);
-  map_del(&T->E->ops, id_at(T, i));
-  rp_unlock(T->E);
-}
+void rp_op_forget(rp_thread *T, int i) { forget(T, &T->E->ops, i); }
 
 /* ------------------------------------------------------------ groups */
 
@@ -303,12 +288,7 @@ MPI_Group rp_group(rp_thread *T, int i) {
   int64_t id = id_at(T, i);
   if (id == TF_NONE || id == TF_NULL_HANDLE) return MPI_GROUP_NULL;
   if (id == GROUP_EMPTY_ID) return MPI_GROUP_EMPTY;
-  rp_lock(T->E);
-  rp_obj *o = find_or_wait(T, &T->E->groups, id);
-  MPI_Group g = o ? o->h.group : MPI_GROUP_NULL;
-  rp_unlock(T->E);
-  if (!o) rp_die(T, "group %lld is used before the trace creates it", (long long)id);
-  return g;
+  return lookup(T, &T->E->groups, id, "group %lld is used before the trace creates it").h.group;
 }
 
 void rp_group_new(rp_thread *T, int i, MPI_Group g) {
@@ -318,43 +298,26 @@ void rp_group_new(rp_thread *T, int i, MPI_Group g) {
   put_or_die(T, &T->E->groups, id)->h.group = g;
   rp_unlock(T->E);
 }
-void rp_group_back(rp_thread *T, int i, MPI_Group g) { rp_group_new(T, i, g); }
-void rp_group_forget(rp_thread *T, int i) {
-  rp_lock(T->E);
-  map_del(&T->E->groups, id_at(T, i));
-  rp_unlock(T->E);
-}
+void rp_group_forget(rp_thread *T, int i) { forget(T, &T->E->groups, i); }
 
 /* ------------------------------------------------------------ matched messages */
 
-MPI_Message rp_msg(rp_thread *T, int i, MPI_Comm *comm) {
+MPI_Message rp_msg(rp_thread *T, int i) {
   int64_t id = id_at(T, i);
   if (id == TF_PROC_NULL) return MPI_MESSAGE_NO_PROC;
   if (id == TF_NONE || id == TF_NULL_HANDLE) return MPI_MESSAGE_NULL;
-  rp_lock(T->E);
-  rp_obj *o = find_or_wait(T, &T->E->msgs, id);
-  MPI_Message m = o ? o->h.msg : MPI_MESSAGE_NULL;
-  if (o) *comm = o->msg_comm;
-  rp_unlock(T->E);
-  if (!o) rp_die(T, "message %lld is received before the trace probes it", (long long)id);
-  return m;
+  return lookup(T, &T->E->msgs, id, "message %lld is received before the trace probes it").h.msg;
 }
 
-void rp_msg_new(rp_thread *T, int i, MPI_Message m, MPI_Comm comm) {
+void rp_msg_new(rp_thread *T, int i, MPI_Message m) {
   int64_t id = id_at(T, i);
   if (id <= TF_SPECIAL_MAX || m == MPI_MESSAGE_NULL) return;
   rp_lock(T->E);
-  rp_obj *o = put_or_die(T, &T->E->msgs, id);
-  o->h.msg = m;
-  o->msg_comm = comm;
+  put_or_die(T, &T->E->msgs, id)->h.msg = m;
   rp_unlock(T->E);
 }
 
-void rp_msg_forget(rp_thread *T, int i) {
-  rp_lock(T->E);
-  map_del(&T->E->msgs, id_at(T, i));
-  rp_unlock(T->E);
-}
+void rp_msg_forget(rp_thread *T, int i) { forget(T, &T->E->msgs, i); }
 
 /* ------------------------------------------------------------ requests */
 
@@ -366,12 +329,8 @@ void rp_req_drop(rp_engine *E, rp_obj *o) {
 
 static MPI_Request req_of(rp_thread *T, int64_t id) {
   if (id <= TF_SPECIAL_MAX) return MPI_REQUEST_NULL;
-  rp_lock(T->E);
-  rp_obj *o = find_or_wait(T, &T->E->reqs, id);
-  MPI_Request r = o ? o->h.req : MPI_REQUEST_NULL;
-  rp_unlock(T->E);
-  if (!o) rp_die(T, "request %lld is used before the trace creates it", (long long)id);
-  return r; /* MPI_REQUEST_NULL if it completed earlier than recorded (o->done) */
+  /* MPI_REQUEST_NULL if it completed earlier than recorded (done) */
+  return lookup(T, &T->E->reqs, id, "request %lld is used before the trace creates it").h.req;
 }
 
 MPI_Request rp_req(rp_thread *T, int i) { return req_of(T, id_at(T, i)); }
@@ -382,16 +341,13 @@ MPI_Request *rp_reqs(rp_thread *T, int i) {
   return a;
 }
 
-void rp_req_new(rp_thread *T, int i, MPI_Request r, MPI_Comm comm) {
-  (void)comm;
+void rp_req_new(rp_thread *T, int i, MPI_Request r) {
   int64_t id = id_at(T, i);
   if (id <= TF_SPECIAL_MAX || r == MPI_REQUEST_NULL) return;
-  const char *name = tf_schema[T->fn].name;
-  size_t len = strlen(name);
   rp_lock(T->E);
   rp_obj *o = put_or_die(T, &T->E->reqs, id);
   o->h.req = r;
-  o->persistent = len > 5 && strcmp(name + len - 5, "_init") == 0;
+  o->persistent = rp_info[T->fn].persistent;
   o->done = 0;
   rp_unlock(T->E);
 }
@@ -411,8 +367,4 @@ void rp_reqs_back(rp_thread *T, int i, const MPI_Request *r) {
     if (!T->hidden || !T->hidden[k]) req_set(T, T->f[i][k], r[k]);
 }
 
-void rp_req_forget(rp_thread *T, int i) {
-  rp_lock(T->E);
-  map_del(&T->E->reqs, id_at(T, i));
-  rp_unlock(T->E);
-}
+void rp_req_forget(rp_thread *T, int i) { forget(T, &T->E->reqs, i); }

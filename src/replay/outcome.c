@@ -52,13 +52,7 @@ static int64_t seen_take(rp_thread *T, int64_t req) {
 }
 
 static void seen_add(rp_thread *T, int64_t req, int64_t src) {
-  if (T->nseen == T->seen_cap) {
-    uint32_t cap = T->seen_cap ? 2 * T->seen_cap : 16;
-    struct rp_seen *ns = realloc(T->seen, cap * sizeof *ns);
-    if (!ns) rp_die(T, "out of memory (look-ahead)");
-    T->seen = ns;
-    T->seen_cap = cap;
-  }
+  T->seen = rp_grow(T, T->seen, T->nseen, &T->seen_cap, sizeof *T->seen);
   T->seen[T->nseen++] = (struct rp_seen){req, src};
 }
 

@@ -194,12 +194,6 @@ static void wait_others_past(rp_engine *E, rp_thread *T, uint64_t index) {
   pthread_mutex_unlock(&E->seq_lock);
 }
 
-static int frees_object(uint32_t fn) {
-  const char *n = tf_schema[fn].name;
-  size_t len = strlen(n);
-  return len > 5 && strcmp(n + len - 5, "_free") == 0;
-}
-
 /* ------------------------------------------------------------ the engine's own calls */
 
 static int engine_call(rp_thread *T) {
@@ -275,7 +269,7 @@ static void *run_thread(void *arg) {
     T->hidden = NULL;
     T->need = rp_payload_need(T);
     T->bytes[T->fn] += rp_event_bytes(T);
-    if (E->threaded && frees_object(T->fn)) wait_others_past(E, T, T->index);
+    if (E->threaded && rp_info[T->fn].frees) wait_others_past(E, T, T->index);
     rp_call_fn call = rp_calls[T->fn];
     T->status.MPI_SOURCE = MPI_ANY_SOURCE;
     if (call) {

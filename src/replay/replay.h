@@ -61,8 +61,8 @@ typedef struct rp_obj {
     MPI_Request req;
     MPI_Message msg;
   } h;
-  MPI_Comm msg_comm;    /* messages: where they were probed */
-  MPI_Aint extent;      /* datatypes: the larger of extent and true extent */
+  MPI_Aint extent;      /* datatypes: bytes a buffer needs per element (larger of extent and
+                           true extent, plus a positive true lower bound) */
 } rp_obj;
 
 typedef struct rp_map {
@@ -83,6 +83,7 @@ typedef struct rp_engine {
   int threaded;
   rp_map comms, dtypes, ops, groups, reqs, msgs;
   MPI_Datatype predef_dtypes[128];
+  MPI_Aint predef_extents[128];  /* their spans (bytes a buffer needs per element) */
   uint32_t npredef_dtypes;
   MPI_Op predef_ops[32];
   uint32_t npredef_ops;
@@ -143,6 +144,8 @@ typedef struct rp_fninfo {
   int8_t request, requests;       /* the request(s) a call uses */
   int8_t status_src, statuses_src;
   int8_t comm, source, tag;       /* probes */
+  uint8_t persistent;             /* creates a persistent request (MPI_*_init) */
+  uint8_t frees;                  /* frees an object (MPI_*_free) */
 } rp_fninfo;
 extern rp_fninfo rp_info[TF_FN_COUNT];
 void rp_fninfo_init(void);
@@ -162,6 +165,9 @@ MPI_Aint *rp_aints(rp_thread *T, int i);
 int *rp_scratch_ints(rp_thread *T, int n);      /* n zeroed ints */
 void *rp_alloc(rp_thread *T, size_t bytes);     /* per-call scratch (zeroed); aborts when memory is out */
 void rp_arena_reset(rp_thread *T);
+/* arr (n elements of elem bytes, room for *cap) with room for one more:
+ * doubled when full; stops the replay when memory is out. */
+void *rp_grow(rp_thread *T, void *arr, uint32_t n, uint32_t *cap, size_t elem);
 void rp_arena_free(rp_thread *T);
 void *rp_sbuf(rp_thread *T);                    /* send / receive payload buffers of T->need bytes */
 void *rp_rbuf(rp_thread *T);
@@ -178,7 +184,6 @@ void rp_handles_free(rp_engine *E);
 MPI_Comm rp_comm(rp_thread *T, int i);
 int rp_comm_rank(MPI_Comm c); /* the caller's rank in c (PMPI) */
 void rp_comm_new(rp_thread *T, int i, MPI_Comm c);
-void rp_comm_back(rp_thread *T, int i, MPI_Comm c);
 void rp_comm_forget(rp_thread *T, int i);
 MPI_Datatype rp_dtype(rp_thread *T, int i);
 MPI_Datatype *rp_dtypes(rp_thread *T, int i);
@@ -188,20 +193,18 @@ void rp_dtype_back(rp_thread *T, int i, MPI_Datatype d);
 void rp_dtype_forget(rp_thread *T, int i);
 MPI_Op rp_op(rp_thread *T, int i);
 void rp_op_new(rp_thread *T, int i, MPI_Op o);
-void rp_op_back(rp_thread *T, int i, MPI_Op o);
 void rp_op_forget(rp_thread *T, int i);
 int *rp_unweighted(void); /* MPI_UNWEIGHTED (skipped graph weights) */
 void rp_user_function(void *in, void *inout, int *len, MPI_Datatype *dt);
 MPI_Group rp_group(rp_thread *T, int i);
 void rp_group_new(rp_thread *T, int i, MPI_Group g);
-void rp_group_back(rp_thread *T, int i, MPI_Group g);
 void rp_group_forget(rp_thread *T, int i);
-MPI_Message rp_msg(rp_thread *T, int i, MPI_Comm *comm);
-void rp_msg_new(rp_thread *T, int i, MPI_Message m, MPI_Comm comm);
+MPI_Message rp_msg(rp_thread *T, int i);
+void rp_msg_new(rp_thread *T, int i, MPI_Message m);
 void rp_msg_forget(rp_thread *T, int i);
 MPI_Request rp_req(rp_thread *T, int i);
 MPI_Request *rp_reqs(rp_thread *T, int i);
-void rp_req_new(rp_thread *T, int i, MPI_Request r, MPI_Comm comm);
+void rp_req_new(rp_thread *T, int i, MPI_Request r);
 void rp_req_back(rp_thread *T, int i, MPI_Request r);  /* after the call: its state (NULL: gone) */
 void rp_reqs_back(rp_thread *T, int i, const MPI_Request *r);
 void rp_req_forget(rp_thread *T, int i);
