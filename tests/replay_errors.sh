@@ -2,7 +2,9 @@
 # replay_errors.sh — tracefold-replay refuses what it cannot replay with a
 # clear message and a non-zero exit, never a crash or a hang:
 #   a P-rank trace launched with Q != P ranks; a function the engine does
-#   not know (a trace whose function table names one, checksum intact);
+#   not know (a trace whose function table names one, checksum intact), or
+#   one it calls that is recorded with other fields (while such a function
+#   the trace never calls is no obstacle);
 #   corrupted, truncated and missing files; bad options; --compute mean on a
 #   trace recorded without times; a partial trace (MPI_Abort).
 # And `tracefold replay` launches it with the trace's rank count.
@@ -45,8 +47,11 @@ expect() {
 
 expect ranks 2 "recorded with 4 ranks; launched with 2" "$work/ring/trace.tf"
 
-# a function the engine does not know: rename MPI_Barrier in the function table, fix the CRCs
-python3 - "$work/ring/trace.tf" "$work/unknown.tf" <<'EOF'
+# edit_funcs IN OUT FUNCTION OLD NEW: a copy of trace IN whose function table
+# has OLD replaced by NEW in FUNCTION's entry (its name or a field name), the
+# FUNCS section stored raw and the CRCs fixed
+edit_funcs() {
+  python3 - "$@" <<'EOF'
 import subprocess, sys, zlib
 data = bytes(open(sys.argv[1], "rb").read())
 def uvar(p):
@@ -69,8 +74,11 @@ while data[p] != 0:
     if sid == 2:  # FUNCS: rename MPI_Barrier, store it uncompressed (codec 0) with its CRC
         if codec == 1:
             body = subprocess.run(["zstd", "-d", "-c"], input=body, capture_output=True, check=True).stdout
-        assert b"MPI_Barrier" in body
-        body = body.replace(b"MPI_Barrier", b"MPI_Barrieq", 1)
+        fn, old, new = (a.encode() for a in sys.argv[3:6])
+        at = body.find(fn)  # functions are in table order: the first match is the function itself
+        i = body.find(old, at)
+        assert at >= 0 and i >= 0 and len(old) == len(new)
+        body = body[:i] + new + body[i + len(old):]
         out += bytes([sid, 0]) + put_uvar(len(body)) + put_uvar(len(body)) + body
         out += zlib.crc32(body).to_bytes(4, "little")
     else:
@@ -80,8 +88,22 @@ out += b"\0"
 out += zlib.crc32(bytes(out)).to_bytes(4, "little")
 open(sys.argv[2], "wb").write(bytes(out))
 EOF
+}
+# a function the engine does not know: MPI_Barrier renamed
+edit_funcs "$work/ring/trace.tf" "$work/unknown.tf" MPI_Barrier MPI_Barrier MPI_Barrieq
 "$cli" stats "$work/unknown.tf" 2>&1 | grep -q "MPI_Barrieq" || bad "the renamed trace does not open with MPI_Barrieq in use (the CRC fix is wrong?)"
 expect unknown 4 "MPI_Barrieq, which this replay engine does not know" "$work/unknown.tf"
+# a function recorded with other fields (a trace of another version): refused where it is used ...
+edit_funcs "$work/ring/trace.tf" "$work/other.tf" MPI_Sendrecv sendtag sendtaq
+expect other_fields 4 "MPI_Sendrecv is recorded with other parameters" "$work/other.tf"
+# ... and no obstacle where it is not (ring never calls MPI_Cart_sub)
+edit_funcs "$work/ring/trace.tf" "$work/unused.tf" MPI_Cart_sub newcomm newcomx
+# shellcheck disable=SC2086
+if $mpirun -np 4 "$replay" --quiet --compute none "$work/unused.tf" >"$work/unused.out" 2>&1; then
+  say "other_fields of an unused function: replays"
+else
+  bad "a trace whose unused MPI_Cart_sub has other fields does not replay: $(head -3 "$work/unused.out")"
+fi
 
 size=$(stat -c %s "$work/ring/trace.tf")
 cp "$work/ring/trace.tf" "$work/flipped.tf"

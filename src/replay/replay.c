@@ -90,14 +90,15 @@ static int parse_options(int argc, char **argv, rp_options *o, char *err, size_t
 
 /* ------------------------------------------------------------ checks */
 
-/* Map the trace's functions to the engine's (by name, with identical
- * fields). 0, or -1 with the first function it cannot replay in err. */
+/* Map the trace's functions to the engine's: by name, with identical
+ * fields (RP_FN_UNKNOWN, RP_FN_OTHER otherwise; refused only where used).
+ * 0, or -1 out of memory. */
 static int map_functions(rp_engine *E, char *err, size_t errlen) {
   const tf_trace_info *in = E->info;
   E->fnmap = malloc((in->nfuncs + 1) * sizeof *E->fnmap);
   if (!E->fnmap) return snprintf(err, errlen, "out of memory"), -1;
   for (uint32_t j = 0; j < in->nfuncs; j++) {
-    E->fnmap[j] = TF_FN_COUNT;
+    E->fnmap[j] = RP_FN_UNKNOWN;
     const tf_func_desc *d = &in->funcs[j];
     for (uint32_t k = 0; k < TF_FN_COUNT; k++) {
       const tf_func_desc *s = &tf_schema[k];
@@ -106,13 +107,20 @@ static int map_functions(rp_engine *E, char *err, size_t errlen) {
       for (uint32_t f = 0; same && f < s->nfields; f++)
         same = strcmp(s->fields[f].name, d->fields[f].name) == 0 && s->fields[f].kind == d->fields[f].kind &&
                s->fields[f].is_array == d->fields[f].is_array;
-      if (!same)
-        return snprintf(err, errlen, "%s: %s is recorded with other parameters than this replay engine knows "
-                        "(a trace of another tracefold version?)", E->opt.trace, d->name), -1;
-      E->fnmap[j] = k;
+      E->fnmap[j] = same ? k : RP_FN_OTHER;
     }
   }
   return 0;
+}
+
+/* Why the engine cannot replay the trace's function j (fnmap >= TF_FN_COUNT). */
+static void cannot_replay(const rp_engine *E, uint32_t j, char *buf, size_t len) {
+  if (j < E->info->nfuncs && E->fnmap[j] == RP_FN_OTHER)
+    snprintf(buf, len, "%s is recorded with other parameters than this replay engine knows (a trace of another "
+             "tracefold version?)", E->info->funcs[j].name);
+  else
+    snprintf(buf, len, "the trace calls %s, which this replay engine does not know",
+             j < E->info->nfuncs ? E->info->funcs[j].name : "an unnamed function");
 }
 
 /* Functions used by the events (of the merged structure), and the threads of `rank`. */
@@ -125,9 +133,11 @@ static int check_nodes(rp_engine *E, const tf_node *const *nodes, uint32_t n, ui
       if (check_nodes(E, ni.body, ni.nbody, threads, err, errlen)) return -1;
       continue;
     }
-    if (ni.fn >= E->info->nfuncs || E->fnmap[ni.fn] == TF_FN_COUNT)
-      return snprintf(err, errlen, "%s: the trace calls %s, which this replay engine does not know",
-                      E->opt.trace, ni.fn < E->info->nfuncs ? E->info->funcs[ni.fn].name : "an unnamed function"), -1;
+    if (ni.fn >= E->info->nfuncs || E->fnmap[ni.fn] >= TF_FN_COUNT) {
+      char why[300];
+      cannot_replay(E, ni.fn, why, sizeof why);
+      return snprintf(err, errlen, "%s: %s", E->opt.trace, why), -1;
+    }
     if (tf_node_has_rank(nodes[i], E->rank) && ni.thread + 1 > *threads) *threads = ni.thread + 1;
   }
   return 0;
@@ -250,10 +260,12 @@ static void *run_thread(void *arg) {
     if (rc == 0) break;
     T->index = next++;
     if (T->ev.thread != T->thread) continue;
-    T->fn = T->ev.fn < E->info->nfuncs ? E->fnmap[T->ev.fn] : TF_FN_COUNT;
-    if (T->fn == TF_FN_COUNT)
-      rp_die(T, "the trace calls %s, which this replay engine does not know",
-             T->ev.fn < E->info->nfuncs ? E->info->funcs[T->ev.fn].name : "an unnamed function");
+    T->fn = T->ev.fn < E->info->nfuncs ? E->fnmap[T->ev.fn] : RP_FN_UNKNOWN;
+    if (T->fn >= TF_FN_COUNT) {
+      char why[300];
+      cannot_replay(E, T->ev.fn, why, sizeof why);
+      rp_die(T, "%s", why);
+    }
     if (E->threaded) thread_at(E, T, T->index);
     if (is_init(T->fn)) { /* the engine's own MPI_Init replays it; what came before is start-up */
       after_init = 1;

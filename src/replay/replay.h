@@ -76,7 +76,9 @@ typedef struct rp_engine {
   tf_trace *trace;
   const tf_trace_info *info;
   int rank, size;
-  uint32_t *fnmap;       /* trace function index -> schema id (TF_FN_COUNT: unused) */
+  uint32_t *fnmap;       /* trace function index -> schema id, or one of: */
+#define RP_FN_UNKNOWN TF_FN_COUNT        /* a function the engine does not know */
+#define RP_FN_OTHER (TF_FN_COUNT + 1)    /* known, but recorded with other fields */
   int nthreads;          /* recorded threads of this rank */
   /* objects, shared by the rank's threads */
   pthread_mutex_t lock;
