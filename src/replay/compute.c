@@ -3,8 +3,8 @@
  * did) or a sleep (for delays over 200 us, up to 100 us before the end:
  * sleeps overshoot), until `seconds` after `from` (the return of the
  * previous call): the engine's own work between two calls is part of the
- * delay, not added to it. A simulation build replaces this file's work with the
- * simulator's. */
+ * delay, not added to it. The simulation build replaces this file with
+ * compute_sim.c. */
 #define _POSIX_C_SOURCE 200809L
 #include <time.h>
 
@@ -16,9 +16,10 @@ double rp_now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-void rp_compute(double from, double seconds, int sleep) {
+void rp_compute(rp_thread *T, double seconds) {
   if (seconds <= 0) return;
-  double end = from + seconds, left = end - rp_now();
+  int sleep = T->E->opt.sleep;
+  double end = T->last_return + seconds, left = end - rp_now();
   /* a sleep overshoots by tens of microseconds: sleep until shortly before
    * the end, spin the rest (short delays are spun) */
   if (sleep && left > 200e-6) {

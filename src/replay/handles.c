@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "replay.h"
 #include "tracefold_predefined.h"
@@ -23,10 +22,10 @@
 #define GROUP_EMPTY_ID 1
 
 void rp_lock(rp_engine *E) {
-  if (E->threaded) pthread_mutex_lock(&E->lock);
+  if (E->threaded) rp_sync_lock(E->objs);
 }
 void rp_unlock(rp_engine *E) {
-  if (E->threaded) pthread_mutex_unlock(&E->lock);
+  if (E->threaded) rp_sync_unlock(E->objs);
 }
 
 _Noreturn void rp_die(rp_thread *T, const char *fmt, ...) {
@@ -35,7 +34,7 @@ _Noreturn void rp_die(rp_thread *T, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  fprintf(stderr, "tracefold-replay: %s: rank %d, event %llu (%s): %s\n", T->E->opt.trace, T->E->rank,
+  fprintf(stderr, RP_PROGRAM ": %s: rank %d, event %llu (%s): %s\n", T->E->opt.trace, T->E->rank,
           (unsigned long long)T->index, T->fn < TF_FN_COUNT ? tf_schema[T->fn].name : "?", msg);
   fflush(stderr);
   PMPI_Abort(MPI_COMM_WORLD, 2);
@@ -105,17 +104,11 @@ static void map_del(rp_map *m, int64_t id) {
 }
 
 /* Threaded replay: an object another thread creates may not exist yet;
- * wait for it (up to a minute, then the trace is taken as wrong). Called
- * with the lock held; returns with it held. */
+ * wait until it is registered (a minute without any registration: the
+ * trace is taken as wrong). Called with the lock held; returns with it held. */
 static rp_obj *find_or_wait(rp_thread *T, rp_map *m, int64_t id) {
   rp_obj *o = map_find(m, id);
-  for (int waited = 0; !o && T->E->threaded && waited < 600000; waited++) {
-    rp_unlock(T->E);
-    struct timespec ts = {0, 100000};
-    nanosleep(&ts, NULL);
-    rp_lock(T->E);
-    o = map_find(m, id);
-  }
+  while (!o && T->E->threaded && rp_sync_wait(T->E->objs, 60.0) == 0) o = map_find(m, id);
   return o;
 }
 
@@ -138,9 +131,11 @@ static void forget(rp_thread *T, rp_map *m, int i) {
   rp_unlock(T->E);
 }
 
+/* Register id (lock held); threads waiting for an object look again. */
 static rp_obj *put_or_die(rp_thread *T, rp_map *m, int64_t id) {
   rp_obj *o = map_put(m, id);
   if (!o) rp_die(T, "out of memory (object map)");
+  if (T->E->threaded) rp_sync_broadcast(T->E->objs);
   return o;
 }
 
@@ -157,7 +152,7 @@ static MPI_Aint span_of(MPI_Datatype d) {
 /* ------------------------------------------------------------ set-up */
 
 int rp_handles_init(rp_engine *E) {
-  pthread_mutex_init(&E->lock, NULL);
+  if (!(E->objs = rp_sync_new())) return -1;
 #define X(d) E->predef_dtypes[E->npredef_dtypes++] = d;
   TF_PREDEFINED_DTYPES(X)
 #undef X
@@ -180,7 +175,8 @@ void rp_handles_free(rp_engine *E) {
     free(maps[i]->slots);
     *maps[i] = (rp_map){0};
   }
-  pthread_mutex_destroy(&E->lock);
+  rp_sync_free(E->objs);
+  E->objs = NULL;
 }
 
 /* ------------------------------------------------------------ communicators */

@@ -37,7 +37,7 @@ MPI_Status *rp_statuses(rp_thread *T, int src, int count) {
   return rp_alloc(T, (size_t)(n > 0 ? n : 1) * sizeof(MPI_Status));
 }
 
-const MPI_Status *rp_last_status(rp_thread *T) { return &T->last_status; }
+MPI_Status *rp_last_status(rp_thread *T) { return &T->last_status; }
 
 /* ------------------------------------------------------------ wildcard sources */
 
@@ -94,7 +94,7 @@ static int64_t future_source(rp_thread *T, int64_t req) {
     int rc = tf_rank_cursor_next(T->peek, &ev);
     if (rc < 0) rp_die(T, "%s", tf_rank_cursor_error(T->peek));
     if (rc == 0) return TF_NONE;
-    if (T->peek_index++ <= T->index || ev.thread != T->thread) continue;
+    if (T->peek_index++ <= T->index || (ev.thread != T->thread && !T->all_threads)) continue;
     uint32_t fn = ev.fn < E->info->nfuncs ? E->fnmap[ev.fn] : RP_FN_UNKNOWN;
     if (fn >= TF_FN_COUNT || tf_schema[fn].nfields == 0 || rp_layout(fn, &ev, f, fl)) continue;
     note_completion(T, fn, f, fl);

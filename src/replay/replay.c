@@ -1,6 +1,7 @@
 /* replay.c — tracefold-replay: run a trace's MPI calls again under MPI.
  *
  *   mpirun -np P tracefold-replay [options] TRACE
+ *   smpirun -np P ... tracefold-sim [options] TRACE   (the same, simulated)
  *
  * Every rank opens the trace, checks that it can replay it (P ranks, known
  * functions, timing for the chosen compute mode), then walks its own events
@@ -9,7 +10,8 @@
  * (delay.c), then issues the call (tf_replay_calls.c). Each recorded
  * thread of a rank is replayed by a thread of its own; the threads start
  * their calls in the recorded order. At MPI_Finalize rank 0 reports the
- * replay's wall time next to the recorded one, and the calls and bytes per
+ * replay's wall time (simulated time under SimGrid) next to the recorded
+ * one, each rank's compute and MPI time, and the calls and bytes per
  * function. Exit status: 0, 2 for bad use or a trace it cannot replay.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -20,8 +22,14 @@
 
 #include "replay.h"
 
+#ifdef TF_SIMGRID
+#define LAUNCH "smpirun -np P -platform XML -hostfile HOSTS"
+#else
+#define LAUNCH "mpirun -np P"
+#endif
+
 static const char usage[] =
-    "usage: mpirun -np P tracefold-replay [options] TRACE\n"
+    "usage: " LAUNCH " " RP_PROGRAM " [options] TRACE\n"
     "  TRACE                 trace.tf, a trace directory, or per-rank files' directory\n"
     "  --compute MODE        none | mean | histogram (default): compute delays from the trace\n"
     "  --sleep               sleep through compute delays (default: busy-wait)\n"
@@ -31,7 +39,14 @@ static const char usage[] =
     "  --seed N              seed of the histogram draws (default 1)\n"
     "  --any-source          keep wildcard receives as MPI_ANY_SOURCE (default: the recorded source)\n"
     "  --flat                a directory with flat reference files: replay those (exact deltas)\n"
-    "  --quiet               no per-function table in the report\n";
+    "  --quiet               no per-function table in the report\n"
+    "  --report FILE         also write the report's figures to FILE (key value lines)\n"
+#ifdef TF_SIMGRID
+    "  --ref-speed F         flop/s of the recording host: a second of compute is F flops\n"
+    "                        on the simulated host (default 1e9; also the default --rate\n"
+    "                        of instruction traces)\n"
+#endif
+    ;
 
 /* ------------------------------------------------------------ options */
 
@@ -46,7 +61,7 @@ static int parse_double(const char *s, double *out) {
 
 /* 0, or -1 with a message in err. */
 static int parse_options(int argc, char **argv, rp_options *o, char *err, size_t errlen) {
-  *o = (rp_options){.compute = RP_COMPUTE_HISTOGRAM, .scale = 1, .seed = 1};
+  *o = (rp_options){.compute = RP_COMPUTE_HISTOGRAM, .scale = 1, .seed = 1, .ref_speed = 1e9};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     int more = i + 1 < argc;
@@ -74,6 +89,13 @@ static int parse_options(int argc, char **argv, rp_options *o, char *err, size_t
       o->flat = 1;
     } else if (strcmp(a, "--quiet") == 0) {
       o->quiet = 1;
+    } else if (strcmp(a, "--report") == 0 && more) {
+      o->report = argv[++i];
+#ifdef TF_SIMGRID
+    } else if (strcmp(a, "--ref-speed") == 0 && more) {
+      if (parse_double(argv[++i], &o->ref_speed) || o->ref_speed <= 0)
+        return snprintf(err, errlen, "--ref-speed %s: expected a speed > 0 (flop/s)", argv[i]), -1;
+#endif
     } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
       return snprintf(err, errlen, "%s", usage), -1;
     } else if (a[0] == '-' && a[1]) {
@@ -162,8 +184,8 @@ static int checks(rp_engine *E, char *err, size_t errlen) {
     return snprintf(err, errlen, "%s: a partial trace (the run stopped before MPI_Finalize, or ranks are missing: "
                     "%d of %d present) cannot be replayed", E->opt.trace, in->nranks_present, in->nranks), -1;
   if (in->nranks != E->size)
-    return snprintf(err, errlen, "%s was recorded with %d ranks; launched with %d (run: mpirun -np %d "
-                    "tracefold-replay %s)", E->opt.trace, in->nranks, E->size, in->nranks, E->opt.trace), -1;
+    return snprintf(err, errlen, "%s was recorded with %d ranks; launched with %d (launch " RP_PROGRAM
+                    " with -np %d)", E->opt.trace, in->nranks, E->size, in->nranks), -1;
   if (map_functions(E, err, errlen)) return -1;
   const char *why = rp_delay_check(&E->opt, in);
   if (why) return snprintf(err, errlen, "%s: %s", E->opt.trace, why), -1;
@@ -186,10 +208,10 @@ static int checks(rp_engine *E, char *err, size_t errlen) {
  * (events are recorded in completion order). */
 
 static void thread_at(rp_engine *E, rp_thread *T, uint64_t pos) {
-  pthread_mutex_lock(&E->seq_lock);
+  rp_sync_lock(E->seq);
   T->pos = pos;
-  pthread_cond_broadcast(&E->seq_cond);
-  pthread_mutex_unlock(&E->seq_lock);
+  rp_sync_broadcast(E->seq);
+  rp_sync_unlock(E->seq);
 }
 
 static int others_past(rp_engine *E, const rp_thread *T, uint64_t index) {
@@ -199,9 +221,9 @@ static int others_past(rp_engine *E, const rp_thread *T, uint64_t index) {
 }
 
 static void wait_others_past(rp_engine *E, rp_thread *T, uint64_t index) {
-  pthread_mutex_lock(&E->seq_lock);
-  while (!others_past(E, T, index)) pthread_cond_wait(&E->seq_cond, &E->seq_lock);
-  pthread_mutex_unlock(&E->seq_lock);
+  rp_sync_lock(E->seq);
+  while (!others_past(E, T, index)) rp_sync_wait(E->seq, 3600.0);
+  rp_sync_unlock(E->seq);
 }
 
 /* ------------------------------------------------------------ the engine's own calls */
@@ -240,7 +262,7 @@ static int engine_call(rp_thread *T) {
 
 typedef struct rp_run {
   rp_thread T;
-  pthread_t tid;
+  rp_task *task;
   uint64_t recorded_ns; /* the trace's compute and call times after MPI_Init, summed */
 } rp_run;
 
@@ -259,7 +281,7 @@ static void *run_thread(void *arg) {
     if (rc < 0) rp_die(T, "malformed trace: %s", tf_rank_cursor_error(T->cur));
     if (rc == 0) break;
     T->index = next++;
-    if (T->ev.thread != T->thread) continue;
+    if (T->ev.thread != T->thread && !T->all_threads) continue;
     T->fn = T->ev.fn < E->info->nfuncs ? E->fnmap[T->ev.fn] : RP_FN_UNKNOWN;
     if (T->fn >= TF_FN_COUNT) {
       char why[300];
@@ -273,7 +295,10 @@ static void *run_thread(void *arg) {
       continue;
     }
     if (after_init) R->recorded_ns += T->ev.compute_ns + T->ev.duration_ns;
-    rp_compute(T->last_return, rp_delay(T), E->opt.sleep);
+    double c0 = rp_now();
+    rp_compute(T, rp_delay(T));
+    double c1 = rp_now();
+    T->compute_s += c1 - c0;
     T->calls[T->fn]++;
     if (T->fn == TF_FN_MPI_Finalize) break; /* main() calls it after the report */
     if (rp_fields(T)) rp_die(T, "malformed event: %s", T->error);
@@ -291,6 +316,7 @@ static void *run_thread(void *arg) {
       T->last_return = rp_now();
     }
     if (rc != MPI_SUCCESS) rp_die(T, "the call failed (MPI error %d)", rc);
+    T->mpi_s += T->last_return - c1;
     if (T->status.MPI_SOURCE != MPI_ANY_SOURCE) T->last_status = T->status;
   }
   if (E->threaded) thread_at(E, T, UINT64_MAX);
@@ -308,6 +334,65 @@ static void thread_free(rp_thread *T) {
 
 /* ------------------------------------------------------------ report */
 
+/* Each rank's wall, compute and MPI seconds, on rank 0 (NULL elsewhere or
+ * out of memory). */
+static double *gather_ranks(rp_engine *E, rp_run *runs, double replay_s) {
+  double mine[3] = {replay_s, 0, 0};
+  for (int t = 0; t < E->nthreads; t++) {
+    mine[1] += runs[t].T.compute_s;
+    mine[2] += runs[t].T.mpi_s;
+  }
+  double *all = E->rank == 0 ? malloc(3 * (size_t)E->size * sizeof *all) : NULL;
+  int ok = E->rank != 0 || all, all_ok = 0;
+  PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!all_ok) {
+    free(all);
+    return NULL;
+  }
+  PMPI_Gather(mine, 3, MPI_DOUBLE, all, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  return all;
+}
+
+/* Per rank: every rank up to 16, else the spread of each column. */
+static void print_ranks(const rp_engine *E, const double *r) {
+  static const char *cols[] = {"wall", "compute", "MPI"};
+  if (E->size <= 16) {
+    printf("  %-8s %12s %12s %12s  (seconds)\n", "rank", cols[0], cols[1], cols[2]);
+    for (int i = 0; i < E->size; i++) printf("  %-8d %12.6f %12.6f %12.6f\n", i, r[3 * i], r[3 * i + 1], r[3 * i + 2]);
+    return;
+  }
+  printf("  %-8s %12s %12s %12s  (seconds over %d ranks)\n", "", "min", "mean", "max", E->size);
+  for (int c = 0; c < 3; c++) {
+    double lo = r[c], hi = r[c], sum = 0;
+    int lo_at = 0, hi_at = 0;
+    for (int i = 0; i < E->size; i++) {
+      double v = r[3 * i + c];
+      sum += v;
+      if (v < lo) lo = v, lo_at = i;
+      if (v > hi) hi = v, hi_at = i;
+    }
+    printf("  %-8s %12.6f %12.6f %12.6f  (min at rank %d, max at rank %d)\n", cols[c], lo, sum / E->size, hi, lo_at,
+           hi_at);
+  }
+}
+
+static void write_report_file(const rp_engine *E, double most_s, double recorded_s, int has_recorded,
+                              const double *ranks, const uint64_t *calls, const uint64_t *bytes) {
+  FILE *f = fopen(E->opt.report, "w");
+  if (!f) {
+    fprintf(stderr, RP_PROGRAM ": cannot write the report to %s\n", E->opt.report);
+    return;
+  }
+  fprintf(f, "program %s\nranks %d\ntime_s %.9f\n", RP_PROGRAM, E->size, most_s);
+  if (has_recorded) fprintf(f, "recorded_s %.9f\n", recorded_s);
+  for (int i = 0; ranks && i < E->size; i++)
+    fprintf(f, "rank %d %.9f %.9f %.9f\n", i, ranks[3 * i], ranks[3 * i + 1], ranks[3 * i + 2]);
+  for (int k = 0; k < TF_FN_COUNT; k++)
+    if (calls[k])
+      fprintf(f, "fn %s %llu %llu\n", tf_schema[k].name, (unsigned long long)calls[k], (unsigned long long)bytes[k]);
+  if (fclose(f) != 0) fprintf(stderr, RP_PROGRAM ": cannot write the report to %s\n", E->opt.report);
+}
+
 static void report(rp_engine *E, rp_run *runs, double replay_s) {
   uint64_t calls[TF_FN_COUNT] = {0}, bytes[TF_FN_COUNT] = {0}, all_calls[TF_FN_COUNT], all_bytes[TF_FN_COUNT];
   for (int t = 0; t < E->nthreads; t++)
@@ -319,25 +404,37 @@ static void report(rp_engine *E, rp_run *runs, double replay_s) {
   PMPI_Reduce(mine, most, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   PMPI_Reduce(calls, all_calls, TF_FN_COUNT, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
   PMPI_Reduce(bytes, all_bytes, TF_FN_COUNT, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+  double *ranks = gather_ranks(E, runs, replay_s);
   if (E->rank != 0) return;
   static const char *modes[] = {"none", "mean", "histogram"};
   const rp_options *o = &E->opt;
-  printf("tracefold-replay: %s on %d ranks (compute %s, %s, scale %g)\n", o->trace, E->size, modes[o->compute],
+#ifdef TF_SIMGRID
+  printf(RP_PROGRAM ": %s on %d ranks (compute %s, scale %g, recording host %g flop/s)\n", o->trace, E->size,
+         modes[o->compute], o->scale, o->ref_speed);
+  printf("  simulated time      %.6f s (MPI_Init to MPI_Finalize, slowest rank)\n", most[0]);
+#else
+  printf(RP_PROGRAM ": %s on %d ranks (compute %s, %s, scale %g)\n", o->trace, E->size, modes[o->compute],
          o->sleep ? "sleep" : "busy-wait", o->scale);
   printf("  replay wall time    %.6f s (MPI_Init to MPI_Finalize, slowest rank)\n", most[0]);
-  if (E->info->unit == TF_UNIT_NS && (E->info->timing != TF_TIMING_NONE || E->info->source == TF_SOURCE_FLAT)) {
+#endif
+  int has_recorded = E->info->unit == TF_UNIT_NS && (E->info->timing != TF_TIMING_NONE || E->info->source == TF_SOURCE_FLAT);
+  if (has_recorded) {
     printf("  recorded wall time  %.6f s (the trace's times, slowest rank)\n", most[1]);
     if (most[1] > 0) printf("  difference          %+.2f %%\n", 100.0 * (most[0] - most[1]) / most[1]);
   } else {
     printf("  recorded wall time  not in the trace (%s)\n",
            E->info->unit != TF_UNIT_NS ? "time-independent: compute in other units" : "recorded without times");
   }
-  if (o->quiet) return;
-  printf("  %-28s %14s %18s\n", "function", "calls", "bytes");
-  for (int k = 0; k < TF_FN_COUNT; k++)
-    if (all_calls[k])
-      printf("  %-28s %14llu %18llu\n", tf_schema[k].name, (unsigned long long)all_calls[k],
-             (unsigned long long)all_bytes[k]);
+  if (ranks) print_ranks(E, ranks);
+  if (o->report) write_report_file(E, most[0], most[1], has_recorded, ranks, all_calls, all_bytes);
+  free(ranks);
+  if (!o->quiet) {
+    printf("  %-28s %14s %18s\n", "function", "calls", "bytes");
+    for (int k = 0; k < TF_FN_COUNT; k++)
+      if (all_calls[k])
+        printf("  %-28s %14llu %18llu\n", tf_schema[k].name, (unsigned long long)all_calls[k],
+               (unsigned long long)all_bytes[k]);
+  }
   fflush(stdout);
 }
 
@@ -370,7 +467,7 @@ static void init_mpi(int *argc, char ***argv, tf_trace *t) {
 
 int main(int argc, char **argv) {
   rp_engine E = {0};
-  char err[1024] = "";
+  char err[2048] = "";
   int bad = parse_options(argc, argv, &E.opt, err, sizeof err);
   if (!bad && tf_trace_open(E.opt.trace, E.opt.flat ? TF_OPEN_PREFER_FLAT : 0, &E.trace, err, sizeof err) != TF_OK) bad = 1;
   init_mpi(&argc, &argv, bad ? NULL : E.trace);
@@ -379,6 +476,9 @@ int main(int argc, char **argv) {
   if (!bad) {
     E.info = tf_trace_get_info(E.trace);
     if (E.info->unit == TF_UNIT_CPU_NS && E.opt.rate <= 0) E.opt.rate = 1e9;
+#ifdef TF_SIMGRID
+    if (E.info->unit == TF_UNIT_INSTRUCTIONS && E.opt.rate <= 0) E.opt.rate = E.opt.ref_speed; /* as many flops */
+#endif
     bad = checks(&E, err, sizeof err);
   }
   rp_fninfo_init();
@@ -387,42 +487,54 @@ int main(int argc, char **argv) {
   int mine = bad ? E.rank : E.size, first = E.size;
   PMPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (first < E.size) {
-    if (E.rank == first) fprintf(stderr, "tracefold-replay: %s\n", err);
+    if (E.rank == first) fprintf(stderr, RP_PROGRAM ": %s\n", err);
     MPI_Finalize();
     return 2;
   }
+  int serial = 0;
+#ifdef TF_SIMGRID
+  /* SMPI 3.32 matches messages by the actor that posts them, and a second
+   * actor of a rank is not the rank: its threads are replayed by one actor
+   * in the rank's recorded order (which holds for FUNNELED and SERIALIZED
+   * traces; concurrent blocking calls of MULTIPLE ones may deadlock) */
+  serial = E.nthreads > 1;
+  if (serial && E.rank == 0)
+    fprintf(stderr, RP_PROGRAM ": %d recorded threads per rank are replayed one after another, in each rank's "
+            "recorded order\n", E.nthreads);
+  if (serial) E.nthreads = 1;
+#endif
   E.threaded = E.nthreads > 1;
-  pthread_mutex_init(&E.seq_lock, NULL);
-  pthread_cond_init(&E.seq_cond, NULL);
+  E.seq = rp_sync_new();
   rp_run *runs = calloc((size_t)E.nthreads, sizeof *runs);
-  if (!runs) {
-    fprintf(stderr, "tracefold-replay: rank %d: out of memory\n", E.rank);
+  if (!runs || !E.seq) {
+    fprintf(stderr, RP_PROGRAM ": rank %d: out of memory\n", E.rank);
     PMPI_Abort(MPI_COMM_WORLD, 2);
   }
   E.threads = calloc((size_t)E.nthreads, sizeof *E.threads);
   if (!E.threads) {
-    fprintf(stderr, "tracefold-replay: rank %d: out of memory\n", E.rank);
+    fprintf(stderr, RP_PROGRAM ": rank %d: out of memory\n", E.rank);
     PMPI_Abort(MPI_COMM_WORLD, 2);
   }
   for (int t = 0; t < E.nthreads; t++) { /* cursors open before the clock starts (a projection each) */
-    runs[t].T = (rp_thread){.E = &E, .thread = (uint32_t)t};
+    runs[t].T = (rp_thread){.E = &E, .thread = (uint32_t)t, .all_threads = serial};
     E.threads[t] = &runs[t].T;
     if (tf_rank_cursor_open(E.trace, E.rank, &runs[t].T.cur, err, sizeof err) != TF_OK) rp_die(&runs[t].T, "%s", err);
   }
   PMPI_Barrier(MPI_COMM_WORLD);
   double t0 = rp_now();
   for (int t = 1; t < E.nthreads; t++)
-    if (pthread_create(&runs[t].tid, NULL, run_thread, &runs[t])) {
-      fprintf(stderr, "tracefold-replay: rank %d: cannot start thread %d\n", E.rank, t);
+    if (!(runs[t].task = rp_task_start(run_thread, &runs[t]))) {
+      fprintf(stderr, RP_PROGRAM ": rank %d: cannot start thread %d\n", E.rank, t);
       PMPI_Abort(MPI_COMM_WORLD, 2);
     }
   run_thread(&runs[0]);
-  for (int t = 1; t < E.nthreads; t++) pthread_join(runs[t].tid, NULL);
+  for (int t = 1; t < E.nthreads; t++) rp_task_join(runs[t].task);
   double replay_s = rp_now() - t0;
   report(&E, runs, replay_s);
   for (int t = 0; t < E.nthreads; t++) thread_free(&runs[t].T);
   free(runs);
   free(E.threads);
+  rp_sync_free(E.seq);
   MPI_Finalize();
   free(E.bsend_buf);
   rp_handles_free(&E);

@@ -15,7 +15,13 @@
  *   delay.c            the compute delay before each call (none, mean,
  *                      histogram; scale; rate for time-independent traces);
  *   compute.c          the one function that spends that delay;
+ *   sync.c             the rank's threads and their lock and condition;
  *   replay.c           options, start-up checks, threads, the report.
+ * tracefold-sim is the same engine compiled with smpicc (SimGrid's SMPI):
+ * compute_sim.c replaces compute.c, so a delay becomes simulated execution;
+ * a rank's recorded threads are replayed by one actor in the rank's
+ * recorded order (SMPI 3.32 cannot match the messages of a second actor
+ * of a rank).
  * Everything the engine does for itself goes through PMPI_ so that a
  * recorder preloaded into the replay sees exactly the replayed calls.
  * No code here is specific to one MPI library (it also builds with smpicc).
@@ -24,13 +30,17 @@
 #define TF_REPLAY_H
 
 #include <mpi.h>
-#include <pthread.h>
 #include <stdint.h>
 
 #include "tf_schema.h"
 #include "tracefold.h"
 
 #define RP_MAXFIELDS 32
+#ifdef TF_SIMGRID
+#define RP_PROGRAM "tracefold-sim"
+#else
+#define RP_PROGRAM "tracefold-replay"
+#endif
 
 /* ---- options ---- */
 typedef enum rp_compute_mode { RP_COMPUTE_NONE, RP_COMPUTE_MEAN, RP_COMPUTE_HISTOGRAM } rp_compute_mode;
@@ -44,7 +54,21 @@ typedef struct rp_options {
   int any_source;       /* 1: wildcard receives stay MPI_ANY_SOURCE */
   int quiet;            /* no per-function table */
   int flat;             /* prefer the flat reference files of a trace directory */
+  double ref_speed;     /* simulation: the recording host's speed, flop/s (a second of compute = this many flops) */
+  const char *report;   /* write the report's figures to this file too (key value lines) */
 } rp_options;
+
+/* ---- the rank's threads and their lock (sync.c) ---- */
+typedef struct rp_sync rp_sync; /* a lock and a condition */
+rp_sync *rp_sync_new(void);     /* NULL: out of memory */
+void rp_sync_free(rp_sync *s);
+void rp_sync_lock(rp_sync *s);
+void rp_sync_unlock(rp_sync *s);
+void rp_sync_broadcast(rp_sync *s);
+int rp_sync_wait(rp_sync *s, double timeout); /* lock held; 0 woken, -1 timed out */
+typedef struct rp_task rp_task;               /* a thread running fn(arg) */
+rp_task *rp_task_start(void *(*fn)(void *), void *arg); /* NULL: cannot start */
+void rp_task_join(rp_task *t);
 
 /* ---- live objects under their recorded ids (handles.c) ---- */
 typedef struct rp_obj {
@@ -80,8 +104,9 @@ typedef struct rp_engine {
 #define RP_FN_UNKNOWN TF_FN_COUNT        /* a function the engine does not know */
 #define RP_FN_OTHER (TF_FN_COUNT + 1)    /* known, but recorded with other fields */
   int nthreads;          /* recorded threads of this rank */
-  /* objects, shared by the rank's threads */
-  pthread_mutex_t lock;
+  /* objects, shared by the rank's threads (objs: their lock; signalled
+     when one is registered) */
+  rp_sync *objs;
   int threaded;
   rp_map comms, dtypes, ops, groups, reqs, msgs;
   MPI_Datatype predef_dtypes[128];
@@ -91,8 +116,7 @@ typedef struct rp_engine {
   uint32_t npredef_ops;
   /* where each thread is (replay.c, "threads of a rank") */
   struct rp_thread **threads;
-  pthread_mutex_t seq_lock;
-  pthread_cond_t seq_cond;
+  rp_sync *seq;
   /* the attached buffer (MPI_Buffer_attach) */
   void *bsend_buf;
 } rp_engine;
@@ -102,6 +126,7 @@ typedef struct rp_arena_chunk rp_arena_chunk;
 typedef struct rp_thread {
   rp_engine *E;
   uint32_t thread;
+  int all_threads;             /* replays the events of every recorded thread, in the rank's order */
   tf_rank_cursor *cur;
   uint64_t index;              /* position of the current event in the rank's sequence */
   uint64_t pos;                /* threaded: its events before pos have completed */
@@ -131,6 +156,7 @@ typedef struct rp_thread {
   uint32_t ndraws, draws_cap;
   /* totals */
   uint64_t calls[TF_FN_COUNT], bytes[TF_FN_COUNT];
+  double compute_s, mpi_s;     /* time spent computing and in the replayed MPI calls */
   char error[512];
 } rp_thread;
 
@@ -225,7 +251,7 @@ _Noreturn void rp_die(rp_thread *T, const char *fmt, ...) __attribute__((format(
 int rp_peer(rp_thread *T, MPI_Comm comm, int i, int src, int req);
 MPI_Status *rp_status(rp_thread *T, int src);             /* MPI_STATUS_IGNORE if the recording ignored it */
 MPI_Status *rp_statuses(rp_thread *T, int src, int count); /* likewise for arrays */
-const MPI_Status *rp_last_status(rp_thread *T);           /* of the last call that had one */
+MPI_Status *rp_last_status(rp_thread *T);                 /* of the last call that had one */
 /* Before the call: wait until what the recording completed can complete;
  * for MPI_Waitany/Testany/Waitsome/Testsome (reqs: the call's array) hide
  * the requests the recording did not report, so the call reports exactly
@@ -241,9 +267,10 @@ const char *rp_delay_check(const rp_options *o, const tf_trace_info *info);
 /* Seconds to compute before the current event. */
 double rp_delay(rp_thread *T);
 void rp_draws_free(rp_thread *T);
-/* Spend compute time as the application did, busy-waiting or sleeping
- * until `seconds` after `from` (when the previous call returned). */
-void rp_compute(double from, double seconds, int sleep);
-double rp_now(void); /* seconds, monotonic */
+/* Spend compute time as the application did: live, busy-waiting or
+ * sleeping until `seconds` after T's previous call returned; simulated,
+ * executing seconds x ref_speed flops on the rank's host. */
+void rp_compute(rp_thread *T, double seconds);
+double rp_now(void); /* seconds, monotonic (simulated time under SimGrid) */
 
 #endif
