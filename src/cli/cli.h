@@ -46,5 +46,7 @@ int cmd_counts(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
+int cmd_simulate(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 #endif

@@ -19,7 +19,9 @@ static const struct {
     {"time", cmd_time, "[--rank R] T... TRACE          the event each rank was in at time T (1.5s, 20ms, 50%, ...)"},
     {"imbalance", cmd_imbalance, "[--top N] TRACE         events by compute-delta spread across ranks"},
     {"replay", cmd_replay, "[-n P] [options] TRACE     run the trace's MPI calls again (mpirun tracefold-replay)"},
+    {"simulate", cmd_simulate, "[options] TRACE            replay the trace in SimGrid on another platform (what-if)"},
     {"merge", cmd_merge, "DIR [-o FILE]                 merge per-rank compressed files into one trace file"},
+    {"export", cmd_export, "smpi [options] TRACE OUTDIR  SimGrid time-independent actions (smpirun -replay)"},
 };
 
 static void usage(FILE *f) {

@@ -337,14 +337,18 @@ MPI_Request *rp_reqs(rp_thread *T, int i) {
   return a;
 }
 
+/* A request the call returned, under its recorded id. MPI_REQUEST_NULL (a
+ * nonblocking call some MPI completed at once, as SMPI does for a
+ * collective of one rank) is kept as completed early: later calls pass
+ * MPI_REQUEST_NULL for it, as for any request done before its wait. */
 void rp_req_new(rp_thread *T, int i, MPI_Request r) {
   int64_t id = id_at(T, i);
-  if (id <= TF_SPECIAL_MAX || r == MPI_REQUEST_NULL) return;
+  if (id <= TF_SPECIAL_MAX) return;
   rp_lock(T->E);
   rp_obj *o = put_or_die(T, &T->E->reqs, id);
   o->h.req = r;
   o->persistent = rp_info[T->fn].persistent;
-  o->done = 0;
+  o->done = r == MPI_REQUEST_NULL && !o->persistent;
   rp_unlock(T->E);
 }
 

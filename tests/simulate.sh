@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# simulate.sh — one simulation test: a bundled workload at P ranks is traced
+# and its trace simulated by `tracefold simulate` (tracefold-sim under
+# SimGrid's smpirun) on a generated platform. Checks, each against an
+# independent oracle:
+#   1. the simulation exits 0 and reports the simulated time next to the
+#      recorded wall time, and one line per rank;
+#   2. the calls per function it replayed (all ranks) equal the calls the
+#      workload itself counted in the traced run, and its calls and bytes
+#      per function equal the trace's (`tracefold summary`);
+#   3. each rank's simulated compute time equals the sum of the compute
+#      deltas of its events (`tracefold unroll`, every event but MPI_Init:
+#      --compute mean uses each event's mean) at the recording host's speed:
+#      the compute bursts are charged as recorded, nothing else is;
+#   4. each rank's simulated time is its compute plus its MPI time: the
+#      replay engine's own work costs no simulated time.
+#
+# usage: simulate.sh --mpirun "CMD ARGS" --np P --lib LIBTRACEFOLD --cli TRACEFOLD -- PROGRAM [ARGS...]
+set -euo pipefail
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --mpirun) mpirun=$2; shift 2 ;;
+    --np) np=$2; shift 2 ;;
+    --lib) lib=$2; shift 2 ;;
+    --cli) cli=$2; shift 2 ;;
+    --) shift; break ;;
+    *) echo "simulate.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+prog=("$@")
+export MPIR_CVAR_POLLS_BEFORE_YIELD=1
+name=$(basename "${prog[0]}")
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/tf-simulate.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+say() { echo "simulate: $name np$np: $*"; }
+
+# ---- the traced run; the workload counts its own calls
+# shellcheck disable=SC2086
+$mpirun -np "$np" env LD_PRELOAD="$lib" TRACEFOLD_OUTPUT="$work/trace" "${prog[@]}" -c "$work/counts" \
+  >"$work/run.out" 2>"$work/run.err" || { cat "$work/run.err" >&2; fail "the traced run failed"; }
+[ -f "$work/trace/trace.tf" ] || fail "no trace.tf from the traced run"
+
+# ---- 1. the simulation
+"$cli" simulate --compute mean --keep "$work/sim" "$work/trace/trace.tf" >"$work/sim.log" 2>"$work/sim.err" ||
+  { cat "$work/sim.log" "$work/sim.err" >&2; fail "tracefold simulate failed"; }
+grep -q 'simulated time' "$work/sim.log" || fail "no simulated time in the report: $(cat "$work/sim.log")"
+grep -q 'recorded wall time' "$work/sim.log" || fail "no recorded wall time in the report"
+report=$work/sim/report
+[ "$(grep -c '^rank ' "$report")" = "$np" ] || fail "the report has not one line per rank: $(cat "$report")"
+say "1. $(grep -E 'simulated time|recorded wall|difference' "$work/sim.log" | sed 's/  */ /g' | tr '\n' ';')"
+
+# ---- 2. calls: the workload's own counts; calls and bytes: the trace's
+cat "$work"/counts.* 2>/dev/null | awk '{ n[$1] += $2 } END { for (f in n) print f, n[f] }' | sort >"$work/wl.counts"
+[ -s "$work/wl.counts" ] || fail "the workload wrote no counts"
+awk '$1 == "fn" { print $2, $3 }' "$report" | sort >"$work/sim.counts"
+diff "$work/wl.counts" "$work/sim.counts" >"$work/counts.diff" ||
+  { cat "$work/counts.diff" >&2; fail "the simulation's calls per function differ from the workload's own counts"; }
+"$cli" summary "$work/trace/trace.tf" | awk '$1 ~ /^MPI_/ { print $1, $2, $NF }' | sort >"$work/trace.totals"
+awk '$1 == "fn" { print $2, $3, $4 }' "$report" | sort >"$work/sim.totals"
+diff "$work/trace.totals" "$work/sim.totals" >"$work/totals.diff" ||
+  { cat "$work/totals.diff" >&2; fail "the simulation's calls and bytes per function differ from the trace's"; }
+say "2. calls = the workload's counts, calls and bytes = the trace's ($(wc -l <"$work/sim.totals") functions)"
+
+# ---- 3 and 4, rank by rank
+for ((r = 0; r < np; r++)); do
+  want=$("$cli" unroll --rank "$r" "$work/trace/trace.tf" |
+    awk '$4 != "MPI_Init" && $4 != "MPI_Init_thread" { for (i = 5; i <= NF; i++) if ($i ~ /^compute=/) { sub(/compute=/, "", $i); s += $i } }
+         END { printf "%.9f\n", s / 1e9 }')
+  read -r wall compute mpi < <(awk -v r="$r" '$1 == "rank" && $2 == r { print $3, $4, $5 }' "$report")
+  awk -v w="$want" -v c="$compute" 'BEGIN { d = w - c; if (d < 0) d = -d; exit !(d <= 1e-6 + 1e-6 * w) }' ||
+    fail "rank $r: simulated compute $compute s, the trace's compute deltas sum to $want s"
+  awk -v w="$wall" -v c="$compute" -v m="$mpi" 'BEGIN { d = w - c - m; if (d < 0) d = -d; exit !(d <= 1e-6 + 1e-6 * w) }' ||
+    fail "rank $r: simulated time $wall s is not compute $compute s + MPI $mpi s"
+done
+say "3. compute per rank = the trace's compute deltas; 4. time = compute + MPI (rank 0: $(awk '$1 == "rank" && $2 == 0 { print $3 " = " $4 " + " $5 }' "$report") s)"
