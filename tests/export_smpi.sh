@@ -81,13 +81,14 @@ expected() {
     / source=PROC_NULL( |$)/ { s = 1 }
     fn ~ /^MPI_(Send|Bsend|Ssend|Rsend|Isend|Ibsend|Issend|Irsend)$/ && d { nul[fn]++ }
     fn ~ /^MPI_(Recv|Irecv)$/ && s { nul[fn]++ }
-    fn ~ /^MPI_Sendrecv(_replace)?$/ { if (d && s) sr["none"]++; else if (d) sr["recv"]++; else if (s) sr["send"]++ }
+    fn ~ /^MPI_Sendrecv(_replace)?$/ { if (d && s) none[fn]++; else if (d) half[fn " recv"]++; else if (s) half[fn " send"]++ }
     END {
       for (f in nul) print "null", f, nul[f]
-      for (k in sr) print "sendrecv", k, sr[k]
+      for (f in none) print "null", f, none[f]
+      for (h in half) print "half", h, half[h]
     }' >"$work/nulls"
   "$cli" summary "$trace" | awk -v nulls="$work/nulls" '
-    BEGIN { while ((getline l < nulls) > 0) { split(l, a, " "); if (a[1] == "null") nul[a[2]] = a[3]; else half[a[2]] = a[3] } }
+    BEGIN { while ((getline l < nulls) > 0) { split(l, a, " "); if (a[1] == "null") nul[a[2]] = a[3]; else half[a[2] " " a[3]] = a[4] } }
     $1 ~ /^MPI_/ {
       f = $1; n = $2 - nul[f]
       if (f ~ /^MPI_(Send|Bsend|Ssend|Rsend)$/) k["send"] += n
@@ -95,7 +96,8 @@ expected() {
       else if (f == "MPI_Recv") k["recv"] += n
       else if (f == "MPI_Irecv") k["irecv"] += n
       else if (f ~ /^MPI_Sendrecv(_replace)?$/) {
-        k["sendRecv"] += n - half["send"] - half["recv"] - half["none"]; k["send"] += half["send"]; k["recv"] += half["recv"]
+        # one MPI_PROC_NULL peer: the other half alone
+        k["sendRecv"] += n - half[f " send"] - half[f " recv"]; k["send"] += half[f " send"]; k["recv"] += half[f " recv"]
       }
       else if (f ~ /^MPI_Init(_thread)?$/) k["init"] += n
       else if (f ~ /^MPI_Reduce_scatter(_block)?$/) k["reducescatter"] += n
@@ -148,7 +150,7 @@ for wl in "${workloads[@]}"; do
     [ -z "$want" ] || echo "$msg" | grep -qF "$want" || fail "$wl: refused, but not for $want: $msg"
     [ ! -e "$out" ] || fail "$wl: refused, but $out exists"
     ! compgen -G "$out.tmp-*" >/dev/null || fail "$wl: refused, but a half-written $out.tmp-* remains"
-    say "$wl: refused: ${msg#*: rank }"
+    say "$wl: refused: ${msg#*"$trace": }"
     refused=$((refused + 1))
   fi
 done
