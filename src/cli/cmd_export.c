@@ -78,7 +78,7 @@ static const char *const local_calls[] = {
 /* The fields the export reads, found by name in each function's field list. */
 enum slot {
   F_COUNT, F_DTYPE, F_DTSIZE, F_DEST, F_SOURCE, F_TAG, F_COMM, F_REQ, F_REQS, F_ROOT, F_INPLACE, F_RINPLACE,
-  F_SCOUNT, F_STYPE, F_STSIZE, F_RCOUNT, F_RTYPE, F_RTSIZE, F_SCOUNTS, F_RCOUNTS, F_SENDTAG, F_RECVTAG,
+  F_SCOUNT, F_STYPE, F_STSIZE, F_RCOUNT, F_RTYPE, F_RTSIZE, F_SCOUNTS, F_RCOUNTS,
   F_ST_SRC, F_ST_TAG, F_STS_SRC, F_STS_TAG, F_FLAG, F_INDEX, F_INDICES, F_COMM_OLD, F_DIMS, F_REORDER, F_REMAIN,
   F_NEWCOMM, /* the field of kind newcomm, whatever its name */
   F_NSLOTS
@@ -86,7 +86,7 @@ enum slot {
 static const char *const slot_names[F_NSLOTS] = {
     "count", "datatype", "datatype_size", "dest", "source", "tag", "comm", "request", "array_of_requests", "root",
     "inplace", "recvinplace", "sendcount", "sendtype", "sendtype_size", "recvcount", "recvtype", "recvtype_size",
-    "sendcounts", "recvcounts", "sendtag", "recvtag", "status.src", "status.tag", "statuses.src", "statuses.tag",
+    "sendcounts", "recvcounts", "status.src", "status.tag", "statuses.src", "statuses.tag",
     "flag", "index", "array_of_indices", "comm_old", "dims", "reorder", "remain_dims", NULL,
 };
 
@@ -290,6 +290,7 @@ typedef struct exporter {
   done_req *done;
   size_t capdone;
   lookahead la;
+  uint64_t shared_keys; /* requests posted while another with the same (src, dst, tag) was pending */
   int rc;          /* exit status of a failure */
   char err[1024];  /* its message */
 } exporter;
@@ -416,6 +417,11 @@ static xreq *req_find(exporter *x, int64_t id) {
 
 static int req_add(exporter *x, xreq r) {
   if (r.id <= TF_SPECIAL_MAX) return 0;
+  for (size_t i = 0; r.real && i < x->nreqs; i++)
+    if (x->reqs[i].real && x->reqs[i].src == r.src && x->reqs[i].dst == r.dst && x->reqs[i].tag == r.tag) {
+      x->shared_keys++;
+      break;
+    }
   xreq *o = req_find(x, r.id);
   if (o) {
     *o = r;
@@ -810,6 +816,7 @@ static void rank_reset(exporter *x, int32_t rank) {
   x->seq = 0;
   x->flops = 0;
   x->ncomms = x->nreqs = 0;
+  x->shared_keys = 0;
   comm_set(x, 1, (xcomm){.kind = C_WORLD});
   comm_set(x, 2, (xcomm){.kind = C_SELF});
   if (x->la.c) tf_rank_cursor_close(x->la.c);
@@ -856,6 +863,10 @@ static int export_rank(exporter *x, int32_t rank, const char *path) {
     if (rc == 0 && got < 0) rc = failf(x, 2, "%s", tf_rank_cursor_error(c));
     tf_rank_cursor_close(c);
   }
+  if (rc == 0 && x->shared_keys)
+    fprintf(stderr, "tracefold export smpi: note: rank %d: %" PRIu64 " requests were posted while another with the same "
+                    "source, destination and tag was pending; SimGrid's replay keeps one request per (source, "
+                    "destination, tag), so a wait or waitall may not wait for them\n", rank, x->shared_keys);
   if (ferror(x->out) && rc == 0) rc = failf(x, 1, "%s: write failed", path);
   if (fclose(x->out) != 0 && rc == 0) rc = failf(x, 1, "%s: write failed: %s", path, strerror(errno));
   x->out = NULL;
