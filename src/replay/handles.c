@@ -315,6 +315,32 @@ void rp_msg_new(rp_thread *T, int i, MPI_Message m) {
 
 void rp_msg_forget(rp_thread *T, int i) { forget(T, &T->E->msgs, i); }
 
+/* ------------------------------------------------------------ readiness */
+
+int rp_objects_ready(rp_thread *T) {
+  const int64_t *f[RP_MAXFIELDS];
+  uint32_t fl[RP_MAXFIELDS];
+  rp_engine *E = T->E;
+  if (rp_layout(T->fn, &T->ev, f, fl)) return 1; /* malformed: the call says so */
+  const tf_func_desc *d = &tf_schema[T->fn];
+  for (uint32_t i = 0; i < d->nfields; i++) {
+    rp_map *m;
+    int64_t predefined_below; /* ids below it need no object */
+    switch (d->fields[i].kind) {
+    case TF_FIELD_COMM: m = &E->comms, predefined_below = 0; break;
+    case TF_FIELD_DTYPE: m = &E->dtypes, predefined_below = TF_DTYPE_DERIVED_BASE; break;
+    case TF_FIELD_OP: m = &E->ops, predefined_below = (int64_t)E->npredef_ops + 1; break;
+    case TF_FIELD_GROUP: m = &E->groups, predefined_below = GROUP_EMPTY_ID + 1; break;
+    default: continue;
+    }
+    for (uint32_t k = 0; k < fl[i]; k++) {
+      int64_t id = f[i][k];
+      if (id > TF_SPECIAL_MAX && id >= predefined_below && !map_find(m, id)) return 0;
+    }
+  }
+  return 1;
+}
+
 /* ------------------------------------------------------------ requests */
 
 rp_obj *rp_req_obj(rp_engine *E, int64_t id) { return map_find(&E->reqs, id); }

@@ -94,7 +94,7 @@ static int64_t future_source(rp_thread *T, int64_t req) {
     int rc = tf_rank_cursor_next(T->peek, &ev);
     if (rc < 0) rp_die(T, "%s", tf_rank_cursor_error(T->peek));
     if (rc == 0) return TF_NONE;
-    if (T->peek_index++ <= T->index || (ev.thread != T->thread && !T->all_threads)) continue;
+    if (T->peek_index++ <= T->index || ev.thread != T->thread) continue;
     uint32_t fn = ev.fn < E->info->nfuncs ? E->fnmap[ev.fn] : RP_FN_UNKNOWN;
     if (fn >= TF_FN_COUNT || tf_schema[fn].nfields == 0 || rp_layout(fn, &ev, f, fl)) continue;
     note_completion(T, fn, f, fl);

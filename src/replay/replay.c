@@ -263,25 +263,25 @@ static int engine_call(rp_thread *T) {
 typedef struct rp_run {
   rp_thread T;
   rp_task *task;
+  uint64_t next;        /* events of the rank the cursor has passed */
+  int after_init;
   uint64_t recorded_ns; /* the trace's compute and call times after MPI_Init, summed */
+  double started;       /* when the current call was issued (after its compute) */
 } rp_run;
 
 static int is_init(uint32_t fn) { return fn == TF_FN_MPI_Init || fn == TF_FN_MPI_Init_thread; }
 
-/* Replay the thread's events up to MPI_Finalize (thread 0) or the end. */
-static void *run_thread(void *arg) {
-  rp_run *R = arg;
+/* The thread's next event into T->ev, T->fn, T->index: 1, or 0 at the
+ * end. MPI_Init is taken here (the engine's own MPI_Init replays it). */
+static int next_event(rp_run *R) {
   rp_thread *T = &R->T;
   rp_engine *E = T->E;
-  uint64_t next = 0;
-  int after_init = 0;
-  T->last_return = rp_now();
   for (;;) {
     int rc = tf_rank_cursor_next(T->cur, &T->ev);
     if (rc < 0) rp_die(T, "malformed trace: %s", tf_rank_cursor_error(T->cur));
-    if (rc == 0) break;
-    T->index = next++;
-    if (T->ev.thread != T->thread && !T->all_threads) continue;
+    if (rc == 0) return 0;
+    T->index = R->next++;
+    if (T->ev.thread != T->thread) continue;
     T->fn = T->ev.fn < E->info->nfuncs ? E->fnmap[T->ev.fn] : RP_FN_UNKNOWN;
     if (T->fn >= TF_FN_COUNT) {
       char why[300];
@@ -289,39 +289,149 @@ static void *run_thread(void *arg) {
       rp_die(T, "%s", why);
     }
     if (E->threaded) thread_at(E, T, T->index);
-    if (is_init(T->fn)) { /* the engine's own MPI_Init replays it; what came before is start-up */
-      after_init = 1;
+    if (is_init(T->fn)) { /* what came before is start-up */
+      R->after_init = 1;
       T->calls[T->fn]++;
       continue;
     }
-    if (after_init) R->recorded_ns += T->ev.compute_ns + T->ev.duration_ns;
-    double c0 = rp_now();
-    rp_compute(T, rp_delay(T));
-    double c1 = rp_now();
-    T->compute_s += c1 - c0;
-    T->calls[T->fn]++;
-    if (T->fn == TF_FN_MPI_Finalize) break; /* main() calls it after the report */
-    if (rp_fields(T)) rp_die(T, "malformed event: %s", T->error);
-    rp_arena_reset(T);
-    T->hidden = NULL;
-    T->need = rp_payload_need(T);
-    T->bytes[T->fn] += rp_event_bytes(T);
-    if (E->threaded && rp_info[T->fn].frees) wait_others_past(E, T, T->index);
-    rp_call_fn call = rp_calls[T->fn];
-    T->status.MPI_SOURCE = MPI_ANY_SOURCE;
-    if (call) {
-      rc = call(T); /* which sets T->last_return when the MPI call returns */
-    } else {
-      rc = engine_call(T);
-      T->last_return = rp_now();
-    }
-    if (rc != MPI_SUCCESS) rp_die(T, "the call failed (MPI error %d)", rc);
-    T->mpi_s += T->last_return - c1;
-    if (T->status.MPI_SOURCE != MPI_ANY_SOURCE) T->last_status = T->status;
+    if (R->after_init) R->recorded_ns += T->ev.compute_ns + T->ev.duration_ns;
+    return 1;
   }
-  if (E->threaded) thread_at(E, T, UINT64_MAX);
+}
+
+/* The compute delay before the event, then its fields and payload size:
+ * 1, or 0 for MPI_Finalize (main() calls it after the report). */
+static int prepare_event(rp_run *R) {
+  rp_thread *T = &R->T;
+  double c0 = rp_now();
+  rp_compute(T, rp_delay(T));
+  R->started = rp_now();
+  T->compute_s += R->started - c0;
+  T->calls[T->fn]++;
+  if (T->fn == TF_FN_MPI_Finalize) return 0;
+  if (rp_fields(T)) rp_die(T, "malformed event: %s", T->error);
+  rp_arena_reset(T);
+  T->hidden = NULL;
+  T->need = rp_payload_need(T);
+  T->bytes[T->fn] += rp_event_bytes(T);
+  return 1;
+}
+
+static void call_event(rp_run *R) {
+  rp_thread *T = &R->T;
+  rp_engine *E = T->E;
+  if (E->threaded && rp_info[T->fn].frees) wait_others_past(E, T, T->index);
+  rp_call_fn call = rp_calls[T->fn];
+  T->status.MPI_SOURCE = MPI_ANY_SOURCE;
+  int rc;
+  if (call) {
+    rc = call(T); /* which sets T->last_return when the MPI call returns */
+  } else {
+    rc = engine_call(T);
+    T->last_return = rp_now();
+  }
+  if (rc != MPI_SUCCESS) rp_die(T, "the call failed (MPI error %d)", rc);
+  T->mpi_s += T->last_return - R->started;
+  if (T->status.MPI_SOURCE != MPI_ANY_SOURCE) T->last_status = T->status;
+}
+
+/* Replay the thread's events up to MPI_Finalize (thread 0) or the end. */
+static void *run_thread(void *arg) {
+  rp_run *R = arg;
+  rp_thread *T = &R->T;
+  T->last_return = rp_now();
+  while (next_event(R) && prepare_event(R)) call_event(R);
+  if (T->E->threaded) thread_at(T->E, T, UINT64_MAX);
   return NULL;
 }
+
+#ifdef TF_SIMGRID
+/* ------------------------------------------------------------ threads as lanes of one actor
+ * SMPI 3.32 matches a message by the actor that posts it, and a second
+ * actor of a rank is not the rank: the recorded threads of a rank are
+ * replayed by its one actor, as lanes. A lane runs its thread's events in
+ * order; a blocking call that has a nonblocking form (rp_starts) is started
+ * and the lane waits for it while the others go on, as the threads did.
+ * Any other call (object constructors, frees, MPI_Finalize) waits until
+ * every other lane is past the events recorded before it; an event whose
+ * communicator, datatype, op or group another lane has yet to create waits
+ * for it. When no lane can go on, the actor waits for started calls.
+ * The lanes' compute is spent one after another by the one actor. */
+
+enum { LANE_READY, LANE_STARTED, LANE_DONE };
+
+/* Every other lane is past lane l's event. */
+static int first_of_all(const rp_run *runs, const uint8_t *state, int n, int l) {
+  for (int m = 0; m < n; m++)
+    if (m != l && state[m] != LANE_DONE && runs[m].T.index < runs[l].T.index) return 0;
+  return 1;
+}
+
+/* The lane's started call has completed: on to its next event. */
+static void lane_done(rp_run *R, uint8_t *state) {
+  R->T.last_return = rp_now();
+  R->T.mpi_s += R->T.last_return - R->started;
+  *state = next_event(R) ? LANE_READY : LANE_DONE;
+}
+
+static void run_lanes(rp_engine *E, rp_run *runs) {
+  int n = E->nthreads;
+  uint8_t *state = calloc((size_t)n, 1);
+  MPI_Request *reqs = malloc(2 * (size_t)n * sizeof *reqs);
+  int *idx = malloc(2 * (size_t)n * sizeof *idx);
+  if (!state || !reqs || !idx) rp_die(&runs[0].T, "out of memory (%d lanes)", n);
+  for (int l = 0; l < n; l++) {
+    runs[l].T.last_return = rp_now();
+    reqs[2 * l] = reqs[2 * l + 1] = MPI_REQUEST_NULL;
+    state[l] = next_event(&runs[l]) ? LANE_READY : LANE_DONE;
+  }
+  for (;;) {
+    int pick = -1;
+    for (int l = 0; l < n; l++) { /* the ready lane with the earliest event that may go */
+      rp_thread *T = &runs[l].T;
+      if (state[l] != LANE_READY || (pick >= 0 && T->index > runs[pick].T.index)) continue;
+      int startable = rp_starts[T->fn] != NULL;
+      if (!rp_objects_ready(T) || (!startable && !first_of_all(runs, state, n, l))) continue;
+      pick = l;
+    }
+    if (pick >= 0) {
+      rp_run *R = &runs[pick];
+      rp_thread *T = &R->T;
+      if (!prepare_event(R)) {
+        state[pick] = LANE_DONE; /* MPI_Finalize */
+      } else if (rp_starts[T->fn]) {
+        if (rp_starts[T->fn](T, &reqs[2 * pick]) != MPI_SUCCESS) rp_die(T, "the call (started) failed");
+        state[pick] = LANE_STARTED;
+        if (reqs[2 * pick] == MPI_REQUEST_NULL && reqs[2 * pick + 1] == MPI_REQUEST_NULL) /* done at once */
+          lane_done(&runs[pick], &state[pick]);
+      } else {
+        call_event(R);
+        state[pick] = next_event(R) ? LANE_READY : LANE_DONE;
+      }
+      continue;
+    }
+    int started = 0, ready = 0;
+    for (int l = 0; l < n; l++) started += state[l] == LANE_STARTED, ready += state[l] == LANE_READY;
+    if (!started) {
+      if (ready) rp_die(&runs[0].T, "the rank's %d threads cannot go on in the recorded order", n);
+      break;
+    }
+    /* MPI_Waitsome, not MPI_Waitany: SMPI 3.32's MPI_Waitany can miss the
+     * completion of a nonblocking collective */
+    int done = MPI_UNDEFINED;
+    PMPI_Waitsome(2 * n, reqs, &done, idx, MPI_STATUSES_IGNORE);
+    if (done == MPI_UNDEFINED || done < 1) rp_die(&runs[0].T, "a started call has no request");
+    for (int k = 0; k < done; k++) {
+      int l = idx[k] / 2;
+      if (state[l] == LANE_STARTED && reqs[2 * l] == MPI_REQUEST_NULL && reqs[2 * l + 1] == MPI_REQUEST_NULL)
+        lane_done(&runs[l], &state[l]);
+    }
+  }
+  free(state);
+  free(reqs);
+  free(idx);
+}
+#endif
 
 static void thread_free(rp_thread *T) {
   tf_rank_cursor_close(T->cur);
@@ -491,19 +601,11 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return 2;
   }
-  int serial = 0;
+  int lanes = 0;
 #ifdef TF_SIMGRID
-  /* SMPI 3.32 matches messages by the actor that posts them, and a second
-   * actor of a rank is not the rank: its threads are replayed by one actor
-   * in the rank's recorded order (which holds for FUNNELED and SERIALIZED
-   * traces; concurrent blocking calls of MULTIPLE ones may deadlock) */
-  serial = E.nthreads > 1;
-  if (serial && E.rank == 0)
-    fprintf(stderr, RP_PROGRAM ": %d recorded threads per rank are replayed one after another, in each rank's "
-            "recorded order\n", E.nthreads);
-  if (serial) E.nthreads = 1;
+  lanes = E.nthreads > 1; /* the threads are lanes of the rank's one actor (run_lanes) */
 #endif
-  E.threaded = E.nthreads > 1;
+  E.threaded = E.nthreads > 1 && !lanes;
   E.seq = rp_sync_new();
   rp_run *runs = calloc((size_t)E.nthreads, sizeof *runs);
   if (!runs || !E.seq) {
@@ -516,19 +618,22 @@ int main(int argc, char **argv) {
     PMPI_Abort(MPI_COMM_WORLD, 2);
   }
   for (int t = 0; t < E.nthreads; t++) { /* cursors open before the clock starts (a projection each) */
-    runs[t].T = (rp_thread){.E = &E, .thread = (uint32_t)t, .all_threads = serial};
+    runs[t].T = (rp_thread){.E = &E, .thread = (uint32_t)t};
     E.threads[t] = &runs[t].T;
     if (tf_rank_cursor_open(E.trace, E.rank, &runs[t].T.cur, err, sizeof err) != TF_OK) rp_die(&runs[t].T, "%s", err);
   }
   PMPI_Barrier(MPI_COMM_WORLD);
   double t0 = rp_now();
-  for (int t = 1; t < E.nthreads; t++)
+#ifdef TF_SIMGRID
+  if (lanes) run_lanes(&E, runs);
+#endif
+  for (int t = 1; t < E.nthreads && !lanes; t++)
     if (!(runs[t].task = rp_task_start(run_thread, &runs[t]))) {
       fprintf(stderr, RP_PROGRAM ": rank %d: cannot start thread %d\n", E.rank, t);
       PMPI_Abort(MPI_COMM_WORLD, 2);
     }
-  run_thread(&runs[0]);
-  for (int t = 1; t < E.nthreads; t++) rp_task_join(runs[t].task);
+  if (!lanes) run_thread(&runs[0]);
+  for (int t = 1; t < E.nthreads && !lanes; t++) rp_task_join(runs[t].task);
   double replay_s = rp_now() - t0;
   report(&E, runs, replay_s);
   for (int t = 0; t < E.nthreads; t++) thread_free(&runs[t].T);

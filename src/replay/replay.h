@@ -19,9 +19,8 @@
  *   replay.c           options, start-up checks, threads, the report.
  * tracefold-sim is the same engine compiled with smpicc (SimGrid's SMPI):
  * compute_sim.c replaces compute.c, so a delay becomes simulated execution;
- * a rank's recorded threads are replayed by one actor in the rank's
- * recorded order (SMPI 3.32 cannot match the messages of a second actor
- * of a rank).
+ * a rank's recorded threads are lanes of its one actor (replay.c: SMPI
+ * 3.32 cannot match the messages of a second actor of a rank).
  * Everything the engine does for itself goes through PMPI_ so that a
  * recorder preloaded into the replay sees exactly the replayed calls.
  * No code here is specific to one MPI library (it also builds with smpicc).
@@ -126,7 +125,6 @@ typedef struct rp_arena_chunk rp_arena_chunk;
 typedef struct rp_thread {
   rp_engine *E;
   uint32_t thread;
-  int all_threads;             /* replays the events of every recorded thread, in the rank's order */
   tf_rank_cursor *cur;
   uint64_t index;              /* position of the current event in the rank's sequence */
   uint64_t pos;                /* threaded: its events before pos have completed */
@@ -162,6 +160,11 @@ typedef struct rp_thread {
 
 typedef int (*rp_call_fn)(rp_thread *T);
 extern const rp_call_fn rp_calls[TF_FN_COUNT]; /* NULL: the engine does it (replay.c) */
+/* The call started in its nonblocking form (blocking functions that have
+ * one; MPI_Sendrecv as MPI_Irecv + MPI_Isend): req[0], req[1] (or
+ * MPI_REQUEST_NULL). Used where one actor replays several threads. */
+typedef int (*rp_start_fn)(rp_thread *T, MPI_Request *req);
+extern const rp_start_fn rp_starts[TF_FN_COUNT]; /* NULL: no nonblocking form */
 
 /* ---- the current event's fields (fields.c) ---- */
 /* What the engine needs to know of each function's fields, found once. */
@@ -239,6 +242,8 @@ void rp_req_forget(rp_thread *T, int i);
 /* The live request of a recorded id (NULL if unknown); *persistent, *done. */
 rp_obj *rp_req_obj(rp_engine *E, int64_t id);
 void rp_req_drop(rp_engine *E, rp_obj *o); /* delete a request found by rp_req_obj (lock held) */
+/* Every communicator, datatype, op and group the current event uses exists. */
+int rp_objects_ready(rp_thread *T);
 void rp_lock(rp_engine *E);
 void rp_unlock(rp_engine *E);
 /* A fatal replay error: message on stderr naming the trace, rank and event, then MPI_Abort. */
