@@ -10,10 +10,20 @@
  * engine's own work is not charged: tracefold simulate runs with
  * smpi/simulate-computation off, so only this file advances a rank's
  * simulated clock between MPI calls. */
+#include <simgrid/engine.h>
+
 #include "replay.h"
 
-double rp_now(void) { return PMPI_Wtime(); }
+/* The simulated clock, read directly: MPI_Wtime would also stop and
+ * restart SMPI's CPU timers (two system calls) at every event. */
+double rp_now(void) { return simgrid_get_clock(); }
 
-void rp_compute(rp_thread *T, double seconds) {
-  if (seconds > 0) smpi_execute_flops(seconds * T->E->opt.ref_speed);
+/* A local call (no peer, no simulated time) leaves its compute pending:
+ * executed with the next call's, one execution instead of several (the
+ * same simulated time, less simulation work). */
+void rp_compute(rp_thread *T, double seconds, int now) {
+  if (seconds > 0) T->pending_flops += seconds * T->E->opt.ref_speed;
+  if (!now || T->pending_flops <= 0) return;
+  smpi_execute_flops(T->pending_flops);
+  T->pending_flops = 0;
 }

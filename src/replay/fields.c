@@ -223,3 +223,24 @@ void rp_buffers_free(rp_thread *T) {
   T->sbuf = T->rbuf = NULL;
   T->nretired = 0;
 }
+
+int rp_event_local(const rp_thread *T) {
+  const tf_func_desc *d = &tf_schema[T->fn];
+  int comm = 0, peers = 0;
+  for (uint32_t i = 0; i < d->nfields; i++) {
+    switch (d->fields[i].kind) {
+    case TF_FIELD_REQ: /* completes or starts communication */
+    case TF_FIELD_MSG:
+    case TF_FIELD_ROOT: /* collectives */
+      return 0;
+    case TF_FIELD_COMM: comm = 1; break;
+    case TF_FIELD_PEER:
+      for (uint32_t k = 0; k < T->fl[i]; k++)
+        if (T->f[i][k] != TF_PROC_NULL) return 0;
+      peers++;
+      break;
+    default: break;
+    }
+  }
+  return !comm || peers > 0;
+}

@@ -303,18 +303,20 @@ static int next_event(rp_run *R) {
  * 1, or 0 for MPI_Finalize (main() calls it after the report). */
 static int prepare_event(rp_run *R) {
   rp_thread *T = &R->T;
+  int finalize = T->fn == TF_FN_MPI_Finalize;
+  T->calls[T->fn]++;
+  if (!finalize) {
+    if (rp_fields(T)) rp_die(T, "malformed event: %s", T->error);
+    rp_arena_reset(T);
+    T->hidden = NULL;
+    T->need = rp_payload_need(T);
+    T->bytes[T->fn] += rp_event_bytes(T);
+  }
   double c0 = rp_now();
-  rp_compute(T, rp_delay(T));
+  rp_compute(T, rp_delay(T), finalize || !rp_event_local(T));
   R->started = rp_now();
   T->compute_s += R->started - c0;
-  T->calls[T->fn]++;
-  if (T->fn == TF_FN_MPI_Finalize) return 0;
-  if (rp_fields(T)) rp_die(T, "malformed event: %s", T->error);
-  rp_arena_reset(T);
-  T->hidden = NULL;
-  T->need = rp_payload_need(T);
-  T->bytes[T->fn] += rp_event_bytes(T);
-  return 1;
+  return !finalize;
 }
 
 static void call_event(rp_run *R) {

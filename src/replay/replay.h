@@ -155,6 +155,7 @@ typedef struct rp_thread {
   /* totals */
   uint64_t calls[TF_FN_COUNT], bytes[TF_FN_COUNT];
   double compute_s, mpi_s;     /* time spent computing and in the replayed MPI calls */
+  double pending_flops;        /* simulation: compute of local calls, not yet executed */
   char error[512];
 } rp_thread;
 
@@ -208,6 +209,10 @@ void rp_buffers_free(rp_thread *T);
 size_t rp_payload_need(rp_thread *T);
 /* The event's payload bytes: its bytes fields summed. */
 uint64_t rp_event_bytes(const rp_thread *T);
+/* The event involves no other rank and takes no simulated time: its
+ * function has no communicator (MPI_Type_*, MPI_Dims_create, ...) or its
+ * every peer is MPI_PROC_NULL. */
+int rp_event_local(const rp_thread *T);
 
 /* ---- handles (handles.c) ---- */
 int rp_handles_init(rp_engine *E);
@@ -274,8 +279,10 @@ double rp_delay(rp_thread *T);
 void rp_draws_free(rp_thread *T);
 /* Spend compute time as the application did: live, busy-waiting or
  * sleeping until `seconds` after T's previous call returned; simulated,
- * executing seconds x ref_speed flops on the rank's host. */
-void rp_compute(rp_thread *T, double seconds);
+ * executing seconds x ref_speed flops on the rank's host, together with
+ * the compute of the local calls before it (`now` 0: the call is local,
+ * the compute waits for the next one). */
+void rp_compute(rp_thread *T, double seconds, int now);
 double rp_now(void); /* seconds, monotonic (simulated time under SimGrid) */
 
 #endif

@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# simulate.sh — SimGrid simulation of traces: accuracy against this machine,
+# and speed at 256 and 1,024 ranks against SimGrid's own replay of unrolled
+# time-independent action files. Records the figures in bench/RESULTS.md.
+# Builds nothing.
+#
+# usage: bench/simulate.sh BUILD_DIR
+#   BUILD_DIR  a configured and built tree with SimGrid (src/replay/tracefold-sim,
+#              src/cli/tracefold, src/recorder/libtracefold.so, bench/bench_pingpong,
+#              workloads/wl_<name>)
+# environment (optional):
+#   MPIRUN       launcher                                          [mpirun.mpich]
+#   WORKLOADS    workloads of the accuracy part   [every C workload and fstencil]
+#   VALID_ARGS   their arguments                                   [-i 2000]
+#   REPS         recordings per workload; medians reported          [3]
+#   SCALE_RANKS  rank counts of the speed part                     [256 1024]
+#   SCALE_ARGS   stencil2d's arguments there                       [-i 100]
+#   SCALE_TRACES a directory with s<P>/trace.tf already recorded (recording
+#                1,024 ranks on 2 cores takes minutes): reused if there
+#   RESULTS      the file to update                                [bench/RESULTS.md]
+#
+# 1. This machine as a platform. bench_pingpong (2 ranks, MPI_Send/Recv,
+#    fastest of 5 batches) gives the one-way time of a 1-byte message
+#    (latency) and the bandwidth between 1 B and 4 MiB messages; the platform
+#    is 2 nodes of one core each (the 2 cores), linked with that latency and
+#    bandwidth (tracefold simulate --nodes 2 --latency L --bandwidth B, no
+#    calibration factors), node speed = the recording host's (compute
+#    deltas are charged as recorded).
+# 2. Accuracy. Each workload runs traced at 2 ranks (one per core: no
+#    oversubscription), REPS times; each trace is simulated on that platform
+#    with --compute mean and --compute histogram. Error = (simulated time -
+#    the trace's recorded wall time) / recorded, median over REPS.
+# 3. Speed. stencil2d is traced at each of SCALE_RANKS ranks; the trace is
+#    simulated by tracefold simulate (wall time of the whole command) and
+#    exported with tracefold export smpi, whose unrolled action files
+#    smpirun -replay simulates on the same platform (wall time of smpirun);
+#    both simulated times are given, and the bytes each reads.
+set -uo pipefail
+prog=simulate.sh
+build=${1:?usage: bench/simulate.sh BUILD_DIR}
+MPIRUN=${MPIRUN:-mpirun.mpich}
+WORKLOADS=${WORKLOADS:-"stencil2d stencil3d ring wavefront butterfly alltoall alltoallv masterworker branchy nbcoll persistent threads timed fstencil"}
+VALID_ARGS=${VALID_ARGS:-"-i 2000"}
+REPS=${REPS:-3}
+SCALE_RANKS=${SCALE_RANKS:-"256 1024"}
+SCALE_ARGS=${SCALE_ARGS:-"-i 100"}
+SCALE_TRACES=${SCALE_TRACES:-}
+here=$(cd "$(dirname "$0")" && pwd)
+RESULTS=${RESULTS:-$here/RESULTS.md}
+export MPIR_CVAR_POLLS_BEFORE_YIELD=1
+lib=$build/src/recorder/libtracefold.so
+cli=$build/src/cli/tracefold
+pingpong=$build/bench/bench_pingpong
+for f in "$lib" "$cli" "$pingpong" "$build/src/replay/tracefold-sim"; do
+  [ -f "$f" ] || { echo "$prog: missing $f (build with SimGrid installed)" >&2; exit 1; }
+done
+smpirun=$(command -v smpirun) || { echo "$prog: smpirun not found (apt-get install libsimgrid-dev)" >&2; exit 1; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/tf-bench-simulate.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+start=$(date +%s)
+source=$(git -C "$here/.." rev-parse --short HEAD 2>/dev/null || echo unknown)
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "fail"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+now() { date +%s.%N; }
+since() { awk -v a="$(now)" -v b="$1" 'BEGIN { printf "%.3f\n", a - b }'; }
+
+# ---- 1. this machine
+$MPIRUN -np 2 "$pingpong" >"$work/pingpong.txt" || { echo "$prog: bench_pingpong failed" >&2; exit 1; }
+lat=$(awk '$1 == "latency" { print $2 }' "$work/pingpong.txt")
+bw=$(awk '$1 == "bandwidth" { print $2 }' "$work/pingpong.txt")
+echo "$prog: this machine: latency $lat s, bandwidth $bw B/s"
+platform=(--nodes 2 --latency "$lat" --bandwidth "${bw}Bps")
+
+# ---- 2. accuracy at 2 ranks
+: >"$work/accuracy.tsv"
+for wl in $WORKLOADS; do
+  exe=$build/workloads/wl_$wl
+  [ -x "$exe" ] || continue
+  for ((rep = 0; rep < REPS; rep++)); do
+    t=$work/$wl.$rep
+    # shellcheck disable=SC2086
+    timeout 300 $MPIRUN -np 2 env LD_PRELOAD="$lib" TRACEFOLD_OUTPUT="$t" "$exe" $VALID_ARGS >/dev/null 2>&1 ||
+      { echo "$prog: $wl: the traced run failed" >&2; continue; }
+    for mode in mean histogram; do
+      "$cli" simulate "${platform[@]}" --compute $mode --quiet --keep "$t.$mode" "$t" >/dev/null 2>"$t.$mode.err" ||
+        { echo "$prog: $wl: simulate --compute $mode failed: $(tail -1 "$t.$mode.err")" >&2; continue; }
+      awk -v wl="$wl" -v mode="$mode" '$1 == "time_s" { s = $2 } $1 == "recorded_s" { r = $2 }
+        END { if (r > 0) printf "%s\t%s\t%.6f\t%.6f\t%.2f\n", wl, mode, r, s, 100 * (s - r) / r }' \
+        "$t.$mode/report" >>"$work/accuracy.tsv"
+    done
+    rm -rf "$t" "$t".*
+  done
+  echo "$prog: $wl: $(awk -v wl="$wl" '$1 == wl && $2 == "mean" { print $5 }' "$work/accuracy.tsv" | tr '\n' ' ')% (mean)"
+done
+
+# ---- 3. speed at scale: tracefold simulate vs smpirun -replay of the export
+: >"$work/scale.tsv"
+for np in $SCALE_RANKS; do
+  trace=$work/s$np
+  if [ -n "$SCALE_TRACES" ] && [ -f "$SCALE_TRACES/s$np/trace.tf" ]; then
+    trace=$SCALE_TRACES/s$np
+  else
+    # shellcheck disable=SC2086
+    timeout 3600 $MPIRUN -np "$np" env LD_PRELOAD="$lib" TRACEFOLD_OUTPUT="$trace" "$build/workloads/wl_stencil2d" \
+      $SCALE_ARGS >/dev/null 2>"$work/s$np.err" || { echo "$prog: stencil2d at $np ranks failed" >&2; continue; }
+  fi
+  events=$("$cli" stats "$trace" | awk '$1 == "events:" { print $2 }')
+  tbytes=$(stat -c %s "$trace/trace.tf")
+  ours=() theirs=()
+  for ((rep = 0; rep < REPS; rep++)); do
+    t0=$(now)
+    "$cli" simulate --compute mean --quiet --keep "$work/sim$np" "$trace" >"$work/sim$np.log" 2>&1 ||
+      { echo "$prog: simulate at $np ranks failed: $(tail -2 "$work/sim$np.log")" >&2; continue 2; }
+    ours+=("$(since "$t0")")
+  done
+  sim_s=$(awk '$1 == "time_s" { print $2 }' "$work/sim$np/report")
+  t0=$(now)
+  "$cli" export smpi --compute mean "$trace" "$work/ti$np" 2>"$work/ti$np.err" ||
+    { echo "$prog: export at $np ranks failed: $(tail -1 "$work/ti$np.err")" >&2; continue; }
+  export_s=$(since "$t0")
+  tibytes=$(du -sb "$work/ti$np" | awk '{ print $1 }')
+  for ((rep = 0; rep < REPS; rep++)); do
+    t0=$(now)
+    "$smpirun" -np "$np" -platform "$work/sim$np/platform.xml" -hostfile "$work/sim$np/hostfile" \
+      --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1 -replay "$work/ti$np/index.txt" >"$work/ti$np.log" 2>&1 ||
+      { echo "$prog: smpirun -replay at $np ranks failed: $(tail -2 "$work/ti$np.log")" >&2; continue 2; }
+    theirs+=("$(since "$t0")")
+  done
+  ti_s=$(sed -n 's/.*Simulation time \([0-9.e+-]*\).*/\1/p' "$work/ti$np.log" | tail -1)
+  o=$(printf '%s\n' "${ours[@]}" | median)
+  s=$(printf '%s\n' "${theirs[@]}" | median)
+  printf "%s\t%s\t%s\t%s\t%.2f\t%.2f\t%.2f\t%s\t%s\n" "$np" "$events" "$tbytes" "$tibytes" "$o" "$export_s" "$s" \
+    "$sim_s" "$ti_s" >>"$work/scale.tsv"
+  echo "$prog: $np ranks: tracefold simulate $o s, smpirun -replay $s s (+ export $export_s s)"
+  rm -rf "$work/ti$np"
+done
+
+# ---- RESULTS.md
+PYTHONPATH=$here python3 - "$RESULTS" "$work" "$lat" "$bw" "$source" "$(($(date +%s) - start))" "$REPS" "$VALID_ARGS" "$SCALE_ARGS" <<'EOF'
+import statistics, sys
+from results_section import update
+results, work, lat, bw, source, secs, reps, vargs, sargs = sys.argv[1:]
+acc = {}
+for line in open(work + "/accuracy.tsv"):
+    wl, mode, rec, sim, err = line.split("\t")
+    acc.setdefault(wl, {}).setdefault(mode, []).append((float(rec), float(sim), float(err)))
+out = ["## Simulation in SimGrid: accuracy on this machine, speed at scale", "",
+       f"bench/simulate.sh at {source} ({secs} s, {reps} recordings per workload, medians). "
+       "Rerun it to refresh.", "",
+       f"**This machine as a platform**: bench_pingpong (MPICH, 2 ranks, MPI_Send/Recv, fastest of 5 batches) "
+       f"measured a one-way latency of {float(lat) * 1e6:.3f} us for 1 byte and a bandwidth of "
+       f"{float(bw) / 1e9:.2f} GB/s between 1 B and 4 MiB; the platform is 2 one-core nodes on such a link "
+       "(`tracefold simulate --nodes 2 --latency L --bandwidth B`, no calibration factors), at the "
+       "recording host's speed.", "",
+       f"**Accuracy** (2 ranks, one per core, `{vargs}`): simulated time against the trace's recorded wall "
+       "time (MPI_Init to MPI_Finalize, slowest rank).", "",
+       "| workload | recorded s | simulated s (mean) | error mean | error histogram |",
+       "|---|---|---|---|---|"]
+for wl, m in acc.items():
+    rec = statistics.median(r for r, _, _ in m.get("mean", [(0, 0, 0)]))
+    sim = statistics.median(s for _, s, _ in m.get("mean", [(0, 0, 0)]))
+    em = statistics.median(e for _, _, e in m["mean"]) if "mean" in m else float("nan")
+    eh = statistics.median(e for _, _, e in m["histogram"]) if "histogram" in m else float("nan")
+    out.append(f"| {wl} | {rec:.4f} | {sim:.4f} | {em:+.1f} % | {eh:+.1f} % |")
+out += ["", f"**Speed at scale** (stencil2d `{sargs}`, generated platform 10 Gbit/s, 1 us, one node per rank, "
+        "`--compute mean`): wall time of `tracefold simulate` (the whole command, from the compressed "
+        "trace) against `smpirun -replay` of the same trace exported by `tracefold export smpi` as unrolled "
+        "time-independent action files (the baseline; export time apart), same platform.", "",
+        "| ranks | events | trace.tf bytes | action files bytes | tracefold simulate s | export s | "
+        "smpirun -replay s | speed-up | simulated s (ours) | simulated s (TI replay) |",
+        "|---|---|---|---|---|---|---|---|---|---|"]
+for line in open(work + "/scale.tsv"):
+    np_, ev, tb, tib, o, ex, s, so, st = line.rstrip("\n").split("\t")
+    out.append(f"| {np_} | {ev} | {tb} | {tib} | {o} | {ex} | {s} | {float(s) / float(o):.1f}x | {so} | {st} |")
+update(results, "## Simulation in SimGrid: accuracy on this machine, speed at scale", "\n".join(out) + "\n")
+EOF
+echo "$prog: done in $(($(date +%s) - start)) s; $RESULTS updated"
