@@ -267,6 +267,8 @@ static int simulate_once(const sim_options *o, int ranks, const char *dir, const
   args[k++] = "-no-privatize";                         /* the engine keeps no per-rank globals */
   args[k++] = "--cfg=smpi/simulate-computation:no";    /* the engine's own work costs no time */
   args[k++] = "--cfg=smpi/wtime:0";                    /* nor do its clock reads */
+  args[k++] = "--cfg=smpi/test:1e-8";                  /* a replayed test or probe is one call, not a */
+  args[k++] = "--cfg=smpi/iprobe:1e-8";                /* polling loop (MPI_Probe polls: 10 ns a poll) */
   args[k++] = "--log=root.thres:warning";
   if (!o->platform_file) { /* a generated platform means what it says: no calibration factors */
     args[k++] = "--cfg=smpi/bw-factor:0:1";

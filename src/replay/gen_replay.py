@@ -203,7 +203,8 @@ class Call:
         out = ["static int rp_call_%s(rp_thread *T) {" % f.short]
         out += ["  " + x for x in self.decl]
         if f.name in OUTCOME:
-            arr = "h_array_of_requests" if any(p.name == "array_of_requests" for p in f.params) else "NULL"
+            arr = "h_array_of_requests" if any(p.name == "array_of_requests" for p in f.params) else (
+                "&h_request" if any(p.name == "request" and p.base == "MPI_Request*" for p in f.params) else "NULL")
             out.append("  rp_outcome_before(T, TF_FN_%s, %s);" % (f.name, arr))
         out.append("  int rc = %s(%s);" % (f.name, ", ".join(self.args)))
         out.append("  T->last_return = rp_now();")

@@ -357,7 +357,8 @@ static void *run_thread(void *arg) {
  * Any other call (object constructors, frees, MPI_Finalize) waits until
  * every other lane is past the events recorded before it; an event whose
  * communicator, datatype, op or group another lane has yet to create waits
- * for it. When no lane can go on, the actor waits for started calls.
+ * for it. When no lane can go on, the actor waits for the started call
+ * recorded first.
  * The lanes' compute is spent one after another by the one actor. */
 
 enum { LANE_READY, LANE_STARTED, LANE_DONE };
@@ -380,8 +381,7 @@ static void run_lanes(rp_engine *E, rp_run *runs) {
   int n = E->nthreads;
   uint8_t *state = calloc((size_t)n, 1);
   MPI_Request *reqs = malloc(2 * (size_t)n * sizeof *reqs);
-  int *idx = malloc(2 * (size_t)n * sizeof *idx);
-  if (!state || !reqs || !idx) rp_die(&runs[0].T, "out of memory (%d lanes)", n);
+  if (!state || !reqs) rp_die(&runs[0].T, "out of memory (%d lanes)", n);
   for (int l = 0; l < n; l++) {
     runs[l].T.last_return = rp_now();
     reqs[2 * l] = reqs[2 * l + 1] = MPI_REQUEST_NULL;
@@ -418,20 +418,17 @@ static void run_lanes(rp_engine *E, rp_run *runs) {
       if (ready) rp_die(&runs[0].T, "the rank's %d threads cannot go on in the recorded order", n);
       break;
     }
-    /* MPI_Waitsome, not MPI_Waitany: SMPI 3.32's MPI_Waitany can miss the
-     * completion of a nonblocking collective */
-    int done = MPI_UNDEFINED;
-    PMPI_Waitsome(2 * n, reqs, &done, idx, MPI_STATUSES_IGNORE);
-    if (done == MPI_UNDEFINED || done < 1) rp_die(&runs[0].T, "a started call has no request");
-    for (int k = 0; k < done; k++) {
-      int l = idx[k] / 2;
-      if (state[l] == LANE_STARTED && reqs[2 * l] == MPI_REQUEST_NULL && reqs[2 * l + 1] == MPI_REQUEST_NULL)
-        lane_done(&runs[l], &state[l]);
-    }
+    /* wait for the started call recorded first: what the lanes held back
+     * by the recorded order wait for (MPI_Waitany and MPI_Waitsome over
+     * nonblocking collectives can miss their completion in SMPI 3.32) */
+    int first = -1;
+    for (int l = 0; l < n; l++)
+      if (state[l] == LANE_STARTED && (first < 0 || runs[l].T.index < runs[first].T.index)) first = l;
+    PMPI_Waitall(2, &reqs[2 * first], MPI_STATUSES_IGNORE);
+    lane_done(&runs[first], &state[first]);
   }
   free(state);
   free(reqs);
-  free(idx);
 }
 #endif
 
