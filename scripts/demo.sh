@@ -2,8 +2,9 @@
 # demo.sh — set up, then trace a bundled MPI program (stencil2d, 4 ranks) and
 # print what was captured: calls and bytes by function and rank, the
 # folded loop structure with its times, the imbalance across ranks, a search
-# in time, rank 1's first events unrolled from the trace, and a replay of
-# the trace (its MPI calls run again, with its compute delays).
+# in time, rank 1's first events unrolled from the trace, a replay of the
+# trace (its MPI calls run again, with its compute delays) and a what-if
+# simulation of it in SimGrid.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh mpich
@@ -32,6 +33,9 @@ head -12 "$out/unrolled"
 echo
 echo "== tracefold replay --compute mean (its MPI calls run again on 4 ranks, with the trace's compute delays)"
 TRACEFOLD_MPIRUN=mpirun.mpich build/src/cli/tracefold replay --compute mean "$out/trace"
+echo
+echo "== tracefold simulate --sweep bandwidth=... (the same trace in SimGrid, on 4 simulated nodes: what if the network were slower)"
+build/src/cli/tracefold simulate --compute mean --sweep bandwidth=100Mbps,1Gbps,10Gbps "$out/trace"
 echo
 echo "== one file for all ranks: $(ls "$out/trace"), $(wc -c <"$out/trace/trace.tf") bytes"
 echo

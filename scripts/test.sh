@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test.sh — set up, then run the whole test suite through ctest:
-#   build/         MPICH: unit tests, every workload at 1 to 64 ranks (and each timing mode at 4)
-#   build-openmpi/ Open MPI: every workload (C and Fortran) at 1, 2, 4 ranks
+#   build/         MPICH: unit tests, every workload at 1 to 64 ranks (and each timing mode at 4),
+#                  replayed at 1, 4, 9 ranks and simulated in SimGrid at 1, 4, 9 ranks
+#   build-openmpi/ Open MPI: every workload (C and Fortran) at 1, 2, 4 ranks, replayed and simulated
 #   build-asan/    unit tests under AddressSanitizer + UBSan
 #   build-fuzz/    the trace readers under libFuzzer for 60 s, seeded with traces of build/ (scripts/fuzz.sh)
 set -euo pipefail
