@@ -262,7 +262,7 @@ static int engine_call(rp_thread *T) {
 
 typedef struct rp_run {
   rp_thread T;
-  rp_task *task;
+  pthread_t tid;
   uint64_t next;        /* events of the rank the cursor has passed */
   int after_init;
   uint64_t recorded_ns; /* the trace's compute and call times after MPI_Init, summed */
@@ -627,12 +627,12 @@ int main(int argc, char **argv) {
   if (lanes) run_lanes(&E, runs);
 #endif
   for (int t = 1; t < E.nthreads && !lanes; t++)
-    if (!(runs[t].task = rp_task_start(run_thread, &runs[t]))) {
+    if (pthread_create(&runs[t].tid, NULL, run_thread, &runs[t])) {
       fprintf(stderr, RP_PROGRAM ": rank %d: cannot start thread %d\n", E.rank, t);
       PMPI_Abort(MPI_COMM_WORLD, 2);
     }
   if (!lanes) run_thread(&runs[0]);
-  for (int t = 1; t < E.nthreads && !lanes; t++) rp_task_join(runs[t].task);
+  for (int t = 1; t < E.nthreads && !lanes; t++) pthread_join(runs[t].tid, NULL);
   double replay_s = rp_now() - t0;
   report(&E, runs, replay_s);
   for (int t = 0; t < E.nthreads; t++) thread_free(&runs[t].T);

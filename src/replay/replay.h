@@ -15,7 +15,7 @@
  *   delay.c            the compute delay before each call (none, mean,
  *                      histogram; scale; rate for time-independent traces);
  *   compute.c          the one function that spends that delay;
- *   sync.c             the rank's threads and their lock and condition;
+ *   sync.c             the lock and condition the rank's threads share;
  *   replay.c           options, start-up checks, threads, the report.
  * tracefold-sim is the same engine compiled with smpicc (SimGrid's SMPI):
  * compute_sim.c replaces compute.c, so a delay becomes simulated execution;
@@ -29,6 +29,7 @@
 #define TF_REPLAY_H
 
 #include <mpi.h>
+#include <pthread.h>
 #include <stdint.h>
 
 #include "tf_schema.h"
@@ -57,7 +58,7 @@ typedef struct rp_options {
   const char *report;   /* write the report's figures to this file too (key value lines) */
 } rp_options;
 
-/* ---- the rank's threads and their lock (sync.c) ---- */
+/* ---- the lock and condition of the rank's threads (sync.c) ---- */
 typedef struct rp_sync rp_sync; /* a lock and a condition */
 rp_sync *rp_sync_new(void);     /* NULL: out of memory */
 void rp_sync_free(rp_sync *s);
@@ -65,9 +66,6 @@ void rp_sync_lock(rp_sync *s);
 void rp_sync_unlock(rp_sync *s);
 void rp_sync_broadcast(rp_sync *s);
 int rp_sync_wait(rp_sync *s, double timeout); /* lock held; 0 woken, -1 timed out */
-typedef struct rp_task rp_task;               /* a thread running fn(arg) */
-rp_task *rp_task_start(void *(*fn)(void *), void *arg); /* NULL: cannot start */
-void rp_task_join(rp_task *t);
 
 /* ---- live objects under their recorded ids (handles.c) ---- */
 typedef struct rp_obj {

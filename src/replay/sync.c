@@ -1,7 +1,7 @@
-/* sync.c — the replay's threads and the lock and condition they share,
- * on POSIX threads (tracefold-replay). The simulation build replaces this
- * file with sync_sim.c: there the threads are SimGrid actors, which must
- * block through the simulator, never in the kernel. */
+/* sync.c — a lock and a condition shared by the replay threads of a rank
+ * (objects registered, positions reached), on POSIX threads. The
+ * simulation build never starts threads (a rank's threads are lanes of
+ * its one actor, replay.c) and takes the lock only uncontended. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <pthread.h>
@@ -41,22 +41,4 @@ int rp_sync_wait(rp_sync *s, double timeout) {
   ts.tv_sec += (time_t)end;
   ts.tv_nsec = (long)((end - (double)(time_t)end) * 1e9);
   return pthread_cond_timedwait(&s->cond, &s->mutex, &ts) == ETIMEDOUT ? -1 : 0;
-}
-
-struct rp_task {
-  pthread_t tid;
-};
-
-rp_task *rp_task_start(void *(*fn)(void *), void *arg) {
-  rp_task *t = malloc(sizeof *t);
-  if (t && pthread_create(&t->tid, NULL, fn, arg) != 0) {
-    free(t);
-    t = NULL;
-  }
-  return t;
-}
-
-void rp_task_join(rp_task *t) {
-  pthread_join(t->tid, NULL);
-  free(t);
 }
