@@ -32,8 +32,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "compressor.h"
-#include "file_writer.h"
+#include "format/compressor.h"
+#include "format/flat_writer.h"
 #include "tracefold.h"
 
 #include "bench_clock.h"

@@ -35,13 +35,15 @@ san=(-g -O1 -std=c11 -fno-omit-frame-pointer -fno-sanitize-recover=all -Iinclude
 rm -f "$out"/obj/*.o
 pids=()
 for s in "${srcs[@]}"; do
-  "$cc" "${san[@]}" -fsanitize=fuzzer-no-link,address,undefined -c "src/core/$s" -o "$out/obj/${s%.c}.o" \
-    2>"$out/obj/${s%.c}.log" &
+  o=${s//\//_} # util/bytes.c -> util_bytes
+  "$cc" "${san[@]}" -fsanitize=fuzzer-no-link,address,undefined -c "src/core/$s" -o "$out/obj/${o%.c}.o" \
+    2>"$out/obj/${o%.c}.log" &
   pids+=($!)
 done
 built=0
 for i in "${!pids[@]}"; do
-  wait "${pids[$i]}" || { cat "$out/obj/${srcs[$i]%.c}.log" >&2; built=1; }
+  o=${srcs[$i]//\//_}
+  wait "${pids[$i]}" || { cat "$out/obj/${o%.c}.log" >&2; built=1; }
 done
 [ $built -eq 0 ] || { echo "fuzz.sh: compiling the core with $cc failed" >&2; exit 1; }
 "$cc" "${san[@]}" -Wall -Wextra -Werror -fsanitize=fuzzer,address,undefined tests/fuzz/fuzz_trace.c "$out"/obj/*.o \

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bytes.h"
+#include "util/bytes.h"
 #include "check.h"
-#include "file_writer.h"
+#include "format/flat_writer.h"
 #include "tracefold.h"
 
 

@@ -29,16 +29,16 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "bytes.h"
+#include "util/bytes.h"
 #include "check.h"
-#include "compressor.h"
-#include "file_writer.h"
-#include "folder.h"
-#include "segment.h"
+#include "format/compressor.h"
+#include "format/flat_writer.h"
+#include "fold/folder.h"
+#include "format/segment.h"
 #include "test_gen.h"
 #include "tracefold.h"
-#include "value_codec.h"
-#include "vseq.h"
+#include "fold/request_transform.h"
+#include "fold/vseq.h"
 
 /* ====================================================== 1. value sequences */
 
@@ -362,7 +362,7 @@ static void test_codec(void) {
   static const uint32_t fns[] = {2, 3, 4, 5, 7}; /* Isend Irecv Wait Waitall Startall */
   int64_t *orig = malloc(N * 16 * sizeof *orig), *enc = malloc(N * 16 * sizeof *enc);
   uint32_t *fn = malloc(N * sizeof *fn), *nv = malloc(N * sizeof *nv);
-  tf_codec ce = {0}, cd = {0};
+  tf_req_transform ce = {0}, cd = {0};
   rng = 555;
   int64_t next = INT64_MAX - 1000, made[8] = {0};
   for (int i = 0; i < N; i++) {
@@ -390,12 +390,12 @@ static void test_codec(void) {
     }
     nv[i] = n;
     memcpy(enc + (size_t)i * 16, v, n * sizeof *v);
-    CHECK(tf_codec_encode(&ce, fd, enc + (size_t)i * 16, n) == 0);
+    CHECK(tf_req_transform_apply(&ce, fd, enc + (size_t)i * 16, n) == 0);
   }
   int bad = 0;
   for (int i = 0; i < N && !bad; i++) {
     int64_t *e = enc + (size_t)i * 16;
-    CHECK(tf_codec_decode(&cd, &funcs[fn[i]], e, nv[i]) == 0);
+    CHECK(tf_req_transform_undo(&cd, &funcs[fn[i]], e, nv[i]) == 0);
     for (uint32_t j = 0; j < nv[i]; j++)
       if (e[j] != orig[(size_t)i * 16 + j]) {
         CHECKF(0, "codec: event %d value %u decodes to %" PRId64 ", was %" PRId64, i, j, e[j],
@@ -405,23 +405,23 @@ static void test_codec(void) {
       }
   }
   /* consecutive creations encode to 0, "the one made just before" to 0 */
-  tf_codec c = {0};
+  tf_req_transform c = {0};
   int64_t first[4] = {1, 2, 3, INT64_MAX - 4};
-  CHECK(tf_codec_encode(&c, &funcs[2], first, 4) == 0);
+  CHECK(tf_req_transform_apply(&c, &funcs[2], first, 4) == 0);
   for (int64_t id = INT64_MAX - 3; id != INT64_MIN + 20; id = wadd(id, 1)) {
     if (id <= TF_SPECIAL_MAX) continue; /* ids skip the special values */
     int64_t v[4] = {1, 2, 3, id}, w[2] = {id, 0};
-    CHECK(tf_codec_encode(&c, &funcs[2], v, 4) == 0 && v[3] == 0);
-    CHECK(tf_codec_encode(&c, &funcs[4], w, 2) == 0 && w[0] == 0);
+    CHECK(tf_req_transform_apply(&c, &funcs[2], v, 4) == 0 && v[3] == 0);
+    CHECK(tf_req_transform_apply(&c, &funcs[4], w, 2) == 0 && w[0] == 0);
   }
   /* values that do not fit the fields are refused and left unchanged */
   int64_t v[8] = {5, 1, 2, 3, 9, 9, 9, 9};
-  CHECK(tf_codec_encode(&c, &funcs[5], v, 3) == -1 && v[0] == 5 && v[1] == 1); /* array runs past the end */
-  CHECK(tf_codec_encode(&c, &funcs[2], v, 5) == -1 && v[3] == 3);             /* one value too many */
-  CHECK(tf_codec_encode(&c, &funcs[4], v, 1) == -1);                          /* one value too few */
+  CHECK(tf_req_transform_apply(&c, &funcs[5], v, 3) == -1 && v[0] == 5 && v[1] == 1); /* array runs past the end */
+  CHECK(tf_req_transform_apply(&c, &funcs[2], v, 5) == -1 && v[3] == 3);             /* one value too many */
+  CHECK(tf_req_transform_apply(&c, &funcs[4], v, 1) == -1);                          /* one value too few */
   int64_t neg[3] = {-1, 0, 0};
-  CHECK(tf_codec_encode(&c, &funcs[7], neg, 3) == -1 && neg[0] == -1);        /* negative length */
-  CHECK(tf_codec_decode(&c, &funcs[7], neg, 3) == -1);
+  CHECK(tf_req_transform_apply(&c, &funcs[7], neg, 3) == -1 && neg[0] == -1);        /* negative length */
+  CHECK(tf_req_transform_undo(&c, &funcs[7], neg, 3) == -1);
   free(orig);
   free(enc);
   free(fn);
@@ -936,11 +936,11 @@ static void test_seal_midstream(void) {
       }
     tf_folder f;
     tf_folder_init(&f);
-    tf_codec codec = {0};
+    tf_req_transform codec = {0};
     for (size_t i = 0; i < s->n; i++) {
       const oev *e = &s->e[i];
       memcpy(tmp, s->v + e->off, e->nvals * sizeof *tmp);
-      CHECK(tf_codec_encode(&codec, &funcs[e->fn], tmp, e->nvals) == 0);
+      CHECK(tf_req_transform_apply(&codec, &funcs[e->fn], tmp, e->nvals) == 0);
       CHECK(tf_folder_push(&f, e->fn, e->thread, (uint32_t)index_of[e->site], 1000, 7, TF_PREV_NONE, TF_PREV_NONE, e->nvals, tmp) == 0);
       if (rndn(every) == 0) tf_folder_seal(&f);
     }

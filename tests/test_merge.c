@@ -49,15 +49,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bytes.h"
+#include "util/bytes.h"
 #include "check.h"
-#include "compressor.h"
-#include "file_writer.h"
-#include "mtrace.h"
-#include "ranklist.h"
+#include "format/compressor.h"
+#include "format/flat_writer.h"
+#include "merge/mtrace.h"
+#include "merge/ranklist.h"
 #include "test_gen.h"
 #include "tracefold.h"
-#include "vseq.h"
+#include "fold/vseq.h"
 
 static uint64_t mix(uint64_t a, uint64_t b) { /* splitmix64 of a combination */
   uint64_t z = a * 0x9e3779b97f4a7c15ull + b + 0x632be59bd9b4e019ull;

@@ -32,10 +32,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bytes.h"
+#include "util/bytes.h"
 #include "check.h"
 #include "test_gen.h"
-#include "timing.h"
+#include "time/timing.h"
 
 typedef unsigned __int128 u128;
 

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
-#include "mtrace.h"
+#include "merge/mtrace.h"
 
 int cmd_merge(int argc, char **argv) {
   const char *out = NULL;

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bytes.h"
+#include "util/bytes.h"
 #include "cli.h"
-#include "functable.h"
+#include "format/functable.h"
 
 static size_t uvar_len(uint64_t v) {
   size_t n = 1;

@@ -23,11 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "file_io.h"
-#include "hash.h"
-#include "mtrace.h"
-#include "prev_event.h"
-#include "unroll.h"
+#include "util/file_io.h"
+#include "util/hash.h"
+#include "merge/mtrace.h"
+#include "time/prev_event.h"
+#include "fold/unroll.h"
 
 #define MEMO 4 /* spans remembered per regular node (by entry state) */
 

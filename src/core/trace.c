@@ -14,10 +14,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "file_io.h"
-#include "mtrace.h"
-#include "ranklist.h"
-#include "unroll.h"
+#include "util/file_io.h"
+#include "merge/mtrace.h"
+#include "merge/ranklist.h"
+#include "fold/unroll.h"
 
 struct tf_trace {
   tf_trace_info info;

@@ -12,8 +12,8 @@
 #include <stdio.h>
 
 #include "tracefold.h"
-#include "ranklist.h"
-#include "vseq.h"
+#include "merge/ranklist.h"
+#include "fold/vseq.h"
 
 typedef struct out {
   char *p;

@@ -17,7 +17,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "config.h"
 
-#include "timing.h"
+#include "time/timing.h"
 #include "volume.h"
 
 #include <errno.h>

@@ -16,8 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "file_io.h"
-#include "mtrace.h"
+#include "util/file_io.h"
+#include "format/rank_reader.h"
+#include "merge/mtrace.h"
 #include "recorder.h"
 
 #define TAG_SIZE 7101

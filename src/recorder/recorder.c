@@ -30,9 +30,9 @@
 #include <unistd.h>
 
 #include "callsite.h"
-#include "compressor.h"
+#include "format/compressor.h"
 #include "config.h"
-#include "file_writer.h"
+#include "format/flat_writer.h"
 #include "tf_schema.h"
 #include "volume.h"
 

@@ -35,7 +35,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bytes.h"
+#include "util/bytes.h"
 #include "tracefold.h"
 
 enum {

@@ -27,10 +27,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compressor.h"
-#include "file_io.h"
-#include "file_writer.h"
-#include "mtrace.h"
+#include "format/compressor.h"
+#include "util/file_io.h"
+#include "format/flat_writer.h"
+#include "merge/mtrace.h"
 
 static int die(const char *what, const char *msg) {
   fprintf(stderr, "make_seeds: %s: %s\n", what, msg);

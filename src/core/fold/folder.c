@@ -1,0 +1,411 @@
+/* folder.c — online loop folding of one rank's event stream; see folder.h. */
+#include "fold/folder.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/hash.h"
+
+#define HASH_B 0x100000001b3ull /* odd multiplier of the window hash (mod 2^64) */
+enum { K_EVENT = 0x4556, K_LOOP = 0x4c4f };
+
+/* ------------------------------------------------------------------ nodes */
+
+tf_fnode *tf_fnode_new_event(uint32_t fn, uint32_t thread, uint32_t site, tf_mem *m) {
+  tf_fnode *x = calloc(1, sizeof *x);
+  if (!x) {
+    m->failed = 1;
+    return NULL;
+  }
+  m->bytes += sizeof *x;
+  x->fn = fn;
+  x->thread = thread;
+  x->site = site;
+  x->shape = tf_mix(tf_mix(tf_mix(K_EVENT, fn), thread), site);
+  return x;
+}
+
+tf_fnode *tf_fnode_new_loop(tf_mem *m) {
+  tf_fnode *x = calloc(1, sizeof *x);
+  if (!x) {
+    m->failed = 1;
+    return NULL;
+  }
+  m->bytes += sizeof *x;
+  x->is_loop = 1;
+  return x;
+}
+
+void tf_fnode_free(tf_fnode *x, tf_mem *m) {
+  if (!x) return;
+  if (x->is_loop) {
+    for (uint32_t i = 0; i < x->nbody; i++) tf_fnode_free(x->body[i], m);
+    free(x->body);
+    m->bytes -= x->nbody * sizeof *x->body;
+    tf_vseq_free(&x->iters, m);
+  } else {
+    tf_vseq_free(&x->nvals, m);
+    for (uint32_t j = 0; j < x->nslots; j++) tf_vseq_free(&x->slots[j], m);
+    free(x->slots);
+    m->bytes -= x->nslots * sizeof *x->slots;
+    tf_timing_free(&x->timing, m);
+  }
+  free(x);
+  m->bytes -= sizeof *x;
+}
+
+/* Move a fresh node's pending sample into its timing. */
+static void settle(tf_folder *f, tf_fnode *x) {
+  tf_tsample *s = &x->sample;
+  if (!s->pending) return;
+  s->pending = 0;
+  tf_timing_add(&x->timing, f->timing, f->bins, s->prev_fn, s->prev_site, s->compute, s->duration, &f->mem);
+}
+
+/* Same structure (shapes, recursively); values do not matter. */
+static int same_list(tf_fnode *const *a, tf_fnode *const *b, uint32_t n);
+static int same_node(const tf_fnode *a, const tf_fnode *b) {
+  if (a->shape != b->shape || a->is_loop != b->is_loop) return 0;
+  if (!a->is_loop) return a->fn == b->fn && a->thread == b->thread && a->site == b->site;
+  return a->nbody == b->nbody && same_list(a->body, b->body, a->nbody);
+}
+static int same_list(tf_fnode *const *a, tf_fnode *const *b, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++)
+    if (!same_node(a[i], b[i])) return 0;
+  return 1;
+}
+
+static int grow_slots(tf_fnode *x, uint32_t n, tf_mem *m) {
+  if (n <= x->nslots) return 0;
+  tf_vseq *ns = realloc(x->slots, n * sizeof *ns);
+  if (!ns) {
+    m->failed = 1;
+    return -1;
+  }
+  m->bytes += (n - x->nslots) * sizeof *ns;
+  for (uint32_t j = x->nslots; j < n; j++) tf_vseq_init(&ns[j]);
+  x->slots = ns;
+  x->nslots = n;
+  return 0;
+}
+
+/* ------------------------------------------------- recycled event nodes */
+
+static inline int fresh(const tf_vseq *s) { return s->n == 0 && s->tcount == 1; } /* one value, never folded */
+
+/* Free an event node, or keep it for reuse when its pool bucket has room. */
+static void recycle(tf_folder *f, tf_fnode *y) {
+  tf_mem *m = &f->mem;
+  uint32_t k = y->nslots;
+  if (y->is_loop || k >= TF_FOLD_POOL_SLOTS || f->npool[k] >= TF_FOLD_POOL_DEPTH) {
+    tf_fnode_free(y, m);
+    return;
+  }
+  if (!fresh(&y->nvals)) tf_vseq_free(&y->nvals, m);
+  for (uint32_t j = 0; j < k; j++)
+    if (y->slots[j].items) tf_vseq_free(&y->slots[j], m);
+  tf_timing_free(&y->timing, m);
+  y->sample.pending = 0;
+  y->body = (tf_fnode **)f->pool[k];
+  f->pool[k] = y;
+  f->npool[k]++;
+  f->pool_bytes += sizeof *y + k * sizeof *y->slots;
+}
+
+/* A node for one occurrence of an event with nvals values. */
+static tf_fnode *new_event(tf_folder *f, uint32_t fn, uint32_t thread, uint32_t site, uint32_t nvals) {
+  tf_fnode *x = NULL;
+  if (nvals < TF_FOLD_POOL_SLOTS && f->pool[nvals]) {
+    x = f->pool[nvals];
+    f->pool[nvals] = (tf_fnode *)x->body;
+    f->npool[nvals]--;
+    f->pool_bytes -= sizeof *x + nvals * sizeof *x->slots;
+    x->body = NULL;
+    x->fn = fn;
+    x->thread = thread;
+    x->site = site;
+    x->shape = tf_mix(tf_mix(tf_mix(K_EVENT, fn), thread), site);
+    return x;
+  }
+  x = tf_fnode_new_event(fn, thread, site, &f->mem);
+  if (x && grow_slots(x, nvals, &f->mem)) {
+    tf_fnode_free(x, &f->mem);
+    return NULL;
+  }
+  return x;
+}
+
+static void pool_free(tf_folder *f) {
+  for (uint32_t k = 0; k < TF_FOLD_POOL_SLOTS; k++)
+    while (f->pool[k]) {
+      tf_fnode *x = f->pool[k];
+      f->pool[k] = (tf_fnode *)x->body;
+      x->body = NULL;
+      tf_fnode_free(x, &f->mem);
+    }
+  memset(f->npool, 0, sizeof f->npool);
+  f->pool_bytes = 0;
+}
+
+/* Merge the later occurrence(s) y into x (same structure): values and
+ * counts are appended, y is freed. */
+static void absorb_list(tf_folder *f, tf_fnode **x, tf_fnode **y, uint32_t n);
+static void absorb(tf_folder *f, tf_fnode *x, tf_fnode *y) {
+  tf_mem *m = &f->mem;
+  if (x->is_loop) {
+    tf_vseq_append(&x->iters, &y->iters, m);
+    absorb_list(f, x->body, y->body, x->nbody);
+    m->bytes -= y->nbody * sizeof *y->body;
+    y->nbody = 0; /* the body nodes were freed by absorb_list; tf_fnode_free frees the array */
+    tf_fnode_free(y, m);
+    return;
+  }
+  if (fresh(&y->nvals)) { /* the common case: one occurrence, push its values */
+    tf_vseq_push(&x->nvals, y->nvals.tbase, m);
+    if (grow_slots(x, y->nslots, m) == 0)
+      for (uint32_t j = 0; j < y->nslots; j++) tf_vseq_push(&x->slots[j], y->slots[j].tbase, m);
+  } else {
+    tf_vseq_append(&x->nvals, &y->nvals, m);
+    if (grow_slots(x, y->nslots, m) == 0)
+      for (uint32_t j = 0; j < y->nslots; j++) tf_vseq_append(&x->slots[j], &y->slots[j], m);
+  }
+  settle(f, x);
+  if (y->sample.pending) {
+    tf_tsample *t = &y->sample;
+    tf_timing_add(&x->timing, f->timing, f->bins, t->prev_fn, t->prev_site, t->compute, t->duration, m);
+  } else {
+    tf_timing_merge(&x->timing, &y->timing, f->bins, 0, m);
+  }
+  recycle(f, y);
+}
+static void absorb_list(tf_folder *f, tf_fnode **x, tf_fnode **y, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) absorb(f, x[i], y[i]);
+}
+
+/* -------------------------------------------------------- K-gram index */
+
+static int32_t kmap_get(const tf_folder *f, uint64_t key) {
+  if (!f->kcap) return -1;
+  for (uint32_t i = (uint32_t)key & (f->kcap - 1);; i = (i + 1) & (f->kcap - 1)) {
+    if (!f->kmap[i].used) return -1;
+    if (f->kmap[i].key == key) return f->kmap[i].pos;
+  }
+}
+
+static int kmap_set(tf_folder *f, uint64_t key, int32_t pos) {
+  if ((f->kused + 1) * 4 > f->kcap * 3) {
+    uint32_t ncap = f->kcap ? 2 * f->kcap : 64;
+    tf_kgram_slot *nm = calloc(ncap, sizeof *nm);
+    if (!nm) {
+      f->mem.failed = 1;
+      return -1;
+    }
+    for (uint32_t i = 0; i < f->kcap; i++) {
+      if (!f->kmap[i].used) continue;
+      uint32_t j = (uint32_t)f->kmap[i].key & (ncap - 1);
+      while (nm[j].used) j = (j + 1) & (ncap - 1);
+      nm[j] = f->kmap[i];
+    }
+    free(f->kmap);
+    f->mem.bytes += (size_t)(ncap - f->kcap) * sizeof *nm;
+    f->kmap = nm;
+    f->kcap = ncap;
+  }
+  uint32_t i = (uint32_t)key & (f->kcap - 1);
+  while (f->kmap[i].used && f->kmap[i].key != key) i = (i + 1) & (f->kcap - 1);
+  if (!f->kmap[i].used) {
+    f->kmap[i] = (tf_kgram_slot){.key = key, .used = 1};
+    f->kused++;
+  }
+  f->kmap[i].pos = pos;
+  return 0;
+}
+
+/* ------------------------------------------------------------ top level */
+
+void tf_folder_init(tf_folder *f) {
+  memset(f, 0, sizeof *f);
+  f->timing = TF_TIMING_DEFAULT;
+  f->bins = TF_BINS_DEFAULT;
+}
+
+void tf_folder_reset(tf_folder *f) {
+  tf_mem *m = &f->mem;
+  for (uint32_t i = 0; i < f->n; i++) tf_fnode_free(f->seq[i], m);
+  pool_free(f);
+  free(f->seq);
+  free(f->pre);
+  free(f->pw);
+  free(f->kprev);
+  free(f->ext_head);
+  free(f->ext_next);
+  free(f->kmap);
+  int failed = m->failed;
+  tf_timing_mode timing = f->timing;
+  uint32_t bins = f->bins;
+  memset(f, 0, sizeof *f);
+  f->mem.failed = failed;
+  f->timing = timing;
+  f->bins = bins;
+}
+
+/* hash of the shapes of seq[a..b) */
+static inline uint64_t win(const tf_folder *f, uint32_t a, uint32_t b) { return f->pre[b] - f->pre[a] * f->pw[b - a]; }
+
+static int reserve(tf_folder *f) {
+  if (f->n < f->cap) return 0;
+  uint32_t cap = f->cap ? 2 * f->cap : 64;
+  tf_fnode **s = realloc(f->seq, cap * sizeof *s);
+  if (s) f->seq = s;
+  uint64_t *pre = s ? realloc(f->pre, (cap + 1) * sizeof *pre) : NULL;
+  if (pre) f->pre = pre;
+  uint64_t *pw = pre ? realloc(f->pw, (cap + 1) * sizeof *pw) : NULL;
+  if (pw) f->pw = pw;
+  int32_t *kp = pw ? realloc(f->kprev, cap * sizeof *kp) : NULL;
+  if (kp) f->kprev = kp;
+  int32_t *eh = kp ? realloc(f->ext_head, (cap + 1) * sizeof *eh) : NULL;
+  if (eh) f->ext_head = eh;
+  int32_t *en = eh ? realloc(f->ext_next, cap * sizeof *en) : NULL;
+  if (en) f->ext_next = en;
+  if (!en) {
+    f->mem.failed = 1;
+    return -1;
+  }
+  if (!f->cap) {
+    f->pre[0] = 0;
+    f->pw[0] = 1;
+    f->ext_head[0] = -1;
+  }
+  for (uint32_t i = f->cap + 1; i <= cap; i++) {
+    f->pw[i] = f->pw[i - 1] * HASH_B;
+    f->ext_head[i] = -1;
+  }
+  f->mem.bytes += (size_t)(cap - f->cap) * (sizeof *s + sizeof *pre + sizeof *pw + sizeof *kp + sizeof *eh + sizeof *en);
+  f->cap = cap;
+  return 0;
+}
+
+static void push_node(tf_folder *f, tf_fnode *x) {
+  uint32_t i = f->n++;
+  f->seq[i] = x;
+  f->pre[i + 1] = f->pre[i] * HASH_B + x->shape;
+  f->kprev[i] = -1;
+  if (i + 1 >= TF_FOLD_K) {
+    uint64_t g = win(f, i + 1 - TF_FOLD_K, i + 1);
+    f->kprev[i] = kmap_get(f, g);
+    kmap_set(f, g, (int32_t)i);
+  }
+  f->ext_next[i] = -2;
+  if (x->is_loop) { /* its next iteration would be complete at length i + 1 + nbody */
+    uint32_t t = i + 1 + x->nbody;
+    f->ext_next[i] = f->ext_head[t];
+    f->ext_head[t] = (int32_t)i;
+  }
+}
+
+/* Drop top-level positions >= t from the indexes (the nodes themselves
+ * have been moved or freed by the caller). */
+static void truncate_to(tf_folder *f, uint32_t t) {
+  for (uint32_t i = f->n; i-- > t;) {
+    if (i + 1 >= TF_FOLD_K) kmap_set(f, win(f, i + 1 - TF_FOLD_K, i + 1), f->kprev[i]);
+    if (f->ext_next[i] != -2) {
+      uint32_t tg = i + 1 + f->seq[i]->nbody;
+      int32_t *p = &f->ext_head[tg];
+      while (*p != -1 && *p != (int32_t)i) p = &f->ext_next[*p];
+      if (*p == (int32_t)i) *p = f->ext_next[i];
+    }
+  }
+  f->n = t;
+}
+
+/* seq[a..a+d) and seq[a+d..a+2d) are equal: make them one loop. 0 done,
+ * 1 refused (the loop would nest too deep), -1 out of memory. */
+static int fold_new(tf_folder *f, uint32_t a, uint32_t d) {
+  uint32_t depth = 0;
+  for (uint32_t i = 0; i < d; i++)
+    if (f->seq[a + i]->depth > depth) depth = f->seq[a + i]->depth;
+  if (depth + 1 > TF_FOLD_MAXDEPTH) return 1; /* leave unfolded */
+  tf_fnode *l = tf_fnode_new_loop(&f->mem);
+  tf_fnode **body = l ? malloc(d * sizeof *body) : NULL;
+  if (!body) {
+    f->mem.failed = 1;
+    tf_fnode_free(l, &f->mem);
+    return -1;
+  }
+  f->mem.bytes += d * sizeof *body;
+  memcpy(body, f->seq + a, d * sizeof *body);
+  l->body = body;
+  l->nbody = d;
+  l->depth = depth + 1;
+  l->bodyhash = win(f, a, a + d);
+  l->shape = tf_mix(tf_mix(K_LOOP, l->bodyhash), d);
+  tf_vseq_push(&l->iters, 2, &f->mem);
+  tf_fnode **y = f->seq + a + d;
+  truncate_to(f, a);         /* indexes first: they read the nodes */
+  absorb_list(f, body, y, d);
+  push_node(f, l);
+  return 0;
+}
+
+/* Try one fold at the end of the top level: 1 done, 0 none. */
+static int fold_once(tf_folder *f) {
+  uint32_t n = f->n;
+  for (int32_t q = f->ext_head[n]; q >= 0; q = f->ext_next[q]) {
+    tf_fnode *l = f->seq[q];
+    uint32_t m = l->nbody;
+    if ((uint32_t)q + 1 + m != n || win(f, (uint32_t)q + 1, n) != l->bodyhash ||
+        !same_list(l->body, f->seq + q + 1, m))
+      continue;
+    tf_fnode **y = f->seq + q + 1;
+    truncate_to(f, (uint32_t)q + 1);
+    absorb_list(f, l->body, y, m);
+    tf_vseq_set_single(&l->iters, tf_vseq_single(&l->iters) + 1);
+    return 1;
+  }
+  for (uint32_t d = 1; d < TF_FOLD_K && 2 * d <= n; d++)
+    if (win(f, n - 2 * d, n - d) == win(f, n - d, n) && same_list(f->seq + n - 2 * d, f->seq + n - d, d))
+      if (fold_new(f, n - 2 * d, d) != 1) return 1; /* folded, or failed (mem.failed stops the caller) */
+  if (n >= TF_FOLD_K) {
+    int32_t p = f->kprev[n - 1];
+    for (int k = 0; k < TF_FOLD_CHAIN && p >= 0; k++, p = f->kprev[p]) {
+      uint32_t d = n - 1 - (uint32_t)p;
+      if (2 * d > n) break; /* earlier occurrences are even further */
+      if (d >= TF_FOLD_K && win(f, n - 2 * d, n - d) == win(f, n - d, n) &&
+          same_list(f->seq + n - 2 * d, f->seq + n - d, d) && fold_new(f, n - 2 * d, d) != 1)
+        return 1;
+    }
+  }
+  return 0;
+}
+
+int tf_folder_push(tf_folder *f, uint32_t fn, uint32_t thread, uint32_t site, uint64_t compute_ns,
+                   uint64_t duration_ns, uint32_t prev_fn, uint32_t prev_site, uint32_t nvals, const int64_t *vals) {
+  tf_mem *m = &f->mem;
+  if (m->failed || reserve(f)) return -1;
+  tf_fnode *x = new_event(f, fn, thread, site, nvals);
+  if (!x) return -1;
+  x->nvals = (tf_vseq){.tcount = 1, .tbase = nvals, .nvalues = 1};
+  for (uint32_t j = 0; j < nvals; j++) x->slots[j] = (tf_vseq){.tcount = 1, .tbase = vals[j], .nvalues = 1};
+  x->sample = (tf_tsample){compute_ns, duration_ns, prev_fn, prev_site, 1};
+  push_node(f, x);
+  f->nevents++;
+  while (!m->failed && fold_once(f)) {
+  }
+  return m->failed ? -1 : 0;
+}
+
+static void seal_node(tf_folder *f, tf_fnode *x) {
+  tf_mem *m = &f->mem;
+  if (x->is_loop) {
+    tf_vseq_seal(&x->iters, m);
+    for (uint32_t i = 0; i < x->nbody; i++) seal_node(f, x->body[i]);
+  } else {
+    settle(f, x);
+    tf_vseq_seal(&x->nvals, m);
+    for (uint32_t j = 0; j < x->nslots; j++) tf_vseq_seal(&x->slots[j], m);
+  }
+}
+
+void tf_folder_seal(tf_folder *f) {
+  for (uint32_t i = 0; i < f->n; i++) seal_node(f, f->seq[i]);
+}

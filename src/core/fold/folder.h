@@ -1,0 +1,118 @@
+/* folder.h — online loop folding of one rank's event stream.
+ *
+ * The folder keeps the stream as a sequence of nodes. A node is an event
+ * (function, thread, call site: its *shape*) whose parameters over all its
+ * occurrences are value sequences (vseq.h), or a loop: a body of nodes and
+ * the iteration count of each of its occurrences (also a value sequence).
+ * Parameters and iteration counts never stop folding; only shapes must
+ * match.
+ *
+ * Every new event is appended at the top level, then the end of the top
+ * level is folded:
+ *   - extension: the last m nodes are one more iteration of the loop just
+ *     before them (whose body has m nodes) -> they merge into its body and
+ *     its count grows;
+ *   - new loop: the last d nodes repeat the d before them -> both become
+ *     one loop of 2 iterations.
+ * Candidates are found with polynomial window hashes over node shapes:
+ * periods d < TF_FOLD_K are tried directly, longer ones through an index of
+ * the K-grams of the top level (most recent occurrence first, a few
+ * steps), and loop extensions through a table keyed by the length at which
+ * a loop's next iteration would be complete. Every candidate is verified
+ * exactly before the merge. The cost per event is O(TF_FOLD_K + chain)
+ * hash operations plus the merge, which is amortised against the nodes it
+ * frees; bodies of any length fold. See doc/FOLDING.md.
+ */
+#ifndef TF_FOLDER_H
+#define TF_FOLDER_H
+
+#include <stdint.h>
+
+#include "time/timing.h"
+#include "fold/vseq.h"
+
+#define TF_FOLD_K 8     /* periods below K are tried directly; longer ones through K-grams */
+#define TF_FOLD_CHAIN 8 /* earlier occurrences of a K-gram tried per event */
+#define TF_FOLD_MAXDEPTH 64 /* loops are never nested deeper */
+
+/* One occurrence's deltas, held by a fresh event node until it is merged
+ * into another node or sealed (adding to a tf_timing is deferred so that the
+ * common path, a new occurrence of a known event, adds straight into it). */
+typedef struct tf_tsample {
+  uint64_t compute, duration;
+  uint32_t prev_fn, prev_site;
+  int pending;
+} tf_tsample;
+
+typedef struct tf_fnode {
+  uint64_t shape; /* event: hash(fn, thread, site); loop: hash(body shapes) */
+  int is_loop;
+  /* event */
+  uint32_t fn, thread, site;
+  tf_vseq nvals;       /* number of values of each occurrence */
+  tf_vseq *slots;      /* slot j: value j of every occurrence that has more than j values */
+  uint32_t nslots;
+  tf_timing timing;    /* delta times of its occurrences (timing.h) */
+  tf_tsample sample;   /* a fresh node's occurrence, not yet in timing */
+  /* loop */
+  tf_vseq iters;       /* iteration count of each occurrence */
+  struct tf_fnode **body;
+  uint32_t nbody;
+  uint32_t depth;      /* loop nesting inside this node (event 0, loop 1 + deepest body node) */
+  uint64_t bodyhash;   /* window hash of the body's shapes */
+  struct tf_vseq_iter **rd; /* reader only: one iterator per value sequence (iters | nvals, slots...) */
+} tf_fnode;
+
+typedef struct tf_kgram_slot {
+  uint64_t key;
+  int32_t pos; /* -1: no occurrence */
+  int32_t used;
+} tf_kgram_slot;
+
+#define TF_FOLD_POOL_SLOTS 64 /* event nodes with fewer slots are recycled */
+#define TF_FOLD_POOL_DEPTH 8  /* recycled nodes kept per slot count */
+
+typedef struct tf_folder {
+  tf_fnode **seq; /* the top level */
+  uint32_t n, cap;
+  uint64_t *pre;      /* pre[i]: hash of the shapes of seq[0..i) */
+  uint64_t *pw;       /* pw[i] = B^i */
+  int32_t *kprev;     /* earlier top-level position with the same K-gram, -1 none */
+  int32_t *ext_head;  /* [length]: last loop whose next iteration completes at that length */
+  int32_t *ext_next;  /* [position]: next loop in the same ext_head chain; -2 not registered */
+  tf_kgram_slot *kmap;
+  uint32_t kcap, kused;
+  tf_mem mem;
+  uint64_t nevents; /* events pushed since the last reset */
+  tf_timing_mode timing; /* what is kept of delta times [TF_TIMING_DEFAULT] */
+  uint32_t bins;         /* bins per histogram [TF_BINS_DEFAULT] */
+  /* merged-away event nodes, kept for reuse by slot count (linked through
+   * body), so that the common path allocates nothing; in mem.bytes too */
+  tf_fnode *pool[TF_FOLD_POOL_SLOTS];
+  uint8_t npool[TF_FOLD_POOL_SLOTS];
+  size_t pool_bytes;
+} tf_folder;
+
+void tf_folder_init(tf_folder *f);
+/* Free every node and index; the folder is empty and reusable (its timing
+ * settings are kept). */
+void tf_folder_reset(tf_folder *f);
+
+/* Append one event and fold. prev_fn/prev_site: the previous event of the
+ * same thread (TF_PREV_NONE for its first), used by path timing. 0, or -1
+ * when memory ran out (f->mem.failed is then set and the folded structure
+ * must not be trusted). */
+int tf_folder_push(tf_folder *f, uint32_t fn, uint32_t thread, uint32_t site, uint64_t compute_ns,
+                   uint64_t duration_ns, uint32_t prev_fn, uint32_t prev_site, uint32_t nvals, const int64_t *vals);
+
+/* Seal every value sequence of the top level (tf_vseq_seal) and add the
+ * pending samples to their timing: before the structure is written out.
+ * Pushing more events afterwards stays correct. */
+void tf_folder_seal(tf_folder *f);
+
+/* Nodes and value sequences (shared with the trace reader). */
+tf_fnode *tf_fnode_new_event(uint32_t fn, uint32_t thread, uint32_t site, tf_mem *m);
+tf_fnode *tf_fnode_new_loop(tf_mem *m);
+void tf_fnode_free(tf_fnode *x, tf_mem *m);
+
+#endif

@@ -1,0 +1,288 @@
+/* vseq.c — value sequences (runs and shifted repeats); see vseq.h. */
+#include "fold/vseq.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/hash.h"
+
+enum { K_RUN = 0x52554e, K_REP = 0x524550 };
+
+static uint64_t run_shape(int64_t step, uint64_t count) { return tf_mix(tf_mix(K_RUN, (uint64_t)step), count); }
+
+/* A repeat's shape leaves out its count, so that extending it (count + 1)
+ * does not rehash its body; counts are compared exactly in same_items. */
+static uint64_t rep_shape(const tf_vitem *r) {
+  uint64_t h = tf_mix(tf_mix(K_REP, (uint64_t)r->step), r->nbody);
+  for (uint32_t i = 0; i < r->nbody; i++) {
+    h = tf_mix(h, r->body[i].shape);
+    if (i) h = tf_mix(h, (uint64_t)tf_wsub(r->body[i].base, r->body[i - 1].base));
+  }
+  return h;
+}
+
+void tf_vitem_reshape(tf_vitem *it) { it->shape = it->nbody ? rep_shape(it) : run_shape(it->step, it->count); }
+
+static void free_items(tf_vitem *it, uint32_t n, tf_mem *m) {
+  for (uint32_t i = 0; i < n; i++)
+    if (it[i].body) {
+      free_items(it[i].body, it[i].nbody, m);
+      free(it[i].body);
+      m->bytes -= it[i].nbody * sizeof(tf_vitem);
+    }
+}
+
+void tf_vseq_free(tf_vseq *s, tf_mem *m) {
+  free_items(s->items, s->n, m);
+  free(s->items);
+  m->bytes -= s->cap * sizeof(tf_vitem);
+  tf_vseq_init(s);
+}
+
+/* Windows a[0..d) and b[0..d) hold the same items up to one constant shift
+ * of every value: same shapes, same steps and counts, same differences
+ * between consecutive bases, recursively. */
+static int same_items(const tf_vitem *a, const tf_vitem *b, uint32_t d) {
+  for (uint32_t i = 0; i < d; i++) {
+    if (a[i].shape != b[i].shape || a[i].step != b[i].step || a[i].count != b[i].count || a[i].nbody != b[i].nbody)
+      return 0;
+    if (i && tf_wsub(a[i].base, a[i - 1].base) != tf_wsub(b[i].base, b[i - 1].base)) return 0;
+  }
+  for (uint32_t i = 0; i < d; i++)
+    if (a[i].nbody && !same_items(a[i].body, b[i].body, a[i].nbody)) return 0;
+  return 1;
+}
+
+/* Fold the end of the item list: extend a repeat by its next repetition, or
+ * turn two equal windows into a new repeat; again until nothing changes. */
+static void fold_tail(tf_vseq *s, tf_mem *m) {
+  for (;;) {
+    uint32_t n = s->n;
+    int changed = 0;
+    for (uint32_t len = 1; len <= TF_VSEQ_MAXP && len < n && !changed; len++) {
+      tf_vitem *r = &s->items[n - 1 - len], *y = &s->items[n - len];
+      if (r->nbody != len || y[0].base != tf_wadd(r->body[0].base, tf_wmul(r->step, r->count)) ||
+          !same_items(r->body, y, len))
+        continue;
+      free_items(y, len, m);
+      r->count++;
+      s->n = n - len;
+      changed = 1;
+    }
+    for (uint32_t d = 1; d <= TF_VSEQ_MAXP && 2 * d <= n && !changed; d++) {
+      tf_vitem *x = &s->items[n - 2 * d], *y = &s->items[n - d];
+      if (x[d - 1].shape != y[d - 1].shape || !same_items(x, y, d)) continue;
+      uint32_t depth = 0;
+      for (uint32_t i = 0; i < d; i++)
+        if (x[i].depth > depth) depth = x[i].depth;
+      if (depth + 1 > TF_VSEQ_MAXDEPTH) continue;
+      tf_vitem *body = malloc(d * sizeof *body);
+      if (!body) {
+        m->failed = 1;
+        return;
+      }
+      m->bytes += d * sizeof *body;
+      memcpy(body, x, d * sizeof *body);
+      tf_vitem r = {.base = x[0].base, .step = tf_wsub(y[0].base, x[0].base), .count = 2, .body = body, .nbody = d,
+                    .depth = depth + 1};
+      r.shape = rep_shape(&r);
+      free_items(y, d, m);
+      s->items[n - 2 * d] = r;
+      s->n = n - 2 * d + 1;
+      changed = 1;
+    }
+    if (!changed) return;
+  }
+}
+
+static void close_tail(tf_vseq *s, tf_mem *m) {
+  if (s->n == s->cap) {
+    uint32_t cap = s->cap ? 2 * s->cap : 4;
+    tf_vitem *ni = realloc(s->items, cap * sizeof *ni);
+    if (!ni) {
+      m->failed = 1;
+      return;
+    }
+    m->bytes += (cap - s->cap) * sizeof *ni;
+    s->items = ni;
+    s->cap = cap;
+  }
+  tf_vitem run = tf_vseq_tail(s);
+  run.shape = run_shape(run.step, run.count);
+  s->items[s->n++] = run;
+  s->tcount = 0;
+  fold_tail(s, m);
+}
+
+void tf_vseq_push(tf_vseq *s, int64_t v, tf_mem *m) {
+  if (s->tcount >= 2 && v == tf_wadd(s->tbase, tf_wmul(s->tstep, s->tcount))) {
+    s->tcount++;
+  } else if (s->tcount == 1) {
+    s->tstep = tf_wsub(v, s->tbase);
+    s->tcount = 2;
+  } else {
+    if (s->tcount) close_tail(s, m);
+    s->tbase = v;
+    s->tcount = 1;
+  }
+  s->nvalues++;
+}
+
+void tf_vseq_push_run(tf_vseq *s, int64_t base, int64_t step, uint64_t count, tf_mem *m) {
+  while (count) {
+    if (s->tcount >= 2 && step == s->tstep && base == tf_wadd(s->tbase, tf_wmul(s->tstep, s->tcount))) {
+      s->tcount += count;
+      s->nvalues += count;
+      return;
+    }
+    tf_vseq_push(s, base, m);
+    base = tf_wadd(base, step);
+    count--;
+  }
+}
+
+static void append_items(tf_vseq *dst, const tf_vitem *it, uint32_t n, int64_t offset, tf_mem *m) {
+  for (uint32_t i = 0; i < n; i++) {
+    if (!it[i].nbody) {
+      tf_vseq_push_run(dst, tf_wadd(it[i].base, offset), it[i].step, it[i].count, m);
+      continue;
+    }
+    for (uint64_t r = 0; r < it[i].count; r++)
+      append_items(dst, it[i].body, it[i].nbody, tf_wadd(offset, tf_wmul(it[i].step, r)), m);
+  }
+}
+
+void tf_vseq_append(tf_vseq *dst, const tf_vseq *src, tf_mem *m) {
+  append_items(dst, src->items, src->n, 0, m);
+  tf_vitem tail = tf_vseq_tail(src);
+  if (tail.count) tf_vseq_push_run(dst, tail.base, tail.step, tail.count, m);
+}
+
+void tf_vseq_set_single(tf_vseq *s, int64_t v) { s->tbase = v; }
+
+int tf_vseq_is_constant(const tf_vseq *s, int64_t *value) {
+  if (s->n + (s->tcount ? 1 : 0) != 1) return 0;
+  if (s->n) { /* one closed item (as read from a file) */
+    const tf_vitem *x = &s->items[0];
+    if (x->nbody || (x->count > 1 && x->step != 0)) return 0;
+    *value = x->base;
+    return 1;
+  }
+  if (s->tcount > 1 && s->tstep != 0) return 0;
+  *value = s->tbase;
+  return 1;
+}
+
+void tf_vseq_seal(tf_vseq *s, tf_mem *m) {
+  if (s->tcount && s->n) close_tail(s, m); /* a lone open run stays open: it is already one item */
+}
+
+uint32_t tf_vseq_depth(const tf_vseq *s) {
+  uint32_t d = 0;
+  for (uint32_t i = 0; i < s->n; i++)
+    if (s->items[i].depth > d) d = s->items[i].depth;
+  return d;
+}
+
+size_t tf_vseq_iter_size(const tf_vseq *s) {
+  return sizeof(tf_vseq_iter) + (tf_vseq_depth(s) + 1) * sizeof(tf_vseq_level);
+}
+
+void tf_vseq_iter_init(tf_vseq_iter *it, const tf_vseq *s) {
+  it->s = s;
+  it->depth = 1;
+  it->tk = 0;
+  it->lv[0] = (tf_vseq_level){.items = s->items, .n = s->n};
+}
+
+int tf_vseq_iter_next(tf_vseq_iter *it, int64_t *v) {
+  while (it->depth > 0) {
+    tf_vseq_level *L = &it->lv[it->depth - 1];
+    if (L->i == L->n) { /* this level is done: next repetition of the repeat above */
+      if (--it->depth == 0) break;
+      tf_vseq_level *P = &it->lv[it->depth - 1];
+      if (++P->k == P->items[P->i].count) {
+        P->i++;
+        P->k = 0;
+      }
+      continue;
+    }
+    const tf_vitem *x = &L->items[L->i];
+    if (!x->nbody) {
+      *v = tf_wadd(tf_wadd(L->offset, x->base), tf_wmul(x->step, L->k));
+      if (++L->k == x->count) {
+        L->i++;
+        L->k = 0;
+      }
+      return 1;
+    }
+    it->lv[it->depth++] = (tf_vseq_level){.items = x->body, .n = x->nbody, .offset = tf_wadd(L->offset, tf_wmul(x->step, L->k))};
+  }
+  const tf_vseq *s = it->s;
+  if (it->tk >= s->tcount) return 0;
+  tf_vitem tail = tf_vseq_tail(s);
+  *v = tf_wadd(tail.base, tf_wmul(tail.step, it->tk++));
+  return 1;
+}
+
+/* ---- copies, comparison, hashing (merging across ranks) ---- */
+
+static tf_vitem *copy_items(const tf_vitem *it, uint32_t n, tf_mem *m) {
+  tf_vitem *c = malloc((n ? n : 1) * sizeof *c);
+  if (!c) {
+    m->failed = 1;
+    return NULL;
+  }
+  m->bytes += n * sizeof *c;
+  memcpy(c, it, n * sizeof *c);
+  for (uint32_t i = 0; i < n; i++)
+    if (it[i].nbody && !(c[i].body = copy_items(it[i].body, it[i].nbody, m))) {
+      for (uint32_t k = i; k < n; k++) c[k].nbody = 0, c[k].body = NULL;
+      free_items(c, i, m);
+      free(c);
+      m->bytes -= n * sizeof *c;
+      return NULL;
+    }
+  return c;
+}
+
+int tf_vseq_copy(tf_vseq *dst, const tf_vseq *src, tf_mem *m) {
+  *dst = *src;
+  dst->items = NULL;
+  dst->n = dst->cap = 0;
+  if (!src->n) return 0;
+  if (!(dst->items = copy_items(src->items, src->n, m))) {
+    tf_vseq_init(dst);
+    return -1;
+  }
+  dst->n = dst->cap = src->n;
+  return 0;
+}
+
+static int equal_items(const tf_vitem *a, const tf_vitem *b, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++)
+    if (a[i].base != b[i].base || a[i].step != b[i].step || a[i].count != b[i].count || a[i].nbody != b[i].nbody ||
+        (a[i].nbody && !equal_items(a[i].body, b[i].body, a[i].nbody)))
+      return 0;
+  return 1;
+}
+
+int tf_vseq_equal(const tf_vseq *a, const tf_vseq *b) {
+  tf_vitem ta = tf_vseq_tail(a), tb = tf_vseq_tail(b);
+  return a->n == b->n && a->nvalues == b->nvalues && ta.count == tb.count &&
+         (!ta.count || (ta.base == tb.base && ta.step == tb.step)) && equal_items(a->items, b->items, a->n);
+}
+
+static uint64_t hash_items(uint64_t h, const tf_vitem *it, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) {
+    h = tf_mix(tf_mix(tf_mix(tf_mix(h, (uint64_t)it[i].base), (uint64_t)it[i].step), it[i].count), it[i].nbody);
+    if (it[i].nbody) h = hash_items(h, it[i].body, it[i].nbody);
+  }
+  return h;
+}
+
+uint64_t tf_vseq_hash(const tf_vseq *s) {
+  tf_vitem t = tf_vseq_tail(s);
+  uint64_t h = hash_items(tf_mix(0x5653, s->n), s->items, s->n);
+  return t.count ? hash_items(h, &t, 1) : h;
+}

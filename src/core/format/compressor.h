@@ -1,0 +1,45 @@
+/* compressor.h — one rank's online compression: value transform
+ * (fold/request_transform.h), loop folding (folder.h), and the memory cap.
+ *
+ * Events go in as they happen. While the folded structure stays under the
+ * memory cap, the whole run becomes one segment, written at the end. When
+ * the structure reaches the cap, it is written out as a segment and
+ * folding starts afresh (later loops cannot fold with earlier ones, but
+ * nothing is lost and memory stays bounded).
+ */
+#ifndef TF_COMPRESSOR_H
+#define TF_COMPRESSOR_H
+
+#include "util/bytes.h"
+#include "format/flat_writer.h"
+#include "fold/folder.h"
+#include "time/prev_event.h"
+#include "fold/request_transform.h"
+
+typedef struct tf_compressor {
+  tf_folder folder;
+  tf_req_transform codec;
+  const tf_func_desc *funcs;
+  uint32_t nfuncs;
+  size_t cap_bytes;   /* memory cap of the folded structure */
+  uint64_t spills;    /* segments written because of the cap */
+  int64_t *scratch;   /* transformed values of the current event */
+  uint32_t nscratch;
+  tf_buf seg;         /* encoding buffer of a segment */
+  uint8_t *plain;     /* [fn]: 1 if the function has no array and no request field (no transform needed) */
+  tf_prev_events prev; /* previous event of each thread, across segments (path timing) */
+} tf_compressor;
+
+/* 0, or -1 when out of memory. */
+int tf_compressor_init(tf_compressor *c, const tf_func_desc *funcs, uint32_t nfuncs, size_t cap_bytes);
+/* What is kept of delta times (default TF_TIMING_DEFAULT, TF_BINS_DEFAULT bins). */
+void tf_compressor_set_timing(tf_compressor *c, tf_timing_mode mode, uint32_t bins);
+/* 0: folded; 1: folded, and the cap was reached so a segment was written;
+ * -1: failure (memory or I/O; the caller stops recording). */
+int tf_compressor_event(tf_compressor *c, tf_file_writer *w, uint32_t fn, uint32_t thread, uint32_t site,
+                        uint64_t compute_ns, uint64_t duration_ns, uint32_t nvals, const int64_t *vals);
+/* Write what remains as the last segment. 0 or -1. */
+int tf_compressor_finish(tf_compressor *c, tf_file_writer *w);
+void tf_compressor_free(tf_compressor *c);
+
+#endif

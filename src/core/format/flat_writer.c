@@ -1,0 +1,196 @@
+/* flat_writer.c — encoder for flat (reference) trace files; see flat_writer.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "format/flat_writer.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/bytes.h"
+#include "util/file_io.h"
+#include "format/functable.h"
+
+#define TF_FLUSH_AT (1u << 20)
+
+enum { REC_END = 0, REC_EVENT = 1, REC_CALLSITE = 2, REC_LOST = 3, REC_SEGMENT = 4, REC_PARTIAL = 5 };
+
+struct tf_file_writer {
+  FILE *f;
+  char *path;
+  char *part; /* written as path.part, renamed to path when complete */
+  tf_buf buf;
+  uint32_t crc;
+  uint64_t nevents;
+  int io_error; /* errno of the first failed write, 0 if none */
+};
+
+/* A lazy writer creates its file at the first flush. */
+static void open_file(tf_file_writer *w) {
+  if (w->f || w->io_error) return;
+  if (!(w->f = fopen(w->part, "wb"))) w->io_error = errno ? errno : EIO;
+}
+
+static void flush_buf(tf_file_writer *w) {
+  if (w->buf.len == 0) return;
+  open_file(w);
+  w->crc = tf_crc32(w->crc, w->buf.data, w->buf.len);
+  if (!w->io_error && fwrite(w->buf.data, 1, w->buf.len, w->f) != w->buf.len) w->io_error = errno ? errno : EIO;
+  w->buf.len = 0;
+}
+
+static tf_file_writer *open_writer(const char *path, tf_file_kind kind, const tf_file_info *info, int lazy,
+                                   char *err, size_t errlen) {
+  tf_file_writer *w = calloc(1, sizeof *w);
+  if (!w || !(w->path = strdup(path))) {
+    if (err) snprintf(err, errlen, "%s: out of memory", path);
+    free(w);
+    return NULL;
+  }
+  size_t plen = strlen(path) + 6;
+  if ((w->part = malloc(plen))) snprintf(w->part, plen, "%s.part", path);
+  if (!lazy && w->part) w->f = fopen(w->part, "wb");
+  if (!w->part || (!lazy && !w->f)) {
+    if (err) snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+    free(w->part);
+    free(w->path);
+    free(w);
+    return NULL;
+  }
+  tf_buf *b = &w->buf;
+  tf_buf_put_bytes(b, kind == TF_FILE_COMPRESSED ? TF_COMP_MAGIC : TF_FLAT_MAGIC, 8);
+  tf_buf_put_u32(b, kind == TF_FILE_COMPRESSED ? TF_COMP_VERSION : TF_FLAT_VERSION);
+  tf_buf_put_uvar(b, (uint64_t)info->rank);
+  tf_buf_put_uvar(b, (uint64_t)info->nranks);
+  tf_buf_put_svar(b, info->thread_level);
+  tf_buf_put_uvar(b, info->start_unix_ns);
+  tf_buf_put_str(b, info->exe);
+  tf_buf_put_str(b, info->mpi);
+  tf_buf_put_uvar(b, info->timing);
+  tf_buf_put_uvar(b, info->bins);
+  tf_buf_put_uvar(b, info->unit);
+  tf_functable_encode(b, info->funcs, info->nfuncs);
+  return w;
+}
+
+tf_file_writer *tf_file_writer_open(const char *path, tf_file_kind kind, const tf_file_info *info, char *err,
+                                    size_t errlen) {
+  return open_writer(path, kind, info, 0, err, errlen);
+}
+
+tf_file_writer *tf_file_writer_open_lazy(const char *path, tf_file_kind kind, const tf_file_info *info, char *err,
+                                         size_t errlen) {
+  return open_writer(path, kind, info, 1, err, errlen);
+}
+
+int tf_file_writer_callsite(tf_file_writer *w, uint32_t index, uint64_t sig, const char *module, uint64_t offset) {
+  tf_buf *b = &w->buf;
+  size_t mlen = module ? strlen(module) : 0;
+  if (w->io_error || tf_buf_reserve(b, 1 + 10 + 8 + 10 + mlen + 10)) return -1; /* whole record or nothing */
+  tf_buf_put_u8(b, REC_CALLSITE);
+  tf_buf_put_uvar(b, index);
+  tf_buf_put_u64(b, sig);
+  tf_buf_put_str(b, module);
+  tf_buf_put_uvar(b, offset);
+  return 0;
+}
+
+int tf_file_writer_event(tf_file_writer *w, uint32_t fn, uint32_t thread, uint32_t callsite_index,
+                         uint64_t compute_ns, uint64_t duration_ns, uint32_t nvals, const int64_t *vals) {
+  tf_buf *b = &w->buf;
+  /* reserve the worst case first: an event is written whole or not at all */
+  if (w->io_error || tf_buf_reserve(b, 1 + 6 * 10 + (size_t)nvals * 10)) return -1;
+  tf_buf_put_u8(b, REC_EVENT);
+  tf_buf_put_uvar(b, fn);
+  tf_buf_put_uvar(b, thread);
+  tf_buf_put_uvar(b, callsite_index);
+  tf_buf_put_uvar(b, compute_ns);
+  tf_buf_put_uvar(b, duration_ns);
+  tf_buf_put_uvar(b, nvals);
+  for (uint32_t i = 0; i < nvals; i++) tf_buf_put_svar(b, vals[i]);
+  w->nevents++;
+  if (b->len >= TF_FLUSH_AT) flush_buf(w);
+  return w->io_error ? -1 : 0;
+}
+
+int tf_file_writer_segment(tf_file_writer *w, const uint8_t *nodes, size_t len, uint64_t nevents) {
+  tf_buf *b = &w->buf;
+  if (w->io_error || tf_buf_reserve(b, 1 + 10 + 10 + len)) return -1;
+  tf_buf_put_u8(b, REC_SEGMENT);
+  tf_buf_put_uvar(b, nevents);
+  tf_buf_put_uvar(b, len);
+  tf_buf_put_bytes(b, nodes, len);
+  w->nevents += nevents;
+  if (b->len >= TF_FLUSH_AT) flush_buf(w);
+  return w->io_error ? -1 : 0;
+}
+
+void tf_file_writer_lost(tf_file_writer *w, uint64_t n) {
+  tf_buf_put_u8(&w->buf, REC_LOST);
+  tf_buf_put_uvar(&w->buf, n);
+}
+
+void tf_file_writer_partial(tf_file_writer *w, uint32_t reason) {
+  tf_buf_put_u8(&w->buf, REC_PARTIAL);
+  tf_buf_put_uvar(&w->buf, reason);
+}
+
+tf_status tf_file_writer_close(tf_file_writer *w, char *err, size_t errlen) {
+  tf_buf *b = &w->buf;
+  tf_buf_put_u8(b, REC_END);
+  tf_buf_put_uvar(b, w->nevents);
+  flush_buf(w);
+  open_file(w);
+  tf_status st = TF_OK;
+  if (b->failed) {
+    st = TF_ERR_NOMEM;
+    if (err) snprintf(err, errlen, "%s: out of memory while encoding events", w->path);
+  } else {
+    uint8_t crc[4] = {(uint8_t)w->crc, (uint8_t)(w->crc >> 8), (uint8_t)(w->crc >> 16), (uint8_t)(w->crc >> 24)};
+    if (!w->io_error && fwrite(crc, 1, 4, w->f) != 4) w->io_error = errno ? errno : EIO;
+    if (w->f && fclose(w->f) != 0 && !w->io_error) w->io_error = errno ? errno : EIO;
+    w->f = NULL;
+    if (!w->io_error && rename(w->part, w->path) != 0) w->io_error = errno ? errno : EIO;
+    if (w->io_error) {
+      st = TF_ERR_IO;
+      if (err) snprintf(err, errlen, "%s: write failed: %s", w->path, strerror(w->io_error));
+    }
+  }
+  if (w->f) fclose(w->f);
+  tf_buf_free(b);
+  free(w->part);
+  free(w->path);
+  free(w);
+  return st;
+}
+
+tf_status tf_file_writer_finish_mem(tf_file_writer *w, uint8_t **data, size_t *len, int *on_disk, char *err,
+                                    size_t errlen) {
+  *data = NULL;
+  *len = 0;
+  *on_disk = w->f != NULL;
+  if (*on_disk) { /* flushed before: complete the file and read it back */
+    char *path = strdup(w->path);
+    tf_status st = path ? tf_file_writer_close(w, err, errlen) : TF_ERR_NOMEM;
+    if (st == TF_OK) st = tf_load_file(path, data, len, err, errlen);
+    free(path);
+    return st;
+  }
+  tf_buf *b = &w->buf;
+  tf_buf_put_u8(b, REC_END);
+  tf_buf_put_uvar(b, w->nevents);
+  tf_buf_put_u32(b, tf_crc32(0, b->data, b->len));
+  tf_status st = TF_OK;
+  if (b->failed) {
+    st = TF_ERR_NOMEM;
+    if (err) snprintf(err, errlen, "%s: out of memory while encoding events", w->path);
+    tf_buf_free(b);
+  } else {
+    *data = b->data;
+    *len = b->len;
+  }
+  free(w->part);
+  free(w->path);
+  free(w);
+  return st;
+}

@@ -1,0 +1,56 @@
+/* flat_writer.h — writes a flat (reference) trace file, one per rank.
+ *
+ * Internal to tracefold (used by the recorder and by tests that fabricate
+ * traces). The layout is specified in doc/FORMAT.md, "Flat trace". Events
+ * are encoded into a memory buffer that is flushed to the file whenever it
+ * passes 1 MiB, so memory stays bounded however long the run.
+ * Not thread-safe: the caller serialises.
+ */
+#ifndef TF_FLAT_WRITER_H
+#define TF_FLAT_WRITER_H
+
+#include "tracefold.h"
+
+typedef struct tf_file_writer tf_file_writer;
+
+/* Create `path` and write the header. The file is written as `path.part`
+ * and renamed to `path` once complete, so a process killed while writing
+ * leaves no file under the final name. info->funcs/nfuncs give the function
+ * table; nevents/callsites are ignored. NULL on failure (message in err). */
+tf_file_writer *tf_file_writer_open(const char *path, tf_file_kind kind, const tf_file_info *info, char *err,
+                                    size_t errlen);
+
+/* The same, but the file is only created when the buffer is first flushed
+ * (at 1 MiB) or at close: a short trace that is merged at MPI_Finalize
+ * never touches the file system per rank. */
+tf_file_writer *tf_file_writer_open_lazy(const char *path, tf_file_kind kind, const tf_file_info *info, char *err,
+                                         size_t errlen);
+
+/* Declare call site `index` (indices are dense, in order of first use).
+ * Like tf_file_writer_event: 0 on success; -1 when the record could not be
+ * buffered (it is then left out whole) or an earlier flush failed. */
+int tf_file_writer_callsite(tf_file_writer *w, uint32_t index, uint64_t sig, const char *module, uint64_t offset);
+
+int tf_file_writer_event(tf_file_writer *w, uint32_t fn, uint32_t thread, uint32_t callsite_index,
+                          uint64_t compute_ns, uint64_t duration_ns, uint32_t nvals, const int64_t *vals);
+
+/* Compressed files: one segment record, the encoded nodes of `nevents` events. */
+int tf_file_writer_segment(tf_file_writer *w, const uint8_t *nodes, size_t len, uint64_t nevents);
+
+/* Record that `n` calls were not recorded (after an internal failure). */
+void tf_file_writer_lost(tf_file_writer *w, uint64_t n);
+
+/* Mark the file partial: the run stopped without MPI_Finalize (TF_PARTIAL_*). */
+void tf_file_writer_partial(tf_file_writer *w, uint32_t reason);
+
+/* Write the end record and checksum, close the file, free the writer.
+ * Returns TF_OK or the first error met while writing (message in err). */
+tf_status tf_file_writer_close(tf_file_writer *w, char *err, size_t errlen);
+
+/* Finish the file and hand over its bytes (malloc'ed) instead of closing
+ * it: if it was never flushed, no file is created (*on_disk = 0);
+ * otherwise the file is completed and read back (*on_disk = 1). Frees w. */
+tf_status tf_file_writer_finish_mem(tf_file_writer *w, uint8_t **data, size_t *len, int *on_disk, char *err,
+                                    size_t errlen);
+
+#endif

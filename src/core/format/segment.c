@@ -1,0 +1,130 @@
+/* segment.c — encode / decode-and-validate folded node sequences; see segment.h. */
+#include "format/segment.h"
+
+#include <stdlib.h>
+
+#include "format/vseq_codec.h"
+
+enum { ND_EVENT = 0, ND_LOOP = 1 };
+
+/* ------------------------------------------------------------- encode */
+
+#define put_vseq tf_vseq_encode
+
+void tf_segment_encode(tf_buf *b, tf_fnode *const *nodes, uint32_t n) {
+  tf_buf_put_uvar(b, n);
+  for (uint32_t i = 0; i < n; i++) {
+    const tf_fnode *x = nodes[i];
+    if (x->is_loop) {
+      tf_buf_put_u8(b, ND_LOOP);
+      put_vseq(b, &x->iters);
+      tf_segment_encode(b, x->body, x->nbody);
+    } else {
+      tf_buf_put_u8(b, ND_EVENT);
+      tf_buf_put_uvar(b, x->fn);
+      tf_buf_put_uvar(b, x->thread);
+      tf_buf_put_uvar(b, x->site);
+      put_vseq(b, &x->nvals);
+      tf_buf_put_uvar(b, x->nslots);
+      for (uint32_t j = 0; j < x->nslots; j++) put_vseq(b, &x->slots[j]);
+      tf_timing_encode(b, &x->timing, 0);
+    }
+  }
+}
+
+/* ------------------------------------------------------------- decode */
+
+#define LIMIT TF_VSEQ_LIMIT
+
+typedef struct dec {
+  tf_cursor *c;
+  uint32_t nfuncs, ncallsites, timing, bins;
+  tf_mem *m;
+  const char *why;
+} dec;
+
+static int bad(dec *d, const char *why) {
+  if (!d->why) d->why = why;
+  return -1;
+}
+
+/* A value sequence of exactly `expect` values (expect < 0: any number up to
+ * the limit); its facts in *f. */
+static int get_vseq(dec *d, tf_vseq *s, __int128 expect, tf_vfacts *f) {
+  const char *why = NULL;
+  if (tf_vseq_decode(d->c, s, d->m, f, &why)) return bad(d, why);
+  if (expect >= 0 && f->count != expect) return bad(d, "value count does not match occurrences");
+  return 0;
+}
+
+static int get_nodes(dec *d, tf_fnode ***out, uint32_t *nout, __int128 occ, uint32_t depth, __int128 *events);
+
+static int get_node(dec *d, tf_fnode **out, __int128 occ, uint32_t depth, __int128 *events) {
+  uint8_t kind = tf_cur_u8(d->c);
+  if (d->c->bad) return bad(d, "truncated node");
+  tf_vfacts f;
+  if (kind == ND_LOOP) {
+    tf_fnode *x = *out = tf_fnode_new_loop(d->m);
+    if (!x) return bad(d, "out of memory");
+    if (depth >= TF_SEGMENT_MAXDEPTH) return bad(d, "loops nested too deep");
+    if (get_vseq(d, &x->iters, occ, &f)) return -1;
+    if (f.min < 1) return bad(d, "loop with fewer than one iteration");
+    if (f.sum > LIMIT) return bad(d, "too many iterations");
+    return get_nodes(d, &x->body, &x->nbody, f.sum, depth + 1, events);
+  }
+  if (kind != ND_EVENT) return bad(d, "unknown node kind");
+  uint64_t fn = tf_cur_uvar(d->c), thread = tf_cur_uvar(d->c), site = tf_cur_uvar(d->c);
+  if (d->c->bad) return bad(d, "truncated event");
+  if (fn >= d->nfuncs) return bad(d, "unknown function index");
+  if (site >= d->ncallsites) return bad(d, "undeclared call site");
+  if (thread > UINT32_MAX) return bad(d, "bad thread index");
+  tf_fnode *x = *out = tf_fnode_new_event((uint32_t)fn, (uint32_t)thread, (uint32_t)site, d->m);
+  if (!x) return bad(d, "out of memory");
+  if (get_vseq(d, &x->nvals, occ, &f)) return -1;
+  uint64_t nslots = tf_cur_uvar(d->c);
+  if (d->c->bad) return bad(d, "truncated event");
+  if (nslots > (uint64_t)(d->c->end - d->c->p)) return bad(d, "bad slot count");
+  if (f.min < 0 || f.max > (__int128)nslots) return bad(d, "value count outside the event's slots");
+  x->slots = calloc(nslots ? nslots : 1, sizeof *x->slots);
+  if (!x->slots) return bad(d, "out of memory");
+  d->m->bytes += nslots * sizeof *x->slots;
+  x->nslots = (uint32_t)nslots;
+  for (uint32_t j = 0; j < x->nslots; j++) {
+    tf_vfacts g;
+    if (get_vseq(d, &x->slots[j], -1, &g)) return -1;
+    if (g.count > occ) return bad(d, "more values than occurrences");
+  }
+  const char *why = NULL;
+  __int128 tocc = d->timing & TF_SEGMENT_MERGED_TIMING ? -1 : occ; /* -1: counts not checked */
+  if (tf_timing_decode(d->c, &x->timing, (tf_timing_mode)(d->timing & 0xff), d->bins, tocc, 0, d->nfuncs,
+                       d->ncallsites, 0, d->m, &why))
+    return bad(d, why);
+  *events = tf_vclamp(*events + occ);
+  return 0;
+}
+
+static int get_nodes(dec *d, tf_fnode ***out, uint32_t *nout, __int128 occ, uint32_t depth, __int128 *events) {
+  uint64_t n = tf_cur_uvar(d->c);
+  if (d->c->bad) return bad(d, "truncated node list");
+  if (n < 1 || n > (uint64_t)(d->c->end - d->c->p)) return bad(d, "bad node count");
+  tf_fnode **nodes = calloc(n, sizeof *nodes);
+  *out = nodes;
+  if (!nodes) return bad(d, "out of memory");
+  d->m->bytes += n * sizeof *nodes;
+  *nout = (uint32_t)n;
+  for (uint32_t i = 0; i < n; i++)
+    if (get_node(d, &nodes[i], occ, depth, events)) return -1;
+  return 0;
+}
+
+int tf_segment_decode(tf_cursor *c, uint64_t nevents, uint32_t nfuncs, uint32_t ncallsites, uint32_t timing,
+                      uint32_t bins, tf_fnode ***nodes, uint32_t *n, tf_mem *m, const char **why) {
+  dec d = {.c = c, .nfuncs = nfuncs, .ncallsites = ncallsites, .timing = timing, .bins = bins, .m = m};
+  __int128 events = 0;
+  *nodes = NULL;
+  *n = 0;
+  int rc = get_nodes(&d, nodes, n, 1, 0, &events);
+  if (!rc && events != (__int128)nevents) rc = bad(&d, "event count does not match the segment header");
+  *why = d.why;
+  return rc;
+}

@@ -1,0 +1,31 @@
+/* segment.h — the byte encoding of a folded node sequence (one segment of a
+ * compressed trace file), and its validating decoder.
+ *
+ * The layout is specified in doc/FORMAT.md, "Segment". The decoder trusts
+ * nothing: it bounds nesting, checks every count, and checks that the
+ * iteration counts and value counts agree (a loop occurrence has >= 1
+ * iterations, an event has one value count per occurrence, the events add
+ * up to the declared total), so that unrolling a decoded segment can only
+ * fail on a parameter sequence that is too short, which it reports.
+ */
+#ifndef TF_SEGMENT_H
+#define TF_SEGMENT_H
+
+#include "util/bytes.h"
+#include "fold/folder.h"
+
+#define TF_SEGMENT_MAXDEPTH TF_FOLD_MAXDEPTH /* loop nesting accepted by the decoder: what the folder builds */
+#define TF_SEGMENT_MERGED_TIMING 0x100u
+
+void tf_segment_encode(tf_buf *b, tf_fnode *const *nodes, uint32_t n);
+
+/* Decode the nodes of a segment declared to hold `nevents` events, with
+ * timing kept as `timing` (tf_timing_mode) with at most `bins` bins. With
+ * TF_SEGMENT_MERGED_TIMING or'ed into timing, the segment is a rank's
+ * projection of a merged trace: its time summaries count the occurrences
+ * of all the ranks, so they are not checked against the rank's own.
+ * 0, or -1 with a reason in *why (static string). */
+int tf_segment_decode(tf_cursor *c, uint64_t nevents, uint32_t nfuncs, uint32_t ncallsites, uint32_t timing,
+                      uint32_t bins, tf_fnode ***nodes, uint32_t *n, tf_mem *m, const char **why);
+
+#endif

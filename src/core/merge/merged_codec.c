@@ -1,0 +1,421 @@
+/* merged_codec.c — the merged trace file (doc/FORMAT.md part 3): encode,
+ * and decode with every field validated.
+ *
+ *   "TFTRACE\n"  u32 version
+ *   section*     u8 id, u8 codec (0 stored, 1 zstd), uvar raw length,
+ *                uvar stored length, stored bytes, u32 CRC-32 of the stored bytes
+ *   end          u8 0, then u32 CRC-32 of every byte before it
+ * Sections 1 INFO, 2 FUNCS, 3 CALLSITES, 4 RANKS, 5 NODES, each once, in
+ * this order; ids >= 64 are optional and skipped by readers that do not
+ * know them.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "util/file_io.h"
+#include "merge/mtrace.h"
+#include "merge/ranklist.h"
+#include "format/segment.h"
+#include "format/vseq_codec.h"
+
+enum { SEC_END = 0, SEC_INFO = 1, SEC_FUNCS = 2, SEC_CALLSITES = 3, SEC_RANKS = 4, SEC_NODES = 5, SEC_OPTIONAL = 64 };
+enum { CODEC_STORED = 0, CODEC_ZSTD = 1 };
+enum { NF_LOOP = 1, NF_RANKS = 2 };
+
+static const char *const section_name[] = {"END", "INFO", "FUNCS", "CALLSITES", "RANKS", "NODES"};
+
+/* ------------------------------------------------------------ encode */
+
+static void put_vset(tf_buf *b, const tf_vset *v, const tf_vseq *node_ranks) {
+  if (v->n == 1 && tf_vseq_equal(&v->ranks[0], node_ranks)) {
+    tf_buf_put_uvar(b, 1 << 1 | 1);
+    tf_vseq_encode(b, &v->seq[0]);
+    return;
+  }
+  tf_buf_put_uvar(b, (uint64_t)v->n << 1);
+  for (uint32_t i = 0; i < v->n; i++) {
+    tf_vseq_encode(b, &v->seq[i]);
+    tf_vseq_encode(b, &v->ranks[i]);
+  }
+}
+
+static void put_nodes(tf_buf *b, tf_mnode *const *x, uint32_t n, const tf_vseq *parent_ranks) {
+  tf_buf_put_uvar(b, n);
+  for (uint32_t i = 0; i < n; i++) {
+    int explicit_ranks = !tf_vseq_equal(&x[i]->ranks, parent_ranks);
+    tf_buf_put_u8(b, (uint8_t)((x[i]->is_loop ? NF_LOOP : 0) | (explicit_ranks ? NF_RANKS : 0)));
+    if (explicit_ranks) tf_vseq_encode(b, &x[i]->ranks);
+    if (x[i]->is_loop) {
+      put_vset(b, &x[i]->count, &x[i]->ranks);
+      put_nodes(b, x[i]->body, x[i]->nbody, &x[i]->ranks);
+      continue;
+    }
+    tf_buf_put_uvar(b, x[i]->fn);
+    tf_buf_put_uvar(b, x[i]->thread);
+    tf_buf_put_uvar(b, x[i]->site);
+    put_vset(b, &x[i]->count, &x[i]->ranks);
+    tf_buf_put_uvar(b, x[i]->nslots);
+    for (uint32_t j = 0; j < x[i]->nslots; j++) put_vset(b, &x[i]->slots[j], &x[i]->ranks);
+    tf_timing_encode(b, &x[i]->timing, 1);
+  }
+}
+
+static void put_section(tf_buf *out, uint8_t id, const tf_buf *raw, int level) {
+  const uint8_t *stored = raw->data;
+  size_t slen = raw->len;
+  uint8_t codec = CODEC_STORED;
+  void *z = NULL;
+  if (level > 0 && raw->len >= 64) {
+    size_t cap = ZSTD_compressBound(raw->len);
+    if ((z = malloc(cap))) {
+      size_t zn = ZSTD_compress(z, cap, raw->data, raw->len, level);
+      if (!ZSTD_isError(zn) && zn < raw->len) {
+        stored = z;
+        slen = zn;
+        codec = CODEC_ZSTD;
+      }
+    }
+  }
+  tf_buf_put_u8(out, id);
+  tf_buf_put_u8(out, codec);
+  tf_buf_put_uvar(out, raw->len);
+  tf_buf_put_uvar(out, slen);
+  tf_buf_put_bytes(out, stored, slen);
+  tf_buf_put_u32(out, tf_crc32(0, stored, slen));
+  free(z);
+}
+
+int tf_mtrace_encode(tf_mtrace *t, tf_buf *out, int zstd_level) {
+  tf_buf s = {0};
+  tf_mtrace_seal(t);
+  tf_buf_put_bytes(out, TF_TRACE_MAGIC, 8);
+  tf_buf_put_u32(out, TF_TRACE_VERSION);
+
+  tf_buf_put_uvar(&s, (uint64_t)t->nranks);
+  tf_buf_put_svar(&s, t->thread_level);
+  tf_buf_put_uvar(&s, t->start_unix_ns);
+  tf_buf_put_str(&s, t->exe);
+  tf_buf_put_str(&s, t->mpi);
+  tf_buf_put_uvar(&s, t->partial);
+  tf_buf_put_uvar(&s, t->merge_ns);
+  tf_buf_put_uvar(&s, t->timing);
+  tf_buf_put_uvar(&s, t->bins);
+  tf_buf_put_uvar(&s, t->unit);
+  put_section(out, SEC_INFO, &s, zstd_level);
+
+  s.len = 0;
+  tf_functable_encode(&s, t->ft.funcs, t->ft.n);
+  put_section(out, SEC_FUNCS, &s, zstd_level);
+
+  s.len = 0;
+  tf_buf_put_uvar(&s, t->ncallsites);
+  for (uint32_t i = 0; i < t->ncallsites; i++) {
+    tf_buf_put_u64(&s, t->callsites[i].sig);
+    tf_buf_put_str(&s, t->callsites[i].module);
+    tf_buf_put_uvar(&s, t->callsites[i].offset);
+  }
+  put_section(out, SEC_CALLSITES, &s, zstd_level);
+
+  s.len = 0;
+  tf_vseq_encode(&s, &t->present);
+  tf_vseq_encode(&s, &t->nevents);
+  tf_vseq_encode(&s, &t->lost);
+  put_section(out, SEC_RANKS, &s, zstd_level);
+
+  s.len = 0;
+  put_nodes(&s, t->top, t->ntop, &t->present);
+  put_section(out, SEC_NODES, &s, zstd_level);
+
+  int failed = s.failed;
+  tf_buf_free(&s);
+  tf_buf_put_u8(out, SEC_END);
+  tf_buf_put_u32(out, tf_crc32(0, out->data, out->len));
+  return failed || out->failed ? -1 : 0;
+}
+
+/* ------------------------------------------------------------ decode */
+
+#define MAXDEPTH TF_SEGMENT_MAXDEPTH
+
+typedef struct dec {
+  tf_cursor *c;
+  tf_mtrace *t;
+  const char *why;
+} dec;
+
+static int bad(dec *d, const char *why) {
+  if (!d->why) d->why = why;
+  return -1;
+}
+
+/* A rank list: strictly increasing, inside [0, nranks). */
+static int get_ranks(dec *d, tf_vseq *s) {
+  tf_vfacts f;
+  const char *why = NULL;
+  if (tf_vseq_decode(d->c, s, &d->t->mem, &f, &why)) return bad(d, why);
+  if (f.count < 1 || !f.increasing || f.min < 0 || f.max >= d->t->nranks) return bad(d, "bad rank list");
+  return 0;
+}
+
+static int get_vseq(dec *d, tf_vseq *s, tf_vfacts *f) {
+  const char *why = NULL;
+  return tf_vseq_decode(d->c, s, &d->t->mem, f, &why) ? bad(d, why) : 0;
+}
+
+/* Occurrences of an event over all its ranks: per pair, values per rank times ranks. */
+static __int128 occurrences(const tf_vset *count) {
+  __int128 occ = 0;
+  for (uint32_t i = 0; i < count->n; i++) occ += (__int128)count->seq[i].nvalues * (__int128)count->ranks[i].nvalues;
+  return occ;
+}
+
+/* A value set; counts: values must lie in [lo, hi] (counts of values or iterations). */
+static int get_vset(dec *d, tf_vset *v, const tf_vseq *node_ranks, int counts, int64_t lo, int64_t hi) {
+  uint64_t h = tf_cur_uvar(d->c);
+  if (d->c->bad) return bad(d, "truncated value set");
+  uint64_t n = h >> 1;
+  if (n < 1 || n > (uint64_t)(d->c->end - d->c->p) || ((h & 1) && n != 1)) return bad(d, "bad value-set size");
+  for (uint64_t i = 0; i < n; i++) {
+    tf_vseq seq, ranks;
+    tf_vfacts f;
+    tf_vseq_init(&ranks);
+    int rc = get_vseq(d, &seq, &f);
+    if (!rc && counts && (f.count < 1 || f.min < lo || f.max > hi)) rc = bad(d, "bad counts");
+    if (!rc) rc = (h & 1) ? tf_vseq_copy(&ranks, node_ranks, &d->t->mem) : get_ranks(d, &ranks);
+    if (rc) {
+      tf_vseq_free(&seq, &d->t->mem);
+      tf_vseq_free(&ranks, &d->t->mem);
+      return bad(d, "out of memory");
+    }
+    if (tf_vset_add(v, &seq, &ranks, tf_vseq_hash(&seq), &d->t->mem)) return bad(d, "out of memory");
+  }
+  return 0;
+}
+
+static int get_nodes(dec *d, tf_mnode ***out, uint32_t *nout, const tf_vseq *parent, uint32_t depth, int top);
+
+static int get_node(dec *d, tf_mnode **out, const tf_vseq *parent, uint32_t depth) {
+  tf_mem *m = &d->t->mem;
+  uint8_t flags = tf_cur_u8(d->c);
+  if (d->c->bad) return bad(d, "truncated node");
+  if (flags & ~(NF_LOOP | NF_RANKS)) return bad(d, "unknown node flags");
+  tf_mnode *x = *out = calloc(1, sizeof *x);
+  if (!x) return bad(d, "out of memory");
+  m->bytes += sizeof *x;
+  x->is_loop = flags & NF_LOOP;
+  if ((flags & NF_RANKS) ? get_ranks(d, &x->ranks) : tf_vseq_copy(&x->ranks, parent, m)) return bad(d, "out of memory");
+  if (x->is_loop) {
+    if (depth >= MAXDEPTH) return bad(d, "loops nested too deep");
+    if (get_vset(d, &x->count, &x->ranks, 1, 1, INT64_MAX)) return -1;
+    if (get_nodes(d, &x->body, &x->nbody, &x->ranks, depth + 1, 0)) return -1;
+    tf_mnode_rekey(x);
+    return 0;
+  }
+  uint64_t fn = tf_cur_uvar(d->c), thread = tf_cur_uvar(d->c), site = tf_cur_uvar(d->c);
+  if (d->c->bad) return bad(d, "truncated event");
+  if (fn >= d->t->ft.n) return bad(d, "unknown function index");
+  if (site >= d->t->ncallsites) return bad(d, "undeclared call site");
+  if (thread > UINT32_MAX) return bad(d, "bad thread index");
+  x->fn = (uint32_t)fn;
+  x->thread = (uint32_t)thread;
+  x->site = (uint32_t)site;
+  x->site_sig = d->t->callsites[site].sig;
+  x->key = tf_mnode_event_key(x->fn, x->thread, x->site_sig);
+  if (get_vset(d, &x->count, &x->ranks, 1, 0, INT32_MAX)) return -1;
+  uint64_t nslots = tf_cur_uvar(d->c);
+  if (d->c->bad) return bad(d, "truncated event");
+  if (nslots > (uint64_t)(d->c->end - d->c->p)) return bad(d, "bad slot count");
+  x->slots = calloc(nslots ? nslots : 1, sizeof *x->slots);
+  if (!x->slots) return bad(d, "out of memory");
+  m->bytes += nslots * sizeof *x->slots;
+  x->nslots = (uint32_t)nslots;
+  for (uint32_t j = 0; j < x->nslots; j++)
+    if (get_vset(d, &x->slots[j], &x->ranks, 0, 0, 0)) return -1;
+  const char *why = NULL;
+  if (tf_timing_decode(d->c, &x->timing, (tf_timing_mode)d->t->timing, d->t->bins, occurrences(&x->count), 1,
+                       d->t->ft.n, d->t->ncallsites, d->t->nranks, m, &why))
+    return bad(d, why);
+  return 0;
+}
+
+static int get_nodes(dec *d, tf_mnode ***out, uint32_t *nout, const tf_vseq *parent, uint32_t depth, int top) {
+  uint64_t n = tf_cur_uvar(d->c);
+  if (d->c->bad) return bad(d, "truncated node list");
+  if ((!top && n < 1) || n > (uint64_t)(d->c->end - d->c->p)) return bad(d, "bad node count");
+  tf_mnode **nodes = calloc(n ? n : 1, sizeof *nodes);
+  *out = nodes;
+  if (!nodes) return bad(d, "out of memory");
+  d->t->mem.bytes += n * sizeof *nodes;
+  *nout = (uint32_t)n;
+  for (uint32_t i = 0; i < n; i++)
+    if (get_node(d, &nodes[i], parent, depth)) return -1;
+  return 0;
+}
+
+static char *get_str(tf_cursor *c) {
+  uint64_t n = tf_cur_uvar(c);
+  const uint8_t *p = c->bad ? NULL : tf_cur_bytes(c, (size_t)n);
+  if (!p) return NULL;
+  char *s = malloc((size_t)n + 1);
+  if (!s) return NULL;
+  memcpy(s, p, (size_t)n);
+  s[n] = 0;
+  return s;
+}
+
+/* Parse one section's content (raw bytes). 0, -1 malformed (d->why), -2 out of memory. */
+static int parse_section(dec *d, uint8_t id) {
+  tf_mtrace *t = d->t;
+  tf_cursor *c = d->c;
+  switch (id) {
+  case SEC_INFO: {
+    uint64_t nranks = tf_cur_uvar(c);
+    int64_t level = tf_cur_svar(c);
+    t->start_unix_ns = tf_cur_uvar(c);
+    t->exe = get_str(c);
+    t->mpi = get_str(c);
+    uint64_t partial = tf_cur_uvar(c);
+    t->merge_ns = tf_cur_uvar(c);
+    uint64_t timing = tf_cur_uvar(c), bins = tf_cur_uvar(c), unit = tf_cur_uvar(c);
+    if (c->bad || !t->exe || !t->mpi) return bad(d, "truncated");
+    if (timing > TF_TIMING_PATH || bins > TF_BINS_MAX || unit > TF_UNIT_CPU_NS ||
+        (bins == 0 && (timing == TF_TIMING_HISTOGRAM || timing == TF_TIMING_PATH)))
+      return bad(d, "bad timing settings");
+    t->timing = (uint32_t)timing;
+    t->bins = (uint32_t)bins;
+    t->unit = (uint32_t)unit;
+    if (nranks < 1 || nranks > INT32_MAX) return bad(d, "bad number of ranks");
+    if (level < INT32_MIN || level > INT32_MAX || partial > 255) return bad(d, "bad field");
+    t->nranks = (int32_t)nranks;
+    t->thread_level = (int32_t)level;
+    t->partial = (uint32_t)partial;
+    return 0;
+  }
+  case SEC_FUNCS: {
+    int rc = tf_functable_decode(c, &t->ft);
+    return rc == -2 ? -2 : rc ? bad(d, "bad function table") : 0;
+  }
+  case SEC_CALLSITES: {
+    uint64_t n = tf_cur_uvar(c);
+    if (c->bad || n > (uint64_t)(c->end - c->p)) return bad(d, "bad call-site count");
+    for (uint64_t i = 0; i < n; i++) {
+      tf_callsite cs = {.sig = tf_cur_u64(c)};
+      char *mod = get_str(c);
+      cs.offset = tf_cur_uvar(c);
+      cs.module = mod;
+      int rc = c->bad || !mod ? -1 : tf_mtrace_add_callsite(t, &cs);
+      free(mod);
+      if (rc) return bad(d, "bad call site");
+    }
+    return 0;
+  }
+  case SEC_RANKS: {
+    tf_vfacts f, g;
+    if (get_ranks(d, &t->present) || get_vseq(d, &t->nevents, &f) || get_vseq(d, &t->lost, &g)) return -1;
+    if (f.count != (__int128)t->present.nvalues || g.count != (__int128)t->present.nvalues || f.min < 0 || g.min < 0)
+      return bad(d, "per-rank counts do not match the ranks");
+    return 0;
+  }
+  case SEC_NODES:
+    return get_nodes(d, &t->top, &t->ntop, &t->present, 0, 1);
+  }
+  return 0; /* optional sections are skipped */
+}
+
+tf_status tf_mtrace_decode(const uint8_t *data, size_t len, const char *name, tf_mtrace *t, char *err,
+                           size_t errlen) {
+  *t = (tf_mtrace){0};
+  if (len < 12 || memcmp(data, TF_TRACE_MAGIC, 8) != 0)
+    return tf_failf(err, errlen, len && len < 12 && memcmp(data, TF_TRACE_MAGIC, len < 8 ? len : 8) == 0 ? TF_ERR_TRUNCATED : TF_ERR_FORMAT,
+                 "%s: not a tracefold trace file (bad magic)", name);
+  tf_cursor c = {data + 8, data + len, 0};
+  uint32_t version = tf_cur_u32(&c);
+  if (version != TF_TRACE_VERSION)
+    return tf_failf(err, errlen, TF_ERR_VERSION, "%s: merged trace format version %u, this reader knows version %u", name,
+                 version, TF_TRACE_VERSION);
+  tf_status st = TF_OK;
+  int next = SEC_INFO;
+  for (;;) {
+    size_t at = (size_t)(c.p - data);
+    uint8_t id = tf_cur_u8(&c);
+    if (c.bad) {
+      st = tf_failf(err, errlen, TF_ERR_TRUNCATED, "%s: truncated (file ends before its end record; %zu bytes)", name, len);
+      break;
+    }
+    if (id == SEC_END) {
+      uint32_t crc = tf_cur_u32(&c);
+      if (c.bad) {
+        st = tf_failf(err, errlen, TF_ERR_TRUNCATED, "%s: truncated (file ends inside its end record)", name);
+      } else if (crc != tf_crc32(0, data, at + 1)) {
+        st = tf_failf(err, errlen, TF_ERR_CHECKSUM, "%s: checksum mismatch (file corrupted)", name);
+      } else if (c.p != c.end) {
+        st = tf_failf(err, errlen, TF_ERR_FORMAT, "%s: %zu bytes after the end record", name, (size_t)(c.end - c.p));
+      } else if (next != SEC_NODES + 1) {
+        st = tf_failf(err, errlen, TF_ERR_FORMAT, "%s: section %s missing", name, section_name[next]);
+      }
+      break;
+    }
+    const char *sname = id <= SEC_NODES ? section_name[id] : "optional";
+    uint8_t codec = tf_cur_u8(&c);
+    uint64_t raw_len = tf_cur_uvar(&c), stored_len = tf_cur_uvar(&c);
+    const uint8_t *stored = c.bad ? NULL : tf_cur_bytes(&c, stored_len > SIZE_MAX ? SIZE_MAX : (size_t)stored_len);
+    uint32_t crc = tf_cur_u32(&c);
+    if (c.bad) {
+      st = tf_failf(err, errlen, TF_ERR_TRUNCATED, "%s: truncated (file ends inside section %s at byte %zu)", name, sname, at);
+      break;
+    }
+    if (crc != tf_crc32(0, stored, (size_t)stored_len)) {
+      st = tf_failf(err, errlen, TF_ERR_CHECKSUM, "%s: section %s corrupted (checksum mismatch) at byte %zu", name, sname, at);
+      break;
+    }
+    if (id >= SEC_OPTIONAL) continue;
+    if (id != next) {
+      st = tf_failf(err, errlen, TF_ERR_FORMAT, "%s: unexpected section %u at byte %zu (expected %s)", name, id, at,
+                 section_name[next < SEC_NODES + 1 ? next : 0]);
+      break;
+    }
+    next++;
+    uint8_t *raw = NULL;
+    if (codec == CODEC_ZSTD) {
+      unsigned long long fs = ZSTD_getFrameContentSize(stored, (size_t)stored_len);
+      if (raw_len > ((uint64_t)1 << 32) || raw_len > stored_len * 4096 + 65536 || fs != raw_len) {
+        st = tf_failf(err, errlen, TF_ERR_FORMAT, "%s: section %s: bad compressed size at byte %zu", name, sname, at);
+        break;
+      }
+      if (!(raw = malloc(raw_len ? (size_t)raw_len : 1))) {
+        st = tf_failf(err, errlen, TF_ERR_NOMEM, "%s: out of memory", name);
+        break;
+      }
+      size_t got = ZSTD_decompress(raw, (size_t)raw_len, stored, (size_t)stored_len);
+      if (ZSTD_isError(got) || got != raw_len) {
+        free(raw);
+        st = tf_failf(err, errlen, TF_ERR_FORMAT, "%s: section %s: bad zstd data at byte %zu", name, sname, at);
+        break;
+      }
+    } else if (codec != CODEC_STORED || raw_len != stored_len) {
+      st = tf_failf(err, errlen, TF_ERR_FORMAT, "%s: section %s: unknown codec %u at byte %zu", name, sname, codec, at);
+      break;
+    }
+    const uint8_t *content = raw ? raw : stored;
+    tf_cursor sc = {content, content + raw_len, 0};
+    dec d = {.c = &sc, .t = t};
+    int rc = parse_section(&d, id);
+    if (!rc && sc.p != sc.end) rc = bad(&d, "trailing bytes");
+    size_t where = (size_t)(sc.p - content);
+    free(raw);
+    if (rc == -2 || (rc && d.why && strcmp(d.why, "out of memory") == 0)) {
+      st = tf_failf(err, errlen, TF_ERR_NOMEM, "%s: out of memory", name);
+      break;
+    }
+    if (rc) {
+      st = tf_failf(err, errlen, TF_ERR_FORMAT, "%s: malformed section %s: %s (at byte %zu of the section)", name, sname,
+                 d.why ? d.why : "?", where);
+      break;
+    }
+  }
+  if (st != TF_OK) tf_mtrace_free(t);
+  return st;
+}

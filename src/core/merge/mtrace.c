@@ -1,0 +1,381 @@
+/* mtrace.c — merged traces: building one from a rank's file, value sets,
+ * projection back to one rank, freeing; see mtrace.h. Merging is in
+ * merge.c, the file format in merged_codec.c. */
+#define _POSIX_C_SOURCE 200809L
+#include "merge/mtrace.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/hash.h"
+#include "merge/ranklist.h"
+#include "format/segment.h"
+#include "format/rank_reader.h"
+#include "fold/unroll.h"
+
+/* ------------------------------------------------------------ value sets */
+
+void tf_vset_free(tf_vset *v, tf_mem *m) {
+  for (uint32_t i = 0; i < v->n; i++) {
+    tf_vseq_free(&v->seq[i], m);
+    tf_vseq_free(&v->ranks[i], m);
+  }
+  free(v->seq);
+  free(v->ranks);
+  free(v->hash);
+  m->bytes -= v->cap * (2 * sizeof(tf_vseq) + sizeof(uint64_t));
+  *v = (tf_vset){0};
+}
+
+/* Append a pair; seq and ranks are moved in (the caller's copies are
+ * emptied). 0 or -1 (out of memory: the pair is freed). */
+int tf_vset_add(tf_vset *v, tf_vseq *seq, tf_vseq *ranks, uint64_t hash, tf_mem *m) {
+  if (v->n == v->cap) {
+    uint32_t cap = v->cap ? 2 * v->cap : 1;
+    tf_vseq *s = realloc(v->seq, cap * sizeof *s);
+    if (s) v->seq = s;
+    tf_vseq *r = s ? realloc(v->ranks, cap * sizeof *r) : NULL;
+    if (r) v->ranks = r;
+    uint64_t *h = r ? realloc(v->hash, cap * sizeof *h) : NULL;
+    if (!h) {
+      m->failed = 1;
+      tf_vseq_free(seq, m);
+      tf_vseq_free(ranks, m);
+      return -1;
+    }
+    v->hash = h;
+    m->bytes += (cap - v->cap) * (2 * sizeof(tf_vseq) + sizeof(uint64_t));
+    v->cap = cap;
+  }
+  v->seq[v->n] = *seq;
+  v->ranks[v->n] = *ranks;
+  v->hash[v->n] = hash;
+  v->n++;
+  tf_vseq_init(seq);
+  tf_vseq_init(ranks);
+  return 0;
+}
+
+/* The pair whose ranks hold `rank`, or NULL. */
+const tf_vseq *tf_vset_find(const tf_vset *v, int64_t rank) {
+  for (uint32_t i = 0; i < v->n; i++)
+    if (tf_ranks_contains(&v->ranks[i], rank)) return &v->seq[i];
+  return NULL;
+}
+
+/* ------------------------------------------------------------ nodes */
+
+void tf_mnode_free(tf_mnode *x, tf_mem *m) {
+  if (!x) return;
+  for (uint32_t i = 0; i < x->nbody; i++) tf_mnode_free(x->body[i], m);
+  free(x->body);
+  m->bytes -= x->nbody * sizeof *x->body;
+  for (uint32_t j = 0; j < x->nslots; j++) tf_vset_free(&x->slots[j], m);
+  free(x->slots);
+  m->bytes -= x->nslots * sizeof *x->slots;
+  tf_vset_free(&x->count, m);
+  tf_vseq_free(&x->ranks, m);
+  tf_timing_free(&x->timing, m);
+  free(x);
+  m->bytes -= sizeof *x;
+}
+
+enum { K_EVENT = 0x4d45, K_LOOP = 0x4d4c };
+
+uint64_t tf_mnode_event_key(uint32_t fn, uint32_t thread, uint64_t site_sig) {
+  return tf_mix(tf_mix(tf_mix(K_EVENT, fn), thread), site_sig);
+}
+
+void tf_mnode_rekey(tf_mnode *x) {
+  uint64_t h = tf_mix(K_LOOP, x->nbody);
+  for (uint32_t i = 0; i < x->nbody; i++) h = tf_mix(h, x->body[i]->key);
+  x->key = h;
+}
+
+/* One rank's folded node as a merged node of that rank alone. */
+static tf_mnode *from_fnode(const tf_fnode *x, int64_t rank, const tf_callsite *cs, tf_mem *m) {
+  tf_mnode *y = calloc(1, sizeof *y);
+  if (!y) {
+    m->failed = 1;
+    return NULL;
+  }
+  m->bytes += sizeof *y;
+  y->is_loop = x->is_loop;
+  tf_vseq_push(&y->ranks, rank, m);
+  tf_vseq one, rk;
+  tf_vseq_init(&rk);
+  tf_vseq_push(&rk, rank, m);
+  const tf_vseq *count = x->is_loop ? &x->iters : &x->nvals;
+  if (tf_vseq_copy(&one, count, m) || tf_vset_add(&y->count, &one, &rk, tf_vseq_hash(count), m)) goto fail;
+  if (x->is_loop) {
+    y->body = calloc(x->nbody, sizeof *y->body);
+    if (!y->body) goto fail;
+    m->bytes += x->nbody * sizeof *y->body;
+    y->nbody = x->nbody;
+    for (uint32_t i = 0; i < x->nbody; i++)
+      if (!(y->body[i] = from_fnode(x->body[i], rank, cs, m))) goto fail;
+    tf_mnode_rekey(y);
+    return y;
+  }
+  y->fn = x->fn;
+  y->thread = x->thread;
+  y->site = x->site;
+  y->site_sig = cs[x->site].sig;
+  y->key = tf_mnode_event_key(x->fn, x->thread, y->site_sig);
+  if (tf_timing_copy(&y->timing, &x->timing, m)) goto fail;
+  tf_timing_set_rank(&y->timing, (int32_t)rank);
+  y->slots = calloc(x->nslots ? x->nslots : 1, sizeof *y->slots);
+  if (!y->slots) goto fail;
+  m->bytes += x->nslots * sizeof *y->slots;
+  y->nslots = x->nslots;
+  for (uint32_t j = 0; j < x->nslots; j++) {
+    tf_vseq_init(&rk);
+    tf_vseq_push(&rk, rank, m);
+    if (tf_vseq_copy(&one, &x->slots[j], m) || tf_vset_add(&y->slots[j], &one, &rk, tf_vseq_hash(&x->slots[j]), m))
+      goto fail;
+  }
+  return y;
+fail:
+  m->failed = 1;
+  tf_vseq_free(&rk, m);
+  tf_mnode_free(y, m);
+  return NULL;
+}
+
+static char *dup_str(const char *s) { return strdup(s ? s : ""); }
+
+int tf_mtrace_add_callsite(tf_mtrace *t, const tf_callsite *c) {
+  if (t->ncallsites == t->capcs) {
+    uint32_t cap = t->capcs ? 2 * t->capcs : 16;
+    tf_callsite *n = realloc(t->callsites, cap * sizeof *n);
+    if (!n) return -1;
+    t->callsites = n;
+    t->capcs = cap;
+  }
+  char *mod = dup_str(c->module);
+  if (!mod) return -1;
+  t->callsites[t->ncallsites++] = (tf_callsite){.sig = c->sig, .module = mod, .offset = c->offset};
+  return 0;
+}
+
+int tf_mtrace_from_file(tf_mtrace *t, const tf_file_reader *r) {
+  *t = (tf_mtrace){0};
+  const tf_file_info *in = tf_file_get_info(r);
+  t->nranks = in->nranks;
+  t->thread_level = in->thread_level;
+  t->timing = in->timing;
+  t->bins = in->bins;
+  t->unit = in->unit;
+  t->partial = in->partial;
+  t->start_unix_ns = in->start_unix_ns;
+  tf_mem *m = &t->mem;
+  if (!(t->exe = dup_str(in->exe)) || !(t->mpi = dup_str(in->mpi)) ||
+      tf_functable_copy(&t->ft, in->funcs, in->nfuncs))
+    goto fail;
+  for (uint32_t i = 0; i < in->ncallsites; i++)
+    if (tf_mtrace_add_callsite(t, &in->callsites[i])) goto fail;
+  tf_vseq_push(&t->present, in->rank, m);
+  tf_vseq_push(&t->nevents, (int64_t)in->nevents, m);
+  tf_vseq_push(&t->lost, (int64_t)in->lost_events, m);
+  tf_fnode **const *segs;
+  const uint32_t *segn;
+  uint32_t ns = tf_file_folded(r, &segs, &segn), total = 0;
+  for (uint32_t s = 0; s < ns; s++) total += segn[s];
+  t->top = calloc(total ? total : 1, sizeof *t->top);
+  if (!t->top) goto fail;
+  m->bytes += total * sizeof *t->top;
+  for (uint32_t s = 0; s < ns; s++)
+    for (uint32_t i = 0; i < segn[s]; i++) {
+      tf_mnode *x = from_fnode(segs[s][i], in->rank, in->callsites, m);
+      if (!x) goto fail;
+      t->top[t->ntop++] = x;
+    }
+  if (m->failed) goto fail;
+  return 0;
+fail:
+  tf_mtrace_free(t);
+  return -1;
+}
+
+void tf_mtrace_free(tf_mtrace *t) {
+  tf_mem *m = &t->mem;
+  for (uint32_t i = 0; i < t->ntop; i++) tf_mnode_free(t->top[i], m);
+  free(t->top);
+  for (uint32_t i = 0; i < t->ncallsites; i++) free((char *)t->callsites[i].module);
+  free(t->callsites);
+  tf_vseq_free(&t->present, m);
+  tf_vseq_free(&t->nevents, m);
+  tf_vseq_free(&t->lost, m);
+  tf_functable_free(&t->ft);
+  free(t->exe);
+  free(t->mpi);
+  *t = (tf_mtrace){0};
+}
+
+/* ------------------------------------------------------------ one rank */
+
+int64_t tf_mtrace_rank_index(const tf_mtrace *t, int32_t rank) {
+  if (!tf_ranks_contains(&t->present, rank)) return -1;
+  tf_vseq_iter *it = malloc(tf_vseq_iter_size(&t->present));
+  if (!it) return -1;
+  tf_vseq_iter_init(it, &t->present);
+  int64_t v, k = 0;
+  while (tf_vseq_iter_next(it, &v) && v != rank) k++;
+  free(it);
+  return k;
+}
+
+/* Value number k of a sequence (0 if it has fewer). */
+int64_t tf_vseq_value_at(const tf_vseq *s, int64_t k) {
+  tf_vseq_iter *it = malloc(tf_vseq_iter_size(s));
+  int64_t v = 0;
+  if (!it) return 0;
+  tf_vseq_iter_init(it, s);
+  for (int64_t i = 0; i <= k; i++)
+    if (!tf_vseq_iter_next(it, &v)) {
+      v = 0;
+      break;
+    }
+  free(it);
+  return v;
+}
+
+/* Projection: per-rank nodes that borrow the merged value sequences. They
+ * are encoded as a per-rank segment at once and decoded again (validated,
+ * owning), then these shells are freed. */
+static void shell_free(tf_fnode *x) {
+  if (!x) return;
+  for (uint32_t i = 0; i < x->nbody; i++) shell_free(x->body[i]);
+  free(x->body);
+  free(x->slots);
+  free(x);
+}
+
+static int project_list(tf_mnode *const *in, uint32_t nin, int64_t rank, tf_fnode ***out, uint32_t *nout,
+                        const char **why);
+
+static tf_fnode *project_node(const tf_mnode *x, int64_t rank, const char **why) {
+  tf_fnode *y = calloc(1, sizeof *y);
+  if (!y) return NULL;
+  y->is_loop = x->is_loop;
+  const tf_vseq *count = tf_vset_find(&x->count, rank);
+  if (!count) {
+    *why = x->is_loop ? "no iteration counts for this rank" : "no value counts for this rank";
+    free(y);
+    return NULL;
+  }
+  if (x->is_loop) {
+    y->iters = *count;
+    if (project_list(x->body, x->nbody, rank, &y->body, &y->nbody, why) || !y->nbody) {
+      if (!*why) *why = "a loop with no events for this rank";
+      shell_free(y);
+      return NULL;
+    }
+    return y;
+  }
+  y->fn = x->fn;
+  y->thread = x->thread;
+  y->site = x->site;
+  y->nvals = *count;
+  for (uint32_t j = 0; j < x->nslots; j++)
+    if (tf_vset_find(&x->slots[j], rank)) y->nslots = j + 1;
+  y->slots = calloc(y->nslots ? y->nslots : 1, sizeof *y->slots);
+  if (!y->slots) {
+    free(y);
+    return NULL;
+  }
+  for (uint32_t j = 0; j < y->nslots; j++) {
+    const tf_vseq *s = tf_vset_find(&x->slots[j], rank);
+    if (s) y->slots[j] = *s;
+  }
+  y->timing = x->timing; /* borrowed: over all the node's ranks (decoded without the count check) */
+  return y;
+}
+
+static int project_list(tf_mnode *const *in, uint32_t nin, int64_t rank, tf_fnode ***out, uint32_t *nout,
+                        const char **why) {
+  *out = NULL;
+  *nout = 0;
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < nin; i++) k += tf_ranks_contains(&in[i]->ranks, rank);
+  if (!k) return 0;
+  *out = calloc(k, sizeof **out);
+  if (!*out) {
+    *why = "out of memory";
+    return -1;
+  }
+  for (uint32_t i = 0; i < nin; i++) {
+    if (!tf_ranks_contains(&in[i]->ranks, rank)) continue;
+    tf_fnode *y = project_node(in[i], rank, why);
+    if (!y) {
+      if (!*why) *why = "out of memory";
+      return -1;
+    }
+    (*out)[(*nout)++] = y;
+  }
+  return 0;
+}
+
+int tf_mtrace_project(const tf_mtrace *t, int32_t rank, tf_fnode ***nodes, uint32_t *n, uint64_t *nevents,
+                      tf_mem *m, const char **why) {
+  *nodes = NULL;
+  *n = 0;
+  *why = NULL;
+  int64_t idx = tf_mtrace_rank_index(t, rank);
+  if (idx < 0) {
+    *why = "rank not in this trace";
+    return -1;
+  }
+  *nevents = (uint64_t)tf_vseq_value_at(&t->nevents, idx);
+  tf_fnode **shell;
+  uint32_t nshell;
+  int rc = project_list(t->top, t->ntop, rank, &shell, &nshell, why);
+  if (!rc && nshell == 0 && *nevents != 0) {
+    *why = "no events for a rank that declares some";
+    rc = -1;
+  }
+  if (!rc && nshell) {
+    tf_buf b = {0};
+    tf_segment_encode(&b, shell, nshell);
+    if (b.failed) {
+      *why = "out of memory";
+      rc = -1;
+    } else {
+      tf_cursor c = {b.data, b.data + b.len, 0};
+      rc = tf_segment_decode(&c, *nevents, t->ft.n, t->ncallsites, t->timing | TF_SEGMENT_MERGED_TIMING, t->bins,
+                             nodes, n, m, why);
+      if (rc) {
+        for (uint32_t i = 0; i < *n; i++) tf_fnode_free((*nodes)[i], m);
+        free(*nodes);
+        *nodes = NULL;
+        *n = 0;
+      }
+    }
+    tf_buf_free(&b);
+  }
+  for (uint32_t i = 0; i < nshell; i++) shell_free(shell[i]);
+  free(shell);
+  return rc;
+}
+
+/* ------------------------------------------------------------ sealing */
+
+static void seal_vset(tf_vset *v, tf_mem *m) {
+  for (uint32_t i = 0; i < v->n; i++) tf_vseq_seal(&v->ranks[i], m);
+}
+
+static void seal_nodes(tf_mnode *const *x, uint32_t n, tf_mem *m) {
+  for (uint32_t i = 0; i < n; i++) {
+    tf_vseq_seal(&x[i]->ranks, m);
+    seal_vset(&x[i]->count, m);
+    for (uint32_t j = 0; j < x[i]->nslots; j++) seal_vset(&x[i]->slots[j], m);
+    seal_nodes(x[i]->body, x[i]->nbody, m);
+  }
+}
+
+void tf_mtrace_seal(tf_mtrace *t) {
+  tf_vseq_seal(&t->present, &t->mem);
+  tf_vseq_seal(&t->nevents, &t->mem);
+  tf_vseq_seal(&t->lost, &t->mem);
+  seal_nodes(t->top, t->ntop, &t->mem);
+}

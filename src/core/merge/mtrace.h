@@ -1,0 +1,116 @@
+/* mtrace.h — a merged trace: the folded events of many ranks in one loop
+ * structure (doc/FORMAT.md part 3, doc/MERGING.md).
+ *
+ * Each node (event or loop, as in folder.h) carries the sorted list of
+ * ranks it occurs on, kept as a value sequence so that strided blocks of
+ * ranks stay a few items (ranklist.h). Every per-rank value sequence of the
+ * node (iteration counts, value counts, parameter slots) becomes a value
+ * set: (values, ranks) pairs, one per distinct sequence, so ranks that
+ * agree share one copy. Peers, sources and request ids are already relative
+ * to the caller, so all the interior ranks of a regular code agree.
+ *
+ * A rank's own sequence is recovered by projection: keep the nodes whose
+ * rank list holds the rank and, in each value set, the sequence whose rank
+ * list holds it. The projection is re-validated like a per-rank segment
+ * and unrolled with unroll.h.
+ */
+#ifndef TF_MTRACE_H
+#define TF_MTRACE_H
+
+#include <stddef.h>
+
+#include "util/bytes.h"
+#include "fold/folder.h"
+#include "format/functable.h"
+#include "tracefold.h"
+
+typedef struct tf_vset {
+  uint32_t n, cap;
+  tf_vseq *seq;   /* seq[i]: the values ... */
+  tf_vseq *ranks; /* ... on the ranks ranks[i] (sorted) */
+  uint64_t *hash; /* tf_vseq_hash(seq[i]) */
+} tf_vset;
+
+typedef struct tf_mnode {
+  uint64_t key; /* event: hash(fn, thread, call-site signature); loop: hash of the body's keys */
+  int is_loop;
+  uint32_t fn, thread, site; /* event; site indexes the trace's call sites */
+  uint64_t site_sig;         /* event: the call site's signature */
+  tf_vseq ranks;             /* ranks this node occurs on */
+  tf_vset count;             /* loop: iteration counts; event: number of values of each occurrence */
+  tf_vset *slots;            /* event: parameter position j of each occurrence */
+  uint32_t nslots;
+  tf_timing timing;           /* event: delta times over every occurrence on every rank */
+  struct tf_mnode **body;     /* loop */
+  uint32_t nbody;
+} tf_mnode;
+
+typedef struct tf_mtrace {
+  int32_t nranks, thread_level;
+  uint32_t timing, bins, unit; /* tf_timing_mode, bins per histogram, tf_time_unit */
+  uint32_t partial; /* TF_PARTIAL_* of the first partial rank merged, 0 if none */
+  uint64_t start_unix_ns;
+  uint64_t merge_ns; /* time the merge at MPI_Finalize took (rank 0), 0 if not merged there */
+  char *exe, *mpi;
+  tf_functable ft;
+  tf_callsite *callsites; /* modules owned */
+  uint32_t ncallsites, capcs;
+  tf_vseq present;         /* ranks with data, sorted */
+  tf_vseq nevents, lost;   /* per present rank, in the same order */
+  tf_mnode **top;
+  uint32_t ntop;
+  tf_mem mem;
+} tf_mtrace;
+
+/* A one-rank merged trace from a per-rank compressed file (its segments
+ * become one top-level sequence). 0, or -1 out of memory. */
+int tf_mtrace_from_file(tf_mtrace *t, const tf_file_reader *r);
+
+/* Merge src into dst; every rank of src must be above every rank of dst
+ * (merge in rank order). src is always freed. 0; -1 with a message (dst
+ * is then unchanged if the inputs were refused, or unusable if memory ran
+ * out). */
+int tf_mtrace_merge(tf_mtrace *dst, tf_mtrace *src, char *err, size_t errlen);
+
+/* Close the open run of every rank list so that it folds into its block (a
+ * strided block is then one item). Merging on afterwards stays correct. */
+void tf_mtrace_seal(tf_mtrace *t);
+
+/* Seal, then encode as a merged trace file (zstd level 0: sections stored
+ * raw). 0 or -1 (out of memory). */
+int tf_mtrace_encode(tf_mtrace *t, tf_buf *b, int zstd_level);
+/* Decode and validate a merged trace file; messages name `name`. */
+tf_status tf_mtrace_decode(const uint8_t *data, size_t len, const char *name, tf_mtrace *t, char *err,
+                           size_t errlen);
+
+/* Rank `rank`'s own folded sequence, freshly allocated and validated as a
+ * per-rank segment (free with tf_fnode_free); its event count in *nevents.
+ * 0, or -1 with a reason in *why. */
+int tf_mtrace_project(const tf_mtrace *t, int32_t rank, tf_fnode ***nodes, uint32_t *n, uint64_t *nevents,
+                      tf_mem *m, const char **why);
+
+#define TF_TRACE_ZSTD_LEVEL 9 /* sections of merged trace files */
+
+/* The merged structure behind an opened trace (flat input: tables only). */
+tf_mtrace *tf_trace_mtrace(tf_trace *t);
+
+/* Index of `rank` among the present ranks, or -1. */
+int64_t tf_mtrace_rank_index(const tf_mtrace *t, int32_t rank);
+
+void tf_mtrace_free(tf_mtrace *t);
+int tf_mtrace_add_callsite(tf_mtrace *t, const tf_callsite *c); /* copies the module name; 0 or -1 */
+
+/* Value sets: append a pair (seq and ranks are moved in; on failure, -1,
+ * they are freed); the sequence for `rank`, or NULL. */
+int tf_vset_add(tf_vset *v, tf_vseq *seq, tf_vseq *ranks, uint64_t hash, tf_mem *m);
+const tf_vseq *tf_vset_find(const tf_vset *v, int64_t rank);
+/* Value number k (from 0) of a sequence; 0 if it has fewer. */
+int64_t tf_vseq_value_at(const tf_vseq *s, int64_t k);
+
+/* Node keys: equal keys select nodes to merge (verified exactly). */
+uint64_t tf_mnode_event_key(uint32_t fn, uint32_t thread, uint64_t site_sig);
+void tf_mnode_rekey(tf_mnode *loop); /* from the body's keys */
+void tf_mnode_free(tf_mnode *x, tf_mem *m);
+void tf_vset_free(tf_vset *v, tf_mem *m);
+
+#endif
