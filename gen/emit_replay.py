@@ -23,8 +23,7 @@ Usage: gen_replay.py mpi.table OUTDIR
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "recorder"))
-import gen_wrappers as gw  # noqa: E402
+import emit_wrappers as gw
 
 # Done by the engine itself (replay.c): lifecycle, and calls whose buffers
 # are the engine's own.
