@@ -25,16 +25,17 @@ import sys
 
 import emit_wrappers as gw
 
-# Done by the engine itself (replay.c): lifecycle, and calls whose buffers
-# are the engine's own.
-ENGINE = {"MPI_Init", "MPI_Init_thread", "MPI_Finalize", "MPI_Abort", "MPI_Pcontrol",
-          "MPI_Buffer_attach", "MPI_Buffer_detach"}
+def engine(f):
+    """Done by the engine itself (replay.c): lifecycle, and calls whose
+    buffers are the engine's own ({engine})."""
+    return "engine" in f.ann
 
-# Functions whose outcome (which requests complete, whether a message is
-# there) the engine honours around the call (completion.c).
-OUTCOME = {"MPI_Wait", "MPI_Test", "MPI_Waitany", "MPI_Testany", "MPI_Waitall", "MPI_Testall",
-           "MPI_Waitsome", "MPI_Testsome", "MPI_Request_get_status", "MPI_Probe", "MPI_Iprobe",
-           "MPI_Mprobe", "MPI_Improbe"}
+
+def outcome(f):
+    """The engine honours the recorded outcome around the call (outcome.c:
+    which requests complete, whether a message is there): {outcome} or
+    {complete=...}."""
+    return "outcome" in f.ann or "complete" in f.ann
 
 
 def recv_side(f, p):
@@ -44,8 +45,7 @@ def recv_side(f, p):
         return False
     if "recv" in n or n in ("outbuf", "inoutbuf"):
         return True
-    fl = f.name.lower()
-    return "recv" in fl or "bcast" in fl
+    return "recv" in p.ann
 
 
 class Call:
@@ -85,7 +85,7 @@ class Call:
             if n in gw.PEER_NAMES:
                 src = self.idx.get("status.src", -1)
                 req = next((i for i, (_, k, _) in enumerate(self.g.fields) if k == "REQ_NEW"), -1)
-                if n == "dest" or f.name.endswith("_init"):
+                if n == "dest" or "persistent" in f.ann:
                     src = req = -1  # a persistent receive keeps its wildcard: every start may match another
                 return "rp_peer(T, %s, %d, %d, %d)" % (self.ctx_comm(), self.fi(n), src, req)
             if n == "root":
@@ -129,7 +129,7 @@ class Call:
             return self.handle_ptr(p, "MPI_Group", "group")
         if b == "MPI_Message*":
             i = self.fi(n)
-            if f.name in ("MPI_Mrecv", "MPI_Imrecv"):
+            if "use" in a:
                 self.decl.append("MPI_Message h_%s = rp_msg(T, %d);" % (n, i))
                 self.post.append("if (rc == MPI_SUCCESS) rp_msg_forget(T, %d);" % i)
             else:
@@ -140,7 +140,7 @@ class Call:
             i = self.fi(n)
             if "use" in a:
                 self.decl.append("MPI_Request h_%s = rp_req(T, %d);" % (n, i))
-                if f.name not in OUTCOME:
+                if not outcome(f):
                     self.post.append("if (rc == MPI_SUCCESS) rp_req_%s(T, %d%s);" % (
                         ("forget", i, "") if "free" in a else ("back", i, ", h_" + n)))
             else:
@@ -152,7 +152,7 @@ class Call:
         if b == "MPI_Request" and p.is_array:
             i = self.fi(n)
             self.decl.append("MPI_Request *h_%s = rp_reqs(T, %d);" % (n, i))
-            if f.name not in OUTCOME:  # completion calls: rp_outcome_after takes the array back
+            if not outcome(f):  # completion calls: rp_outcome_after takes the array back
                 self.post.append("if (rc == MPI_SUCCESS) rp_reqs_back(T, %d, h_%s);" % (i, n))
             return "h_%s" % n
         if b == "MPI_Status*" and not p.is_array:
@@ -201,14 +201,14 @@ class Call:
         f = self.f
         out = ["static int rp_call_%s(rp_thread *T) {" % f.short]
         out += ["  " + x for x in self.decl]
-        if f.name in OUTCOME:
+        if outcome(f):
             arr = "h_array_of_requests" if any(p.name == "array_of_requests" for p in f.params) else (
                 "&h_request" if any(p.name == "request" and p.base == "MPI_Request*" for p in f.params) else "NULL")
             out.append("  rp_outcome_before(T, TF_FN_%s, %s);" % (f.name, arr))
         out.append("  int rc = %s(%s);" % (f.name, ", ".join(self.args)))
         out.append("  T->last_return = rp_now();")
         out += ["  " + x for x in self.post]
-        if f.name in OUTCOME:
+        if outcome(f):
             # the live request(s) after the call (MPI_Request_get_status completes none)
             live = "h_array_of_requests" if any(p.name == "array_of_requests" for p in f.params) else (
                 "&h_request" if any(p.name == "request" and p.base == "MPI_Request*" for p in f.params) else "NULL")
@@ -222,16 +222,16 @@ class Call:
         same arguments but the status, or MPI_Irecv + MPI_Isend for
         MPI_Sendrecv. Only calls that create no object and have no outcome."""
         f = self.f
-        if f.name in OUTCOME or self.post or f.name in ENGINE:
+        if outcome(f) or self.post or engine(f):
             return None
         keep = [a for p, a in zip(f.params, self.args) if p.base != "MPI_Status*"]
         out = ["static int rp_start_%s(rp_thread *T, MPI_Request *req) {" % f.short]
         out += ["  " + x for x in self.decl]
-        if f.name == "MPI_Sendrecv":  # sbuf scount stype dest stag rbuf rcount rtype src rtag comm
+        if f.name == "MPI_Sendrecv":  # the one call started as two (its own code); sbuf scount stype dest stag rbuf rcount rtype src rtag comm
             out.append("  int rc = MPI_Irecv(%s, &req[0]);" % ", ".join(keep[5:11]))
             out.append("  if (rc == MPI_SUCCESS) rc = MPI_Isend(%s, %s, &req[1]);" % (", ".join(keep[0:5]), keep[10]))
             out.append("  else req[1] = MPI_REQUEST_NULL;")
-        elif "MPI_I" + f.name[4].lower() + f.name[5:] in names and f.name not in ("MPI_Probe", "MPI_Mprobe"):
+        elif "MPI_I" + f.name[4].lower() + f.name[5:] in names:
             nb = "MPI_I" + f.name[4].lower() + f.name[5:]
             out.append("  int rc = %s(%s, &req[0]);" % (nb, ", ".join(keep)))
             out.append("  req[1] = MPI_REQUEST_NULL;")
@@ -253,7 +253,7 @@ def main():
     for f in funcs:
         g = gw.Gen(f)
         g.build()
-        if f.name in ENGINE:
+        if engine(f):
             names.append("0")
             starts.append("0")
             continue

@@ -35,19 +35,25 @@ import sys
 
 # ---------------------------------------------------------------- parsing
 
+def annotations(text):
+    """Split a trailing {a, k=v} off text: (text, {a: True, k: "v"})."""
+    ann = {}
+    m = re.search(r"\{([^}]*)\}\s*$", text)
+    if not m:
+        return text, ann
+    for part in split_top(m.group(1), ","):
+        part = part.strip()
+        if "=" in part:
+            k, v = part.split("=", 1)
+            ann[k.strip()] = v.strip()
+        elif part:
+            ann[part] = True
+    return text[: m.start()].strip(), ann
+
+
 class Param:
     def __init__(self, text):
-        ann = {}
-        m = re.search(r"\{([^}]*)\}\s*$", text)
-        if m:
-            for part in split_top(m.group(1), ","):
-                part = part.strip()
-                if "=" in part:
-                    k, v = part.split("=", 1)
-                    ann[k.strip()] = v.strip()
-                elif part:
-                    ann[part] = True
-            text = text[: m.start()].strip()
+        text, ann = annotations(text)
         m = re.match(r"^(.*?)(\w+)\s*((?:\[[^\]]*\])*)$", text.strip())
         if not m:
             raise SystemExit("cannot parse parameter: %r" % text)
@@ -81,10 +87,10 @@ def split_top(s, sep):
 
 
 class Func:
-    def __init__(self, name, params, flags, category):
+    def __init__(self, name, params, ann, category):
         self.name = name
         self.params = params
-        self.flags = flags
+        self.ann = ann
         self.category = category
         self.short = name[4:]
 
@@ -99,12 +105,12 @@ def parse_table(path):
         if m:
             category = m.group(1)
             continue
-        m = re.match(r"^(MPI_\w+)\((.*)\)\s*((?:!\w+\s*)*)$", line)
+        proto, ann = annotations(line) if line.endswith("}") else (line, {})
+        m = re.match(r"^(MPI_\w+)\((.*)\)$", proto)
         if not m:
             raise SystemExit("bad table line: %r" % line)
         plist = [] if m.group(2).strip() == "void" else [Param(p) for p in split_top(m.group(2), ",")]
-        flags = set(re.findall(r"!(\w+)", m.group(3)))
-        funcs.append(Func(m.group(1), plist, flags, category))
+        funcs.append(Func(m.group(1), plist, ann, category))
     return funcs
 
 # ---------------------------------------------------------- field rules
@@ -156,6 +162,9 @@ class Gen:
         self.call_args = []
         self.uses_nbr = False
         self.bytes_done = set()
+        self.snap = False  # a request of the call's, looked up before it (use)
+        self.snap_freed = False  # ... and released by it (free: MPI_Request_free)
+        self.snaps_n = None  # the length of its array of requests (use)
 
     def field(self, name, kind, is_array=False):
         self.fields.append((name, kind, is_array))
@@ -330,8 +339,7 @@ class Gen:
             elif n in NEWCOMM_NAMES:
                 self.field(n, "COMM_NEW")
                 salt = "tag" if "tag" in names else "0"
-                kind = "TF_NEWCOMM_INTER" if f.name == "MPI_Intercomm_create" else (
-                    "TF_NEWCOMM_GROUP" if f.name == "MPI_Comm_create_group" else "TF_NEWCOMM_PARENT")
+                kind = "TF_NEWCOMM_" + {"inter": "INTER", "group": "GROUP", None: "PARENT"}[a.get("id")]
                 self.post.append("tf_put(&c, tf_comm_new(&ci, rc == MPI_SUCCESS ? *%s : MPI_COMM_NULL, %s, %s));"
                                  % (n, kind, salt))
             else:
@@ -369,7 +377,7 @@ class Gen:
                 self.post.append("tf_put(&c, rc == MPI_SUCCESS ? tf_group_new(*%s) : TF_NULL_HANDLE);" % n)
             return
         if b == "MPI_Message*":
-            if f.name in ("MPI_Mrecv", "MPI_Imrecv"):
+            if "use" in a:
                 self.field(n, "MSG")
                 self.decl.append("tf_msg_snap msg = tf_msg_take(*%s);" % n)
                 self.decl.append("tf_comm_info ci = msg.ci;")
@@ -385,11 +393,12 @@ class Gen:
                 self.field(n, "REQ")
                 self.decl.append("tf_req_snap snap = tf_req_get(*%s);" % n)
                 self.pre.append("tf_put(&c, snap.id);")
+                self.snap, self.snap_freed = True, "free" in a
             else:
                 self.field(n, "REQ_NEW")
-                kind = "TF_REQ_RECV" if "recv" in f.name.lower() else (
+                kind = "TF_REQ_RECV" if "recv" in a else (
                     "TF_REQ_SEND" if f.category == "p2p" else "TF_REQ_COLL")
-                pers = "1" if f.name.endswith("_init") else "0"
+                pers = "1" if "persistent" in f.ann else "0"
                 self.post.append("tf_put(&c, rc == MPI_SUCCESS ? tf_req_new(*%s, %s, %s, &ci) : TF_NULL_HANDLE);"
                                  % (n, kind, pers))
             return
@@ -397,10 +406,12 @@ class Gen:
             self.field(n, "REQ")
             self.decl.append("tf_req_snap snap = tf_req_get(%s);" % n)
             self.pre.append("tf_put(&c, snap.id);")
+            self.snap, self.snap_freed = True, "free" in a
             return
         if b == "MPI_Request" and p.is_array and "use" in a:
             self.field(n, "REQ", True)
             self.decl.append("tf_req_snap *snaps = tf_req_get_all(&c, %s, %s);" % (n, expand(a["n"])))
+            self.snaps_n = expand(a["n"])
             self.pre.append("tf_put_req_ids(&c, snaps, %s);" % expand(a["n"]))
             return
         # ---- statuses
@@ -414,7 +425,7 @@ class Gen:
         if b == "MPI_Status" and p.is_array:
             self.decl.append("MPI_Status *tf_sts = %s == MPI_STATUSES_IGNORE ? tf_statuses_scratch(&c, %s) : %s;"
                              % (n, expand(a["n"]), n))
-            if f.name in ("MPI_Waitsome", "MPI_Testsome"):
+            if f.ann.get("complete") == "some":
                 self.field("array_of_indices", "INDEX", True)
             for suffix, kind in (("src", "SRC"), ("tag", "MTAG"), ("bytes", "MBYTES")):
                 self.field("statuses." + suffix, kind, True)
@@ -449,54 +460,57 @@ class Gen:
             val = "tf_bytes(%s, dt_%s.size)" % (cp.name, dp.name)
         self.pre.append("tf_put(&c, (%s) ? (int64_t)(%s) : TF_NONE);" % (cond, val))
 
+    def flag(self):
+        """" && *flag" when the call has a flag output (the Test forms, Iprobe):
+        what it reports happened only if *flag is set."""
+        return " && *flag" if any(p.name == "flag" for p in self.f.params) else ""
+
     def status_post_single(self):
-        n = self.f.name
-        if n in ("MPI_Wait",):
-            self.post.append("tf_put_req_status(&c, &snap, tf_st, rc == MPI_SUCCESS);")
-        elif n in ("MPI_Test", "MPI_Request_get_status"):
-            self.post.append("tf_put_req_status(&c, &snap, tf_st, rc == MPI_SUCCESS && *flag);")
-        elif n in ("MPI_Waitany", "MPI_Testany"):
-            ok = "rc == MPI_SUCCESS && *index != MPI_UNDEFINED" + (" && *flag" if n == "MPI_Testany" else "")
+        how = self.f.ann.get("complete")
+        if how == "any":
+            ok = "rc == MPI_SUCCESS && *index != MPI_UNDEFINED" + self.flag()
             self.post.append("tf_put_req_status(&c, (%s) && snaps ? &snaps[*index] : NULL, tf_st, %s);" % (ok, ok))
-        elif n in ("MPI_Iprobe", "MPI_Improbe"):
-            self.post.append("tf_put_status(&c, &ci, tf_st, rc == MPI_SUCCESS && *flag);")
-        else:
-            self.post.append("tf_put_status(&c, &ci, tf_st, rc == MPI_SUCCESS);")
+        elif self.snap:  # the status of the call's request (completed, or only looked at)
+            self.post.append("tf_put_req_status(&c, &snap, tf_st, rc == MPI_SUCCESS%s);" % self.flag())
+        else:  # a receive or a probe: the status of the matched message
+            self.post.append("tf_put_status(&c, &ci, tf_st, rc == MPI_SUCCESS%s);" % self.flag())
 
     def status_post_array(self):
-        n = self.f.name
-        if n == "MPI_Waitall":
-            self.post.append("tf_put_req_statuses(&c, snaps, count, tf_sts, rc == MPI_SUCCESS);")
-        elif n == "MPI_Testall":
-            self.post.append("tf_put_req_statuses(&c, snaps, count, tf_sts, rc == MPI_SUCCESS && *flag);")
-        elif n in ("MPI_Waitsome", "MPI_Testsome"):
+        how = self.f.ann.get("complete")
+        if how == "all":
+            self.post.append("tf_put_req_statuses(&c, snaps, %s, tf_sts, rc == MPI_SUCCESS%s);"
+                             % (self.snaps_n, self.flag()))
+        elif how == "some":
             self.post.append("tf_put_some_statuses(&c, snaps, rc == MPI_SUCCESS ? *outcount : MPI_UNDEFINED,"
                              " array_of_indices, tf_sts);")
         else:
-            raise SystemExit("no status-array logic for " + n)
+            raise SystemExit("%s: an array of statuses needs {complete=all} or {complete=some}" % self.f.name)
 
     def finish_category(self):
-        """Request bookkeeping after completion calls."""
-        n = self.f.name
-        forget = {
-            "MPI_Wait": "if (rc == MPI_SUCCESS) tf_req_completed(&snap);",
-            "MPI_Test": "if (rc == MPI_SUCCESS && *flag) tf_req_completed(&snap);",
-            "MPI_Waitany": "if (rc == MPI_SUCCESS && *index != MPI_UNDEFINED && snaps) tf_req_completed(&snaps[*index]);",
-            "MPI_Testany": "if (rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED && snaps) tf_req_completed(&snaps[*index]);",
-            "MPI_Waitall": "if (rc == MPI_SUCCESS && snaps) for (int i = 0; i < count; i++) tf_req_completed(&snaps[i]);",
-            "MPI_Testall": "if (rc == MPI_SUCCESS && *flag && snaps) for (int i = 0; i < count; i++) tf_req_completed(&snaps[i]);",
-            "MPI_Waitsome": "if (rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED && snaps) for (int i = 0; i < *outcount; i++) tf_req_completed(&snaps[array_of_indices[i]]);",
-            "MPI_Testsome": "if (rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED && snaps) for (int i = 0; i < *outcount; i++) tf_req_completed(&snaps[array_of_indices[i]]);",
-            "MPI_Request_free": "if (rc == MPI_SUCCESS) tf_req_forget(&snap);",
-        }
-        if n in forget:
-            self.post.append(forget[n])
+        """Request bookkeeping after completion calls ({complete=...}) and
+        MPI_Request_free ({free} request)."""
+        how, flag = self.f.ann.get("complete"), self.flag()
+        if how == "one":
+            self.post.append("if (rc == MPI_SUCCESS%s) tf_req_completed(&snap);" % flag)
+        elif how == "any":
+            self.post.append("if (rc == MPI_SUCCESS%s && *index != MPI_UNDEFINED && snaps)"
+                             " tf_req_completed(&snaps[*index]);" % flag)
+        elif how == "all":
+            self.post.append("if (rc == MPI_SUCCESS%s && snaps) for (int i = 0; i < %s; i++)"
+                             " tf_req_completed(&snaps[i]);" % (flag, self.snaps_n))
+        elif how == "some":
+            self.post.append("if (rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED && snaps)"
+                             " for (int i = 0; i < *outcount; i++) tf_req_completed(&snaps[array_of_indices[i]]);")
+        elif how is not None:
+            raise SystemExit("%s: unknown {complete=%s}" % (self.f.name, how))
+        if self.snap_freed:
+            self.post.append("if (rc == MPI_SUCCESS) tf_req_forget(&snap);")
 
 # ------------------------------------------------------------- emitting
 
 def proto(f, prefix="MPI_"):
     params = ", ".join(p.c_param() for p in f.params) or "void"
-    if "varargs" in f.flags:
+    if "varargs" in f.ann:
         params += ", ..."
     return "int %s%s(%s)" % (prefix, f.short, params)
 
@@ -506,7 +520,7 @@ def emit_wrapper(f, g, fn_id):
     out = [proto(f) + " {"]
     pmpi = "PMPI_%s(%s)" % (f.short, args)
     plain = "PMPI_%s(%s)" % (f.short, ", ".join(p.name for p in f.params))
-    if "init" in f.flags:
+    if "init" in f.ann:
         out.append("  uint64_t tf_t0 = tf_now_ns();")
         out.append("  int rc = %s;" % plain)
         out.append("  uint64_t tf_t1 = tf_now_ns();")
@@ -524,7 +538,7 @@ def emit_wrapper(f, g, fn_id):
         out.append("}")
         return "\n".join(out)
     out.append("  tf_call c;")
-    if "finalize" in f.flags:
+    if "finalize" in f.ann:
         # the recorder must be closed whether or not this call is recorded
         # recorded before the merge, which needs MPI: its own duration is not known (0)
         out.append("  if (tf_call_begin(&c, %s, __builtin_return_address(0))) {" % fn_id)
@@ -540,7 +554,7 @@ def emit_wrapper(f, g, fn_id):
         return "\n".join(out)
     out.append("  if (!tf_call_begin(&c, %s, __builtin_return_address(0))) return %s;" % (fn_id, plain))
     out += ["  " + line for line in g.decl + g.pre]
-    if "abort" in f.flags:
+    if "abort" in f.ann:
         out.append("  tf_call_clock_start(&c);")
         out.append("  tf_call_clock_stop(&c);")
         out.append("  tf_call_end(&c);")
@@ -566,9 +580,7 @@ F_HANDLE = {"MPI_Comm": "Comm", "MPI_Datatype": "Type", "MPI_Op": "Op", "MPI_Gro
 
 def fortran_ok(f):
     """Functions whose Fortran form maps mechanically onto the C one."""
-    if f.flags & {"varargs"} or f.name in ("MPI_Op_create", "MPI_Buffer_detach", "MPI_Buffer_attach",
-                                           "MPI_Get_count", "MPI_Test_cancelled", "MPI_Get_elements",
-                                           "MPI_Pack", "MPI_Unpack", "MPI_Init", "MPI_Init_thread"):
+    if "varargs" in f.ann or "nofortran" in f.ann:
         return False
     for p in f.params:
         b = p.base.rstrip("*")
