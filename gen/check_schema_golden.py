@@ -36,9 +36,9 @@ The schema (function ids, names and field lists) is a format contract: every
 trace carries it (doc/FORMAT.md 1.5), and readers such as tracefold-replay
 look functions and fields up by name and expect the same field lists.
 Changing it is a format change. If it is intended: bump the format versions
-(TF_*_VERSION in include/tracefold.h) as doc/FORMAT.md section 1.12 says,
-update doc/FORMAT.md and doc/RECORDED.md, then refresh the golden file from
-the source tree:
+where doc/FORMAT.md section 1.12 requires it (TF_*_VERSION in
+include/tracefold.h), update doc/FORMAT.md and doc/RECORDED.md, then refresh
+the golden file from the source tree:
 
     %s
 """ % REFRESH)
