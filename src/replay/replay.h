@@ -4,8 +4,8 @@
  * trace through a rank cursor (the loops stay folded; nothing is unrolled
  * into memory) and issues the same MPI calls with the same parameters.
  * One rp_thread replays one recorded thread of the rank. The pieces:
- *   tf_replay_calls.c  generated from mpi.table: one function per MPI
- *                      function, event fields -> the call (gen_replay.py);
+ *   tf_replay_calls.c  generated from gen/mpi.table: one function per MPI
+ *                      function, event fields -> the call (gen/emit_replay.py);
  *   fields.c           the current event's fields, and the per-call scratch
  *                      memory and payload buffers;
  *   handles.c          recorded ids -> live communicators, datatypes, ops,

@@ -1,58 +1,48 @@
 #!/usr/bin/env python3
-"""gen_replay.py — generate the replay engine's MPI calls from mpi.table.
+"""emit_replay.py — writes tf_replay_calls.c: the replay engine's MPI calls.
 
-The recorder's table (src/recorder/mpi.table) and its field rules
-(gen_wrappers.py) say which value of an event's parameter vector each MPI
-parameter became. This script inverts them: for every function it writes a
-C function that turns a recorded event back into the same MPI call, with
+mpitable.py's schema says which value of an event's parameter vector each
+MPI parameter became. This emitter inverts it: for every function it writes
+a C function that turns a recorded event back into the same MPI call, with
 live handles for recorded ids, buffers of the recorded sizes, peers made
 absolute again, and the created objects registered under their recorded ids.
 
 Output: tf_replay_calls.c with
   rp_call_MPI_X(rp_thread *T)        one per function (fields in T->f)
-  const rp_call_fn rp_calls[TF_FN_COUNT]   by schema id (NULL: done by the engine)
+  const rp_call_fn rp_calls[TF_FN_COUNT]   by schema id (NULL: done by the
+                                     engine, {engine})
   rp_start_MPI_X(rp_thread *T, MPI_Request req[2])  for blocking functions
                                      with a nonblocking form (MPI_IX, or Isend
                                      + Irecv for MPI_Sendrecv): the same call,
                                      started; the request(s) it made
   const rp_start_fn rp_starts[TF_FN_COUNT]  by schema id (NULL: none)
 
+Functions with {outcome} or {complete=...} are wrapped in
+rp_outcome_before/after (outcome.c), which make the recorded outcome happen.
 The runtime helpers (rp_int, rp_peer, rp_dtype, ...) are in replay.h.
-Usage: gen_replay.py mpi.table OUTDIR
+Usage: emit_replay.py mpi.table OUTDIR
 """
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "recorder"))
-import gen_wrappers as gw  # noqa: E402
-
-# Done by the engine itself (replay.c): lifecycle, and calls whose buffers
-# are the engine's own.
-ENGINE = {"MPI_Init", "MPI_Init_thread", "MPI_Finalize", "MPI_Abort", "MPI_Pcontrol",
-          "MPI_Buffer_attach", "MPI_Buffer_detach"}
-
-# Functions whose outcome (which requests complete, whether a message is
-# there) the engine honours around the call (completion.c).
-OUTCOME = {"MPI_Wait", "MPI_Test", "MPI_Waitany", "MPI_Testany", "MPI_Waitall", "MPI_Testall",
-           "MPI_Waitsome", "MPI_Testsome", "MPI_Request_get_status", "MPI_Probe", "MPI_Iprobe",
-           "MPI_Mprobe", "MPI_Improbe"}
+import mpitable
 
 
 def recv_side(f, p):
-    """Does this buffer receive data (else it is sent)?"""
+    """Does this buffer receive data (else it is sent)? Its name says so, or
+    {recv}."""
     n = p.name.lower()
     if "send" in n or n in ("inbuf",):
         return False
     if "recv" in n or n in ("outbuf", "inoutbuf"):
         return True
-    fl = f.name.lower()
-    return "recv" in fl or "bcast" in fl
+    return "recv" in p.ann
 
 
 class Call:
-    def __init__(self, f, g):
-        self.f, self.g = f, g
-        self.idx = {name: i for i, (name, _, _) in enumerate(g.fields)}
+    def __init__(self, f):
+        self.f = f
+        self.idx = f.field_index
         self.decl, self.post, self.args = [], [], []
 
     def fi(self, name):
@@ -60,7 +50,7 @@ class Call:
 
     def build(self):
         f = self.f
-        ctx = self.g.ctx
+        ctx = f.ctx
         # the context communicator first: peers are relative to it
         if ctx:
             self.decl.append("MPI_Comm %s = rp_comm(T, %d);" % (ctx, self.fi(ctx)))
@@ -68,7 +58,7 @@ class Call:
             self.args.append(self.param(p))
 
     def ctx_comm(self):
-        return self.g.ctx or "MPI_COMM_NULL"
+        return self.f.ctx or "MPI_COMM_NULL"
 
     def param(self, p):
         f, a, b, n = self.f, p.ann, p.base, p.name
@@ -77,21 +67,19 @@ class Call:
             return self.skipped(p)
         if b == "void*":
             buf = "rp_rbuf(T)" if recv_side(f, p) else "rp_sbuf(T)"
-            inpl = "inplace" if n == "sendbuf" and "inplace" in self.idx else (
-                n.replace("buf", "") + "inplace" if (n.replace("buf", "") + "inplace") in self.idx else None)
-            if inpl:
-                return "rp_int(T, %d) == 1 ? MPI_IN_PLACE : %s" % (self.fi(inpl), buf)
+            if p.rec:  # its "inplace" field
+                return "rp_int(T, %d) == 1 ? MPI_IN_PLACE : %s" % (self.fi(p.rec.fields[0].name), buf)
             return buf
         if b == "int" and not p.is_array:
-            if n in gw.PEER_NAMES:
+            if p.rec.role == "peer":
                 src = self.idx.get("status.src", -1)
-                req = next((i for i, (_, k, _) in enumerate(self.g.fields) if k == "REQ_NEW"), -1)
-                if n == "dest" or f.name.endswith("_init"):
+                req = next((i for i, x in enumerate(f.fields) if x.kind == "REQ_NEW"), -1)
+                if n == "dest" or f.persistent:
                     src = req = -1  # a persistent receive keeps its wildcard: every start may match another
                 return "rp_peer(T, %s, %d, %d, %d)" % (self.ctx_comm(), self.fi(n), src, req)
-            if n == "root":
+            if p.rec.role == "root":
                 return "rp_root(T, %d)" % self.fi(n)
-            if n in gw.TAG_NAMES:
+            if p.rec.role == "tag":
                 return "rp_tag(T, %d)" % self.fi(n)
             return "rp_int(T, %d)" % self.fi(n)
         if b == "MPI_Aint" and not p.is_array:
@@ -115,7 +103,7 @@ class Call:
         if b == "MPI_Datatype*":
             return self.handle_ptr(p, "MPI_Datatype", "dtype")
         if b == "MPI_Comm":
-            if n == self.g.ctx:
+            if n == f.ctx:
                 return n
             return "rp_comm(T, %d)" % self.fi(n)
         if b == "MPI_Comm*":
@@ -130,7 +118,7 @@ class Call:
             return self.handle_ptr(p, "MPI_Group", "group")
         if b == "MPI_Message*":
             i = self.fi(n)
-            if f.name in ("MPI_Mrecv", "MPI_Imrecv"):
+            if "use" in a:  # received
                 self.decl.append("MPI_Message h_%s = rp_msg(T, %d);" % (n, i))
                 self.post.append("if (rc == MPI_SUCCESS) rp_msg_forget(T, %d);" % i)
             else:
@@ -141,7 +129,7 @@ class Call:
             i = self.fi(n)
             if "use" in a:
                 self.decl.append("MPI_Request h_%s = rp_req(T, %d);" % (n, i))
-                if f.name not in OUTCOME:
+                if not f.outcome:
                     self.post.append("if (rc == MPI_SUCCESS) rp_req_%s(T, %d%s);" % (
                         ("forget", i, "") if "free" in a else ("back", i, ", h_" + n)))
             else:
@@ -153,7 +141,7 @@ class Call:
         if b == "MPI_Request" and p.is_array:
             i = self.fi(n)
             self.decl.append("MPI_Request *h_%s = rp_reqs(T, %d);" % (n, i))
-            if f.name not in OUTCOME:  # completion calls: rp_outcome_after takes the array back
+            if not f.outcome:  # completion calls: rp_outcome_after takes the array back
                 self.post.append("if (rc == MPI_SUCCESS) rp_reqs_back(T, %d, h_%s);" % (i, n))
             return "h_%s" % n
         if b == "MPI_Status*" and not p.is_array:
@@ -202,14 +190,14 @@ class Call:
         f = self.f
         out = ["static int rp_call_%s(rp_thread *T) {" % f.short]
         out += ["  " + x for x in self.decl]
-        if f.name in OUTCOME:
+        if f.outcome:
             arr = "h_array_of_requests" if any(p.name == "array_of_requests" for p in f.params) else (
                 "&h_request" if any(p.name == "request" and p.base == "MPI_Request*" for p in f.params) else "NULL")
             out.append("  rp_outcome_before(T, TF_FN_%s, %s);" % (f.name, arr))
         out.append("  int rc = %s(%s);" % (f.name, ", ".join(self.args)))
         out.append("  T->last_return = rp_now();")
         out += ["  " + x for x in self.post]
-        if f.name in OUTCOME:
+        if f.outcome:
             # the live request(s) after the call (MPI_Request_get_status completes none)
             live = "h_array_of_requests" if any(p.name == "array_of_requests" for p in f.params) else (
                 "&h_request" if any(p.name == "request" and p.base == "MPI_Request*" for p in f.params) else "NULL")
@@ -218,23 +206,24 @@ class Call:
         out.append("}")
         return "\n".join(out)
 
-    def emit_start(self, names):
+    def emit_start(self):
         """The call started in its nonblocking form, or None: MPI_IX with the
         same arguments but the status, or MPI_Irecv + MPI_Isend for
         MPI_Sendrecv. Only calls that create no object and have no outcome."""
         f = self.f
-        if f.name in OUTCOME or self.post or f.name in ENGINE:
+        if f.outcome or self.post or f.engine:
             return None
         keep = [a for p, a in zip(f.params, self.args) if p.base != "MPI_Status*"]
         out = ["static int rp_start_%s(rp_thread *T, MPI_Request *req) {" % f.short]
         out += ["  " + x for x in self.decl]
-        if f.name == "MPI_Sendrecv":  # sbuf scount stype dest stag rbuf rcount rtype src rtag comm
+        if f.name == "MPI_Sendrecv":
+            # a name test on purpose: the one call started as two calls, code of its own
+            # keep: sbuf scount stype dest stag rbuf rcount rtype src rtag comm
             out.append("  int rc = MPI_Irecv(%s, &req[0]);" % ", ".join(keep[5:11]))
             out.append("  if (rc == MPI_SUCCESS) rc = MPI_Isend(%s, %s, &req[1]);" % (", ".join(keep[0:5]), keep[10]))
             out.append("  else req[1] = MPI_REQUEST_NULL;")
-        elif "MPI_I" + f.name[4].lower() + f.name[5:] in names and f.name not in ("MPI_Probe", "MPI_Mprobe"):
-            nb = "MPI_I" + f.name[4].lower() + f.name[5:]
-            out.append("  int rc = %s(%s, &req[0]);" % (nb, ", ".join(keep)))
+        elif f.nonblocking:
+            out.append("  int rc = %s(%s, &req[0]);" % (f.nonblocking.name, ", ".join(keep)))
             out.append("  req[1] = MPI_REQUEST_NULL;")
         else:
             return None
@@ -245,25 +234,22 @@ class Call:
 
 def main():
     table, outdir = sys.argv[1], sys.argv[2]
-    funcs = gw.parse_table(table)
-    out = ["/* tf_replay_calls.c — generated by gen_replay.py from mpi.table; do not edit.",
+    funcs = mpitable.parse_table(table)
+    out = ["/* tf_replay_calls.c — generated by gen/emit_replay.py from gen/mpi.table; do not edit.",
            " * One function per MPI function: the recorded event back into the call. */",
            '#include "replay.h"', ""]
     names, starts = [], []
-    all_names = {f.name for f in funcs}
     for f in funcs:
-        g = gw.Gen(f)
-        g.build()
-        if f.name in ENGINE:
+        if f.engine:
             names.append("0")
             starts.append("0")
             continue
-        c = Call(f, g)
+        c = Call(f)
         c.build()
         out.append(c.emit())
         out.append("")
         names.append("rp_call_" + f.short)
-        start = c.emit_start(all_names)
+        start = c.emit_start()
         if start:
             out.append(start)
             out.append("")
