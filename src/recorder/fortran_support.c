@@ -7,10 +7,14 @@
  * Fortran bindings call the C MPI_ symbols, these entry points are not
  * built (that would record every Fortran call twice).
  */
+#include "fortran_support.h"
+
 #include <stdlib.h>
 
-#include "recorder.h"
+#include "runtime.h"
+#include "session.h"
 #include "tf_schema.h"
+#include "values.h"
 
 /* Fortran MPI_IN_PLACE and MPI_BOTTOM are addresses of common blocks */
 extern int mpi_fortran_in_place_ __attribute__((weak));
