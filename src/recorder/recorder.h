@@ -1,5 +1,6 @@
 /* recorder.h — what the generated MPI wrappers (tf_wrappers.c, tf_fortran.c,
- * written by gen_wrappers.py) include: everything they call.
+ * written by gen_wrappers.py) include: everything they call, and the
+ * visibility of what they define.
  *
  *   session.h          lifecycle hooks and the path of one call (recorder.c)
  *   runtime.h          clock, lock, failure latch, tf_put (runtime.c)
@@ -10,6 +11,15 @@
  * Only generated sources include this header: hand-written ones include the
  * headers above that they use (scripts/check_recorder_includes.py checks
  * both this and that the includes between recorder modules have no cycle).
+ *
+ * Visibility: libtracefold.so is built with -fvisibility=hidden, so that
+ * it exports only the MPI entry points it intercepts and the public API of
+ * include/tracefold.h (TF_API). Every function a generated file defines
+ * after including this header is an MPI entry point (MPI_X, and with
+ * Fortran entry points mpi_x_, mpi_x, mpi_x__, MPI_X, mpi_x_f08_) or static,
+ * so the rest of such a file is compiled with default visibility. This
+ * pragma is deliberately not popped, and is why hand-written sources must
+ * not include this header.
  */
 #ifndef TF_RECORDER_H
 #define TF_RECORDER_H
@@ -23,5 +33,7 @@
 #include "session.h"
 #include "tracefold.h"
 #include "values.h"
+
+#pragma GCC visibility push(default)
 
 #endif
