@@ -19,8 +19,36 @@
  *             a scalar field takes one value, an array field takes its
  *             length n followed by n values.
  *
- * Errors are values: every function that can fail returns a tf_status, and
- * fills a message buffer naming the file and the problem. Nothing here aborts.
+ * The public API is exactly the functions declared TF_API in this header
+ * (and its types and macros). Other tf_* names, declared in the headers of
+ * src/core and src/recorder, are internal: they change without notice, and
+ * libtracefold.so, built with -fvisibility=hidden, does not export them (it
+ * exports only the MPI entry points it intercepts and TF_API functions; the
+ * test unit.exports checks it). A new public function is declared here,
+ * with TF_API.
+ *
+ * Return values: one convention throughout. Nothing here aborts.
+ *   tf_status  functions that open or list something: TF_OK (0), or a
+ *              negative TF_ERR_* with a message naming the file (or rank)
+ *              and the problem written into err (err may be NULL; errlen
+ *              is its size).
+ *   int        the next item of a reader: 1 and the item, 0 at the end, -1
+ *              when the data turns out malformed while reading, or memory
+ *              runs short (tf_file_next, tf_rank_cursor_next,
+ *              tf_timeline_find; the reader's *_error function says why);
+ *              a question: 1 yes, 0 no (tf_trace_rank, tf_node_has_rank,
+ *              tf_node_values_of);
+ *              an operation that fills an out-parameter: 0 done, -1 not
+ *              possible (tf_node_path).
+ *   uint32_t   counts: how many items exist (tf_trace_top, tf_node_values,
+ *              tf_node_paths); 0 when there are none.
+ *   other      values, never errors: tf_version_number, tf_timeline_end.
+ *   pointers   getters return memory owned by the object they are given,
+ *              valid until it is closed; never NULL unless the comment says
+ *              so. Names (tf_*_name) are static strings, "?" (or "unknown
+ *              error") when out of range.
+ *   void       close functions accept NULL; formatting functions write a
+ *              NUL-terminated string, truncated to the buffer's length.
  */
 #ifndef TRACEFOLD_H
 #define TRACEFOLD_H
@@ -32,7 +60,27 @@
 extern "C" {
 #endif
 
-#define TF_VERSION_STRING "0.1.0"
+/* ---- export and version ------------------------------------------------- */
+#ifndef TF_API
+#if defined(__GNUC__) || defined(__clang__)
+#define TF_API __attribute__((visibility("default")))
+#else
+#define TF_API
+#endif
+#endif
+
+/* The library version: the project version (src/core/CMakeLists.txt checks
+ * that they agree). The file formats have their own versions below. */
+#define TF_VERSION_MAJOR 0
+#define TF_VERSION_MINOR 1
+#define TF_VERSION_PATCH 0
+#define TF_VERSION_NUMBER (TF_VERSION_MAJOR * 10000 + TF_VERSION_MINOR * 100 + TF_VERSION_PATCH)
+#define TF_QUOTE_(x) #x
+#define TF_EXPAND_AND_QUOTE_(x) TF_QUOTE_(x)
+#define TF_VERSION_STRING TF_EXPAND_AND_QUOTE_(TF_VERSION_MAJOR.TF_VERSION_MINOR.TF_VERSION_PATCH) /* "0.1.0" */
+
+/* TF_VERSION_NUMBER of the library linked at run time (this header's may differ). */
+TF_API unsigned tf_version_number(void);
 
 /* ---- special parameter values ------------------------------------------ */
 /* Values outside any real rank offset, tag, count or id. */
@@ -115,13 +163,14 @@ typedef enum tf_status {
   TF_ERR_ARG = -7        /* bad argument */
 } tf_status;
 
-const char *tf_status_name(tf_status s);
+/* "ok", "I/O error", ...; "unknown error" if s is not a tf_status. */
+TF_API const char *tf_status_name(tf_status s);
 
 /* Human-readable kind name ("peer", "tag", ...); "?" if out of range. */
-const char *tf_field_kind_name(unsigned kind);
+TF_API const char *tf_field_kind_name(unsigned kind);
 
-/* Format a parameter value for display ("ANY_SOURCE", "-1", ...). */
-void tf_format_value(int64_t v, char *buf, size_t len);
+/* Format a parameter value for display ("ANY_SOURCE", "-1", "-" for TF_NONE, ...). */
+TF_API void tf_format_value(int64_t v, char *buf, size_t len);
 
 /* ---- per-rank trace files: flat (reference) or compressed ------------------
  * A flat file holds every event as it happened. A compressed file holds
@@ -155,8 +204,8 @@ typedef enum tf_time_unit {
   TF_UNIT_CPU_NS = 2        /* time-independent: the thread's CPU time in ns */
 } tf_time_unit;
 
-const char *tf_timing_mode_name(unsigned mode); /* "none", "stats", ...; "?" */
-const char *tf_time_unit_name(unsigned unit);   /* "ns", "instructions", "cpu-ns"; "?" */
+TF_API const char *tf_timing_mode_name(unsigned mode); /* "none", "stats", ...; "?" */
+TF_API const char *tf_time_unit_name(unsigned unit);   /* "ns", "instructions", "cpu-ns"; "?" */
 
 typedef struct tf_file_info {
   int32_t kind;          /* tf_file_kind */
@@ -181,23 +230,26 @@ typedef struct tf_file_info {
 typedef struct tf_file_reader tf_file_reader;
 
 /* Open and validate a trace file of either kind (magic, version, checksum,
- * structure). On failure returns an error and writes a message naming the
- * file into err (may be NULL). */
-tf_status tf_file_open(const char *path, tf_file_reader **out, char *err, size_t errlen);
-const tf_file_info *tf_file_get_info(const tf_file_reader *r);
+ * structure): TF_OK and *out, or a TF_ERR_* and a message naming the file
+ * in err (may be NULL). */
+TF_API tf_status tf_file_open(const char *path, tf_file_reader **out, char *err, size_t errlen);
+TF_API const tf_file_info *tf_file_get_info(const tf_file_reader *r);
 /* Next event: 1 and *ev filled, 0 at the end, -1 if the file turns out
  * malformed while unrolling (tf_file_error says where). Flat files are
  * validated completely at open and never give -1. For compressed files
  * compute_ns/duration_ns are the mean of the folded event's deltas. */
-int tf_file_next(tf_file_reader *r, tf_event *ev);
-const char *tf_file_error(const tf_file_reader *r);
-void tf_file_rewind(tf_file_reader *r);
-void tf_file_close(tf_file_reader *r);
+TF_API int tf_file_next(tf_file_reader *r, tf_event *ev);
+/* Why tf_file_next gave -1 ("" before it did). */
+TF_API const char *tf_file_error(const tf_file_reader *r);
+/* Back to the first event. */
+TF_API void tf_file_rewind(tf_file_reader *r);
+TF_API void tf_file_close(tf_file_reader *r); /* NULL: nothing */
 
 /* List the per-rank files of one kind in a trace directory
- * ("rank-<R>.flat" or "rank-<R>.tfc"), sorted by rank. *paths is malloc'ed
- * (free each, then the array). */
-tf_status tf_list_dir(const char *dir, tf_file_kind kind, char ***paths, int *n, char *err, size_t errlen);
+ * ("rank-<R>.flat" or "rank-<R>.tfc"), sorted by rank: TF_OK, *n of them
+ * and *paths malloc'ed (free each, then the array); or a TF_ERR_* and err
+ * (TF_ERR_FORMAT when the directory holds no such file). */
+TF_API tf_status tf_list_dir(const char *dir, tf_file_kind kind, char ***paths, int *n, char *err, size_t errlen);
 
 /* ---- traces: what the tools read -----------------------------------------
  * A trace is the one merged file a run writes at MPI_Finalize (TF_TRACE_FILE
@@ -242,26 +294,30 @@ typedef struct tf_trace_info {
 
 typedef struct tf_trace tf_trace;
 
-tf_status tf_trace_open(const char *path, unsigned flags, tf_trace **out, char *err, size_t errlen);
-/* A merged trace file held in memory (`name` is used in messages). */
-tf_status tf_trace_open_mem(const void *data, size_t len, const char *name, tf_trace **out, char *err,
-                            size_t errlen);
-const tf_trace_info *tf_trace_get_info(const tf_trace *t);
+/* TF_OK and *out, or a TF_ERR_* and err. flags: TF_OPEN_*. */
+TF_API tf_status tf_trace_open(const char *path, unsigned flags, tf_trace **out, char *err, size_t errlen);
+/* A merged trace file held in memory (`name` is used in messages); data is
+ * not kept and may be freed after the call. */
+TF_API tf_status tf_trace_open_mem(const void *data, size_t len, const char *name, tf_trace **out, char *err,
+                                   size_t errlen);
+TF_API const tf_trace_info *tf_trace_get_info(const tf_trace *t);
 /* 1 if `rank` is present in the trace (it wrote its part, possibly with 0
  * events; its event and lost counts then in *nevents and *lost, either may
  * be NULL), else 0. */
-int tf_trace_rank(const tf_trace *t, int32_t rank, uint64_t *nevents, uint64_t *lost);
-void tf_trace_close(tf_trace *t);
+TF_API int tf_trace_rank(const tf_trace *t, int32_t rank, uint64_t *nevents, uint64_t *lost);
+TF_API void tf_trace_close(tf_trace *t); /* NULL: nothing */
 
-/* One rank's events, in order. */
+/* One rank's events, in order. Open: TF_OK and *out, or a TF_ERR_* and err
+ * (TF_ERR_ARG when the rank is not in the trace). */
 typedef struct tf_rank_cursor tf_rank_cursor;
-tf_status tf_rank_cursor_open(tf_trace *t, int32_t rank, tf_rank_cursor **out, char *err, size_t errlen);
+TF_API tf_status tf_rank_cursor_open(tf_trace *t, int32_t rank, tf_rank_cursor **out, char *err, size_t errlen);
 /* 1 and *ev (valid until the next call), 0 at the end, -1 when the trace
  * turns out malformed while unrolling (tf_rank_cursor_error says where).
  * For folded traces compute_ns/duration_ns are the mean over the folded
  * event's occurrences on all the ranks it was merged from. */
-int tf_rank_cursor_next(tf_rank_cursor *c, tf_event *ev);
-const char *tf_rank_cursor_error(const tf_rank_cursor *c);
+TF_API int tf_rank_cursor_next(tf_rank_cursor *c, tf_event *ev);
+/* Why tf_rank_cursor_next gave -1 ("" before it did). */
+TF_API const char *tf_rank_cursor_error(const tf_rank_cursor *c);
 /* What the trace keeps of the delta times of the occurrence the cursor
  * returned last (its path in path mode, else all its occurrences; see
  * "time in a trace" below): a summary that stays valid until the cursor is
@@ -269,15 +325,16 @@ const char *tf_rank_cursor_error(const tf_rank_cursor *c);
  * path. NULL for flat input, a trace without times, before the first event
  * or when memory is short. */
 struct tf_time_path;
-const struct tf_time_path *tf_rank_cursor_times(tf_rank_cursor *c);
-void tf_rank_cursor_close(tf_rank_cursor *c);
+TF_API const struct tf_time_path *tf_rank_cursor_times(tf_rank_cursor *c);
+TF_API void tf_rank_cursor_close(tf_rank_cursor *c); /* NULL: nothing */
 
 /* The loop structure of a merged (or compressed) trace. Each node is an
  * event or a loop, holds for a set of ranks, and keeps every parameter as
  * value sequences, each with the ranks it holds for. */
 typedef struct tf_node tf_node;
-/* The top-level nodes (0 for flat input). */
-uint32_t tf_trace_top(const tf_trace *t, const tf_node *const **nodes);
+/* The number of top-level nodes (0 for flat input), and in *nodes the
+ * array of them. */
+TF_API uint32_t tf_trace_top(const tf_trace *t, const tf_node *const **nodes);
 typedef struct tf_node_info {
   int is_loop;
   uint32_t fn, thread;     /* event */
@@ -290,19 +347,21 @@ typedef struct tf_node_info {
   uint64_t compute_min, compute_max, compute_mean; /* ns, over all occurrences */
   uint64_t duration_min, duration_max, duration_mean;
 } tf_node_info;
-void tf_node_get(const tf_node *n, tf_node_info *info);
-/* The node's ranks as a rank list (see tf_format_ranks). */
-void tf_node_ranks(const tf_node *n, char *buf, size_t len);
+TF_API void tf_node_get(const tf_node *n, tf_node_info *info);
+/* The node's ranks as text: a rank list (doc/FORMAT.md), written as blocks
+ * "<dims start count stride ...>". */
+TF_API void tf_node_ranks(const tf_node *n, char *buf, size_t len);
 /* A node's value sequences: which = -1 a loop's iteration counts (an
  * event's value counts), which = j >= 0 an event's parameter position j.
  * Returns the number of (values, ranks) pairs; pair k is written as text
  * into vals and ranks (either may be NULL). */
-uint32_t tf_node_values(const tf_node *n, int which, uint32_t k, char *vals, size_t vlen, char *ranks,
-                        size_t rlen);
-/* 1 if the node occurs on `rank`. */
-int tf_node_has_rank(const tf_node *n, int32_t rank);
-/* The value sequence `which` as it is on `rank`: 1 and the text, or 0. */
-int tf_node_values_of(const tf_node *n, int which, int32_t rank, char *vals, size_t vlen);
+TF_API uint32_t tf_node_values(const tf_node *n, int which, uint32_t k, char *vals, size_t vlen, char *ranks,
+                               size_t rlen);
+/* 1 if the node occurs on `rank`, else 0. */
+TF_API int tf_node_has_rank(const tf_node *n, int32_t rank);
+/* The value sequence `which` (as for tf_node_values) as it is on `rank`:
+ * 1 and the text in vals (may be NULL), or 0 when the node has none there. */
+TF_API int tf_node_values_of(const tf_node *n, int which, int32_t rank, char *vals, size_t vlen);
 
 /* ---- time in a trace (doc/TIMING.md) --------------------------------------
  * An event node keeps its delta times per path (the previous call of its
@@ -332,10 +391,10 @@ typedef struct tf_time_path {
   tf_time_stat compute, duration;
 } tf_time_path;
 /* Paths of an event node (0 for loops and traces without times). */
-uint32_t tf_node_paths(const tf_node *n);
-/* Path i, or with i == TF_PATHS_ALL all paths summed. 0, or -1 (no such
- * path, or out of memory). */
-int tf_node_path(const tf_trace *t, const tf_node *n, uint32_t i, tf_time_path *out);
+TF_API uint32_t tf_node_paths(const tf_node *n);
+/* Path i, or with i == TF_PATHS_ALL all paths summed, into *out: 0, or -1
+ * (no such path, or out of memory). */
+TF_API int tf_node_path(const tf_trace *t, const tf_node *n, uint32_t i, tf_time_path *out);
 
 /* A rank's timeline as the trace keeps it: its events in order, each call
  * starting its compute delta after the previous call ended and lasting its
@@ -353,13 +412,16 @@ typedef struct tf_time_point {
   uint64_t iteration[TF_TIME_MAXDEPTH]; /* the iteration of each, outermost first, from 0 */
 } tf_time_point;
 typedef struct tf_timeline tf_timeline;
-tf_status tf_timeline_open(tf_trace *t, int32_t rank, tf_timeline **out, char *err, size_t errlen);
-uint64_t tf_timeline_end(const tf_timeline *tl); /* when the rank's last call ends */
+/* TF_OK and *out, or a TF_ERR_* and err (TF_ERR_ARG when the rank is not
+ * in the trace). */
+TF_API tf_status tf_timeline_open(tf_trace *t, int32_t rank, tf_timeline **out, char *err, size_t errlen);
+TF_API uint64_t tf_timeline_end(const tf_timeline *tl); /* when the rank's last call ends */
 /* The event rank was in (or computing before) at time t_ns: 1 and *p; 0 if
- * t_ns is at or after the end; -1 malformed (tf_timeline_error). */
-int tf_timeline_find(tf_timeline *tl, uint64_t t_ns, tf_time_point *p);
-const char *tf_timeline_error(const tf_timeline *tl);
-void tf_timeline_close(tf_timeline *tl);
+ * t_ns is at or after the end; -1 malformed or out of memory (tf_timeline_error). */
+TF_API int tf_timeline_find(tf_timeline *tl, uint64_t t_ns, tf_time_point *p);
+/* Why tf_timeline_find gave -1 ("" before it did). */
+TF_API const char *tf_timeline_error(const tf_timeline *tl);
+TF_API void tf_timeline_close(tf_timeline *tl); /* NULL: nothing */
 
 #ifdef __cplusplus
 }

@@ -7,10 +7,18 @@
  * Fortran bindings call the C MPI_ symbols, these entry points are not
  * built (that would record every Fortran call twice).
  */
+#include "fortran_support.h"
+
 #include <stdlib.h>
 
-#include "recorder.h"
+#include "runtime.h"
+#include "session.h"
 #include "tf_schema.h"
+#include "values.h"
+
+/* The Fortran entry points below are MPI entry points: exported from
+ * libtracefold.so, which is built with -fvisibility=hidden. */
+#define TF_MPI_ENTRY __attribute__((visibility("default")))
 
 /* Fortran MPI_IN_PLACE and MPI_BOTTOM are addresses of common blocks */
 extern int mpi_fortran_in_place_ __attribute__((weak));
@@ -86,13 +94,13 @@ static int fortran_init(void *ra, int threaded, int required, int *provided) {
 }
 
 #define TF_FORTRAN_INIT(sym)                                                                                    \
-  void sym(MPI_Fint *ierr);                                                                                    \
+  TF_MPI_ENTRY void sym(MPI_Fint *ierr);                                                                       \
   void sym(MPI_Fint *ierr) {                                                                                   \
     int rc = fortran_init(__builtin_return_address(0), 0, 0, NULL);                                            \
     if (ierr) *ierr = rc; /* optional in mpi_f08 */                                                            \
   }
 #define TF_FORTRAN_INIT_THREAD(sym)                                                                             \
-  void sym(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr);                                            \
+  TF_MPI_ENTRY void sym(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr);                               \
   void sym(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr) {                                           \
     int p = 0;                                                                                                 \
     int rc = fortran_init(__builtin_return_address(0), 1, *required, &p);                                      \

@@ -16,10 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/file_io.h"
+#include "rank_merge.h"
+
 #include "format/rank_reader.h"
 #include "merge/mtrace.h"
-#include "recorder.h"
+#include "runtime.h" /* tf_now_ns */
+#include "util/file_io.h"
 
 #define TAG_SIZE 7101
 #define TAG_DATA 7102

@@ -13,13 +13,16 @@
  * Failure policy: the traced application must never be broken. Any internal
  * failure (memory, I/O) prints one warning, stops recording and keeps what
  * was written; the trace then carries the number of calls not recorded.
+ *
+ * What the other recorder modules share with this one (the clock, the
+ * lock, the recording state and failure latch, the call's value buffer) is
+ * in runtime.c; this file keeps the rest of the session to itself.
  */
 #define _GNU_SOURCE
-#include "recorder.h"
+#include "session.h"
 
 #include <errno.h>
 #include <limits.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -30,31 +33,26 @@
 #include <unistd.h>
 
 #include "callsite.h"
-#include "format/compressor.h"
 #include "config.h"
+#include "format/compressor.h"
 #include "format/flat_writer.h"
+#include "object_ids.h"
+#include "rank_merge.h"
+#include "runtime.h"
 #include "tf_schema.h"
 #include "volume.h"
 
-enum { ST_IDLE, ST_RECORDING, ST_FAILED, ST_DONE };
-
-struct tf_thread {
-  int64_t *vals;
-  uint32_t nvals, cap;
-  int registered, oom;
+/* A thread's place in the event path: its index, and where its next
+ * compute delta starts. */
+typedef struct thread_clock {
+  int registered;
   uint32_t index;
   uint64_t last_end;
   uint64_t last_volume; /* time-independent mode: the volume counter when its last call ended */
-  MPI_Status *statuses;
-  int nstatuses;
-  tf_req_snap *snaps;
-  int nsnaps;
-};
+} thread_clock;
 
 static struct {
-  _Atomic int state;
   int started; /* tf_recorder_start ran */
-  int threaded;
   int rank, nranks, provided;
   tf_config cfg;
   char path[PATH_MAX];
@@ -69,23 +67,14 @@ static struct {
   struct sigaction old_term, old_int;
   uint64_t t_load;
   _Atomic uint32_t nthreads;
-  _Atomic uint64_t lost;
-  atomic_flag warned;
-  pthread_mutex_t lock;
-} g = {.state = ST_IDLE, .warned = ATOMIC_FLAG_INIT, .lock = PTHREAD_MUTEX_INITIALIZER, .comm = MPI_COMM_NULL};
+} g = {.comm = MPI_COMM_NULL};
 
-static _Thread_local tf_thread ts;
+static _Thread_local thread_clock ts;
 static _Thread_local volatile sig_atomic_t in_record; /* this thread is inside tf_call_end's locked part */
 static volatile sig_atomic_t pending_signal;           /* arrived while in_record: handled when it ends */
 
 static void close_trace(uint32_t partial);
 static void on_signal_now(int sig);
-
-uint64_t tf_now_ns(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
 
 __attribute__((constructor)) static void tf_on_load(void) { g.t_load = tf_now_ns(); }
 
@@ -101,24 +90,9 @@ __attribute__((destructor)) static void tf_on_unload(void) {
                     "bindings of this MPI library are not intercepted); no trace was written\n");
 }
 
-void tf_lock(void) {
-  if (g.threaded) pthread_mutex_lock(&g.lock);
-}
-void tf_unlock(void) {
-  if (g.threaded) pthread_mutex_unlock(&g.lock);
-}
-
-void tf_recorder_fail(const char *what) {
-  int expected = ST_RECORDING;
-  atomic_compare_exchange_strong(&g.state, &expected, ST_FAILED);
-  if (!atomic_flag_test_and_set(&g.warned))
-    fprintf(stderr, "tracefold: warning: rank %d: %s; recording stopped, the trace keeps what was recorded before\n",
-            g.rank, what);
-}
-
 /* ------------------------------------------------------------ the call */
 
-static void register_thread(tf_thread *th) {
+static void register_thread(thread_clock *th) {
   th->registered = 1;
   th->index = atomic_fetch_add(&g.nthreads, 1);
   th->last_end = 0; /* first event of a thread: compute delta 0 */
@@ -126,20 +100,13 @@ static void register_thread(tf_thread *th) {
 }
 
 int tf_call_begin(tf_call *c, uint32_t fn, void *ra) {
-  int st = atomic_load_explicit(&g.state, memory_order_relaxed);
-  if (st != ST_RECORDING) {
-    if (st == ST_FAILED) atomic_fetch_add_explicit(&g.lost, 1, memory_order_relaxed);
+  tf_rec_state st = tf_state();
+  if (st != TF_STATE_RECORDING) {
+    if (st == TF_STATE_FAILED) tf_lost_add(1);
     return 0;
   }
-  tf_thread *th = &ts;
-  if (!th->registered) register_thread(th);
-  th->nvals = 0;
-  th->oom = 0;
-  c->fn = fn;
-  c->ra = ra;
-  c->th = th;
-  c->t0 = c->t1 = 0;
-  c->v0 = c->v1 = 0;
+  if (!ts.registered) register_thread(&ts);
+  tf_call_init(c, fn, ra);
   c->te = tf_now_ns();
   return 1;
 }
@@ -159,56 +126,11 @@ void tf_call_clock_resume(void) {
   if (g.volume) ts.last_volume = tf_volume_now();
 }
 
-void tf_put(tf_call *c, int64_t v) {
-  tf_thread *th = c->th;
-  if (th->nvals == th->cap) {
-    uint32_t cap = th->cap ? 2 * th->cap : 256;
-    int64_t *nv = realloc(th->vals, cap * sizeof *nv);
-    if (!nv) {
-      th->oom = 1;
-      return;
-    }
-    th->vals = nv;
-    th->cap = cap;
-  }
-  th->vals[th->nvals++] = v;
-}
-
-MPI_Status *tf_statuses_scratch(tf_call *c, int n) {
-  tf_thread *th = c->th;
-  if (n <= 0) return MPI_STATUSES_IGNORE;
-  if (n > th->nstatuses) {
-    MPI_Status *s = realloc(th->statuses, (size_t)n * sizeof *s);
-    if (!s) {
-      th->oom = 1;
-      return MPI_STATUSES_IGNORE;
-    }
-    th->statuses = s;
-    th->nstatuses = n;
-  }
-  return th->statuses;
-}
-
-tf_req_snap *tf_req_get_all(tf_call *c, const MPI_Request *rs, int n) {
-  tf_thread *th = c->th;
-  if (n <= 0) return NULL;
-  if (n > th->nsnaps) {
-    tf_req_snap *s = realloc(th->snaps, (size_t)n * sizeof *s);
-    if (!s) {
-      th->oom = 1;
-      return NULL;
-    }
-    th->snaps = s;
-    th->nsnaps = n;
-  }
-  for (int i = 0; i < n; i++) th->snaps[i] = tf_req_get(rs[i]);
-  return th->snaps;
-}
-
 void tf_call_end(tf_call *c) {
-  tf_thread *th = c->th;
+  tf_thread *th = c->th; /* its values */
+  thread_clock *tc = &ts;
   if (th->oom) {
-    atomic_fetch_add(&g.lost, 1);
+    tf_lost_add(1);
     tf_recorder_fail("out of memory while recording a call");
     return;
   }
@@ -216,18 +138,18 @@ void tf_call_end(tf_call *c) {
    * when this one was entered, so that the recorder's own work is in neither
    * delta (MPI_Init's wrapper is entered after PMPI_Init: its t0 is earlier) */
   uint64_t enter = c->te && c->te < c->t0 ? c->te : c->t0;
-  uint64_t compute = th->last_end && enter > th->last_end ? enter - th->last_end : 0;
+  uint64_t compute = tc->last_end && enter > tc->last_end ? enter - tc->last_end : 0;
   uint64_t duration = c->t1 > c->t0 ? c->t1 - c->t0 : 0;
   if (g.volume) { /* time-independent: the compute volume; communication is kept as bytes only */
-    compute = th->last_volume && c->v0 > th->last_volume ? c->v0 - th->last_volume : 0;
+    compute = tc->last_volume && c->v0 > tc->last_volume ? c->v0 - tc->last_volume : 0;
     duration = 0;
-    if (c->v1) th->last_volume = c->v1; /* 0: MPI_Init, whose volume is not measured */
+    if (c->v1) tc->last_volume = c->v1; /* 0: MPI_Init, whose volume is not measured */
   }
   const char *failure = NULL;
   in_record = 1;
   tf_lock();
-  if (atomic_load(&g.state) != ST_RECORDING) {
-    atomic_fetch_add(&g.lost, 1); /* the recorder failed during this call */
+  if (tf_state() != TF_STATE_RECORDING) {
+    tf_lost_add(1); /* the recorder failed during this call */
   } else {
     int is_new = 0;
     int64_t site = tf_callsite_index(c->ra, &is_new);
@@ -242,10 +164,10 @@ void tf_call_end(tf_call *c) {
           failure = "out of memory in the trace buffer";
       }
       if (!failure && g.flat &&
-          tf_file_writer_event(g.flat, c->fn, th->index, si, compute, duration, th->nvals, th->vals))
+          tf_file_writer_event(g.flat, c->fn, tc->index, si, compute, duration, th->nvals, th->vals))
         failure = "cannot write the trace (out of memory or I/O error)";
       if (!failure && g.comp) {
-        int rc = tf_compressor_event(&g.compressor, g.comp, c->fn, th->index, si, compute, duration, th->nvals,
+        int rc = tf_compressor_event(&g.compressor, g.comp, c->fn, tc->index, si, compute, duration, th->nvals,
                                      th->vals);
         if (rc < 0) failure = "cannot fold or write the compressed trace (out of memory or I/O error)";
         if (rc == 1 && !g.cap_warned) {
@@ -256,13 +178,13 @@ void tf_call_end(tf_call *c) {
         }
       }
     }
-    if (failure) atomic_fetch_add(&g.lost, 1);
+    if (failure) tf_lost_add(1);
   }
   tf_unlock();
   in_record = 0;
   if (pending_signal) on_signal_now(pending_signal);
   if (failure) tf_recorder_fail(failure);
-  th->last_end = tf_now_ns(); /* back to the application */
+  tc->last_end = tf_now_ns(); /* back to the application */
 }
 
 /* ------------------------------------------------------------ lifecycle */
@@ -362,7 +284,7 @@ void tf_recorder_start(int init_rc) {
   PMPI_Comm_rank(MPI_COMM_WORLD, &g.rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &g.nranks);
   PMPI_Query_thread(&g.provided);
-  g.threaded = g.provided == MPI_THREAD_MULTIPLE;
+  tf_runtime_init(g.rank, g.provided == MPI_THREAD_MULTIPLE);
   /* the thread that initialised MPI is thread 0; its first compute delta runs from library load */
   ts.registered = 1;
   ts.index = atomic_fetch_add(&g.nthreads, 1);
@@ -374,7 +296,7 @@ void tf_recorder_start(int init_rc) {
     ts.last_volume = tf_volume_now();
     g.volume = 1;
   }
-  if (tf_handles_init() != 0) {
+  if (tf_object_ids_init() != 0) {
     tf_recorder_fail("out of memory at MPI_Init");
     return;
   }
@@ -421,7 +343,7 @@ void tf_recorder_start(int init_rc) {
     }
     tf_compressor_set_timing(&g.compressor, (tf_timing_mode)g.cfg.timing, g.cfg.bins);
   }
-  atomic_store(&g.state, ST_RECORDING);
+  tf_state_recording();
 }
 
 static void close_writer(tf_file_writer **w, uint64_t lost, uint32_t partial) {
@@ -435,13 +357,13 @@ static void close_writer(tf_file_writer **w, uint64_t lost, uint32_t partial) {
 
 /* Stop recording and write the last folded segment into the compressed
  * writer (under the lock). Returns the calls not recorded in it. */
-static uint64_t stop_folding(int was) {
-  uint64_t lost = atomic_load(&g.lost);
+static uint64_t stop_folding(tf_rec_state was) {
+  uint64_t lost = tf_lost();
   if (!g.comp) return lost;
   uint64_t unwritten = g.compressor.folder.nevents; /* folded since the last segment (finish resets it) */
   /* after a failure the folded structure may be incomplete: write it only if recording was healthy */
-  if (was != ST_RECORDING || tf_compressor_finish(&g.compressor, g.comp) != 0) {
-    if (was == ST_RECORDING)
+  if (was != TF_STATE_RECORDING || tf_compressor_finish(&g.compressor, g.comp) != 0) {
+    if (was == TF_STATE_RECORDING)
       fprintf(stderr, "tracefold: warning: rank %d: cannot write the last segment of the compressed trace\n", g.rank);
     lost += unwritten;
   }
@@ -453,9 +375,9 @@ static uint64_t stop_folding(int was) {
 static void close_trace(uint32_t partial) {
   tf_lock();
   int had = g.flat || g.comp;
-  int was = atomic_exchange(&g.state, ST_DONE);
+  tf_rec_state was = tf_state_done();
   uint64_t lost = stop_folding(was);
-  close_writer(&g.flat, atomic_load(&g.lost), partial);
+  close_writer(&g.flat, tf_lost(), partial);
   close_writer(&g.comp, lost, partial);
   tf_unlock();
   if (had && partial)
@@ -465,9 +387,9 @@ static void close_trace(uint32_t partial) {
 /* The merge at MPI_Finalize: one trace file for all ranks. */
 static void merge_trace(void) {
   tf_lock();
-  int was = atomic_exchange(&g.state, ST_DONE);
+  tf_rec_state was = tf_state_done();
   uint64_t lost = stop_folding(was);
-  close_writer(&g.flat, atomic_load(&g.lost), 0);
+  close_writer(&g.flat, tf_lost(), 0);
   uint8_t *mine = NULL;
   size_t len = 0;
   int on_disk = 0;
@@ -512,7 +434,7 @@ void tf_recorder_stop(void) {
   close_trace(0);
   if (g.volume) tf_volume_stop();
   tf_callsites_free();
-  tf_handles_free();
+  tf_object_ids_free();
 }
 
 void tf_recorder_abort(void) { close_trace(TF_PARTIAL_ABORT); }

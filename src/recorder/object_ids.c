@@ -1,4 +1,4 @@
-/* handles.c — symbolic ids for MPI objects, and parameter value mapping.
+/* object_ids.c — symbolic ids for MPI objects (object_ids.h).
  *
  * Traces never hold MPI handle values (they differ between runs, ranks and
  * MPI libraries). Each object gets a symbolic id instead:
@@ -32,8 +32,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "object_ids.h"
+
 #include "handle_map.h"
-#include "recorder.h"
+#include "tracefold.h"
 #include "tracefold_predefined.h"
 
 #define TF_COMM_WORLD_ID 1
@@ -148,67 +150,6 @@ void tf_comm_forget(MPI_Comm comm) {
   tf_lock();
   tf_map_remove(&h.comms, key_of_comm(comm));
   tf_unlock();
-}
-
-int64_t tf_peer(const tf_comm_info *ci, int rank) {
-  if (rank == MPI_ANY_SOURCE) return TF_ANY_SOURCE;
-  if (rank == MPI_PROC_NULL) return TF_PROC_NULL;
-  if (rank == MPI_ROOT) return TF_ROOT;
-  return (int64_t)rank - ci->rank;
-}
-
-int64_t tf_root_val(int root) {
-  if (root == MPI_ROOT) return TF_ROOT;
-  if (root == MPI_PROC_NULL) return TF_PROC_NULL;
-  return root;
-}
-
-int64_t tf_tag_val(int tag) { return tag == MPI_ANY_TAG ? TF_ANY_TAG : tag; }
-int64_t tf_int_val(int v) { return v == MPI_UNDEFINED ? TF_UNDEFINED : v; }
-int tf_is_root(const tf_comm_info *ci, int root) { return ci->is_inter ? root == MPI_ROOT : root == ci->rank; }
-int tf_coll_size(const tf_comm_info *ci) { return ci->is_inter ? ci->remote_size : ci->size; }
-
-tf_degrees tf_neighbor_degrees(MPI_Comm comm) {
-  tf_degrees d = {0, 0};
-  int topo = MPI_UNDEFINED;
-  if (comm == MPI_COMM_NULL || PMPI_Topo_test(comm, &topo) != MPI_SUCCESS) return d;
-  if (topo == MPI_CART) {
-    int ndims = 0;
-    PMPI_Cartdim_get(comm, &ndims);
-    d.in = d.out = 2 * ndims;
-  } else if (topo == MPI_GRAPH) {
-    int rank = 0, n = 0;
-    PMPI_Comm_rank(comm, &rank);
-    PMPI_Graph_neighbors_count(comm, rank, &n);
-    d.in = d.out = n;
-  } else if (topo == MPI_DIST_GRAPH) {
-    int weighted = 0;
-    PMPI_Dist_graph_neighbors_count(comm, &d.in, &d.out, &weighted);
-  }
-  return d;
-}
-
-int tf_cartdim(MPI_Comm comm) {
-  int topo = MPI_UNDEFINED, ndims = 0;
-  if (comm == MPI_COMM_NULL || PMPI_Topo_test(comm, &topo) != MPI_SUCCESS || topo != MPI_CART) return 0;
-  PMPI_Cartdim_get(comm, &ndims);
-  return ndims;
-}
-
-int64_t tf_sum_ints(const int *v, int n) {
-  int64_t s = 0;
-  for (int i = 0; i < n; i++) s += v[i];
-  return s;
-}
-
-int64_t tf_bytes_w(const int *counts, const MPI_Datatype *types, int n) {
-  int64_t s = 0;
-  for (int i = 0; i < n; i++) {
-    int64_t size = tf_dtype_get(types[i]).size;
-    if (size < 0) return TF_UNDEFINED;
-    s += (int64_t)counts[i] * size;
-  }
-  return s;
 }
 
 /* -------------------------------------------------------------- datatypes */
@@ -386,10 +327,22 @@ tf_req_snap tf_req_get(MPI_Request r) {
   return s;
 }
 
-void tf_put_req_ids(tf_call *c, const tf_req_snap *snaps, int n) {
-  if (!snaps) n = 0;
-  tf_put_len(c, n);
-  for (int i = 0; i < n; i++) tf_put(c, snaps[i].id);
+static _Thread_local tf_req_snap *snaps; /* tf_req_get_all's scratch, per thread, never freed */
+static _Thread_local int nsnaps;
+
+tf_req_snap *tf_req_get_all(tf_call *c, const MPI_Request *rs, int n) {
+  if (n <= 0) return NULL;
+  if (n > nsnaps) {
+    tf_req_snap *s = realloc(snaps, (size_t)n * sizeof *s);
+    if (!s) {
+      tf_call_oom(c);
+      return NULL;
+    }
+    snaps = s;
+    nsnaps = n;
+  }
+  for (int i = 0; i < n; i++) snaps[i] = tf_req_get(rs[i]);
+  return snaps;
 }
 
 void tf_req_completed(const tf_req_snap *s) {
@@ -404,66 +357,9 @@ void tf_req_forget(const tf_req_snap *s) {
   tf_unlock();
 }
 
-/* --------------------------------------------------------------- statuses */
-
-void tf_put_status(tf_call *c, const tf_comm_info *ci, const MPI_Status *st, int completed) {
-  if (!completed || !st || st == MPI_STATUS_IGNORE) {
-    tf_put(c, TF_NONE);
-    tf_put(c, TF_NONE);
-    tf_put(c, TF_NONE);
-    return;
-  }
-  int n = 0;
-  PMPI_Get_count(st, MPI_BYTE, &n);
-  tf_put(c, tf_peer(ci, st->MPI_SOURCE));
-  tf_put(c, tf_tag_val(st->MPI_TAG));
-  tf_put(c, n == MPI_UNDEFINED ? TF_UNDEFINED : n);
-}
-
-void tf_put_req_status(tf_call *c, const tf_req_snap *s, const MPI_Status *st, int completed) {
-  tf_put_status(c, s ? &s->ci : NULL, st, completed && s && s->kind == TF_REQ_RECV);
-}
-
-/* three arrays (src, tag, bytes) over the completed requests listed by idx */
-static void put_status_arrays(tf_call *c, const tf_req_snap *snaps, int n, const int *idx, const MPI_Status *sts) {
-  for (int w = 0; w < 3; w++) { /* 0: source, 1: tag, 2: bytes */
-    tf_put_len(c, n);
-    for (int k = 0; k < n; k++) {
-      const tf_req_snap *s = &snaps[idx ? idx[k] : k];
-      const MPI_Status *st = &sts[k];
-      if (s->kind != TF_REQ_RECV) {
-        tf_put(c, TF_NONE);
-      } else if (w == 0) {
-        tf_put(c, tf_peer(&s->ci, st->MPI_SOURCE));
-      } else if (w == 1) {
-        tf_put(c, tf_tag_val(st->MPI_TAG));
-      } else {
-        int cnt = 0;
-        PMPI_Get_count(st, MPI_BYTE, &cnt);
-        tf_put(c, cnt == MPI_UNDEFINED ? TF_UNDEFINED : cnt);
-      }
-    }
-  }
-}
-
-void tf_put_req_statuses(tf_call *c, const tf_req_snap *snaps, int n, const MPI_Status *sts, int completed) {
-  if (!completed || !snaps || !sts || sts == MPI_STATUSES_IGNORE) n = 0;
-  put_status_arrays(c, snaps, n, NULL, sts);
-}
-
-void tf_put_some_statuses(tf_call *c, const tf_req_snap *snaps, int outcount, const int *indices,
-                          const MPI_Status *sts) {
-  int n = outcount == MPI_UNDEFINED || !snaps ? 0 : outcount;
-  tf_put_len(c, n);
-  for (int k = 0; k < n; k++) tf_put(c, indices[k]);
-  if (!sts || sts == MPI_STATUSES_IGNORE) n = 0;
-  /* MPI_Waitsome fills statuses[k] for indices[k] */
-  put_status_arrays(c, snaps, n, indices, sts);
-}
-
 /* ------------------------------------------------------------------ setup */
 
-int tf_handles_init(void) {
+int tf_object_ids_init(void) {
   memset(&h, 0, sizeof h);
   h.next_req = 1;
   h.next_dtype = TF_DTYPE_DERIVED_BASE;
@@ -496,7 +392,7 @@ int tf_handles_init(void) {
   return 0;
 }
 
-void tf_handles_free(void) {
+void tf_object_ids_free(void) {
   tf_map_free(&h.comms);
   tf_map_free(&h.reqs);
   tf_map_free(&h.dtypes);

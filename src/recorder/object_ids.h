@@ -1,0 +1,75 @@
+/* object_ids.h — symbolic ids for MPI objects (communicators, requests,
+ * datatypes, ops, groups, matched messages): traces never hold MPI handle
+ * values. How each kind of id is chosen is described in object_ids.c.
+ *
+ * Every function takes the runtime lock around its table; none calls an
+ * MPI routine that could fail on user data, and none aborts (out of memory
+ * stops the recorder with a warning, tf_recorder_fail).
+ */
+#ifndef TF_RECORDER_OBJECT_IDS_H
+#define TF_RECORDER_OBJECT_IDS_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "runtime.h"
+
+/* setup / teardown of the object tables (MPI_Init / after MPI_Finalize);
+ * tf_object_ids_init: 0, or -1 out of memory */
+int tf_object_ids_init(void);
+void tf_object_ids_free(void);
+
+/* ---- communicators ---- */
+typedef struct tf_comm_info {
+  int64_t id;
+  int rank, size, remote_size, is_inter;
+} tf_comm_info;
+
+tf_comm_info tf_comm_get(MPI_Comm comm);
+enum { TF_NEWCOMM_PARENT, TF_NEWCOMM_GROUP, TF_NEWCOMM_INTER };
+int64_t tf_comm_new(const tf_comm_info *parent, MPI_Comm newcomm, int how, int tag);
+void tf_comm_forget(MPI_Comm comm);
+
+/* ---- datatypes: id and size in bytes (TF_UNDEFINED when MPI_Type_size gives MPI_UNDEFINED) ---- */
+typedef struct tf_dtype_ref {
+  int64_t id, size;
+} tf_dtype_ref;
+tf_dtype_ref tf_dtype_get(MPI_Datatype t);
+tf_dtype_ref tf_dtype_none(void);
+tf_dtype_ref tf_dtype_new(MPI_Datatype t);
+void tf_dtype_forget(MPI_Datatype t);
+
+/* ---- ops, groups ---- */
+int64_t tf_op_get(MPI_Op op);
+int64_t tf_op_new(MPI_Op op);
+void tf_op_forget(MPI_Op op);
+int64_t tf_group_get(MPI_Group g);
+int64_t tf_group_new(MPI_Group g);
+void tf_group_forget(MPI_Group g);
+
+/* ---- matched messages ---- */
+typedef struct tf_msg_snap {
+  int64_t id;
+  tf_comm_info ci;
+} tf_msg_snap;
+int64_t tf_msg_new(MPI_Message m, const tf_comm_info *ci);
+tf_msg_snap tf_msg_take(MPI_Message m); /* the message is consumed */
+
+/* ---- requests ---- */
+enum { TF_REQ_SEND = 1, TF_REQ_RECV = 2, TF_REQ_COLL = 3 };
+typedef struct tf_req_snap {
+  MPI_Request handle;
+  int64_t id;    /* TF_NULL_HANDLE for MPI_REQUEST_NULL or unknown */
+  int kind, persistent;
+  tf_comm_info ci;
+} tf_req_snap;
+int64_t tf_req_new(MPI_Request r, int kind, int persistent, const tf_comm_info *ci);
+tf_req_snap tf_req_get(MPI_Request r);
+/* Snapshots of n requests in per-thread scratch, valid until the call ends;
+ * NULL for n <= 0, and on allocation failure (the call is then dropped,
+ * tf_call_oom). */
+tf_req_snap *tf_req_get_all(tf_call *c, const MPI_Request *rs, int n);
+void tf_req_completed(const tf_req_snap *s); /* nonpersistent: forget */
+void tf_req_forget(const tf_req_snap *s);
+
+#endif

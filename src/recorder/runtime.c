@@ -1,0 +1,97 @@
+/* runtime.c — see runtime.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "runtime.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static struct {
+  _Atomic int state; /* tf_rec_state */
+  _Atomic uint64_t lost;
+  atomic_flag warned;
+  int rank;
+  int threaded;
+  pthread_mutex_t lock;
+} rt = {.state = TF_STATE_IDLE, .warned = ATOMIC_FLAG_INIT, .lock = PTHREAD_MUTEX_INITIALIZER};
+
+static _Thread_local tf_thread ts;
+
+uint64_t tf_now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+void tf_runtime_init(int rank, int threaded) {
+  rt.rank = rank;
+  rt.threaded = threaded;
+}
+
+void tf_lock(void) {
+  if (rt.threaded) pthread_mutex_lock(&rt.lock);
+}
+void tf_unlock(void) {
+  if (rt.threaded) pthread_mutex_unlock(&rt.lock);
+}
+
+tf_rec_state tf_state(void) { return (tf_rec_state)atomic_load(&rt.state); }
+void tf_state_recording(void) { atomic_store(&rt.state, TF_STATE_RECORDING); }
+tf_rec_state tf_state_done(void) { return (tf_rec_state)atomic_exchange(&rt.state, TF_STATE_DONE); }
+
+void tf_recorder_fail(const char *what) {
+  int expected = TF_STATE_RECORDING;
+  atomic_compare_exchange_strong(&rt.state, &expected, TF_STATE_FAILED);
+  if (!atomic_flag_test_and_set(&rt.warned))
+    fprintf(stderr, "tracefold: warning: rank %d: %s; recording stopped, the trace keeps what was recorded before\n",
+            rt.rank, what);
+}
+
+void tf_lost_add(uint64_t n) { atomic_fetch_add(&rt.lost, n); }
+uint64_t tf_lost(void) { return atomic_load(&rt.lost); }
+
+/* ------------------------------------------------------------ the call */
+
+void tf_call_init(tf_call *c, uint32_t fn, void *ra) {
+  tf_thread *th = &ts;
+  th->nvals = 0;
+  th->oom = 0;
+  c->fn = fn;
+  c->ra = ra;
+  c->th = th;
+  c->te = 0;
+  c->t0 = c->t1 = 0;
+  c->v0 = c->v1 = 0;
+}
+
+void tf_put(tf_call *c, int64_t v) {
+  tf_thread *th = c->th;
+  if (th->nvals == th->cap) {
+    uint32_t cap = th->cap ? 2 * th->cap : 256;
+    int64_t *nv = realloc(th->vals, cap * sizeof *nv);
+    if (!nv) {
+      th->oom = 1;
+      return;
+    }
+    th->vals = nv;
+    th->cap = cap;
+  }
+  th->vals[th->nvals++] = v;
+}
+
+MPI_Status *tf_statuses_scratch(tf_call *c, int n) {
+  tf_thread *th = c->th;
+  if (n <= 0) return MPI_STATUSES_IGNORE;
+  if (n > th->nstatuses) {
+    MPI_Status *s = realloc(th->statuses, (size_t)n * sizeof *s);
+    if (!s) {
+      th->oom = 1;
+      return MPI_STATUSES_IGNORE;
+    }
+    th->statuses = s;
+    th->nstatuses = n;
+  }
+  return th->statuses;
+}

@@ -1,0 +1,80 @@
+/* runtime.h — the state every recorder module shares; depends on no other
+ * recorder module.
+ *
+ *   the clock        tf_now_ns (monotonic)
+ *   the lock         tf_lock / tf_unlock: a real mutex only under
+ *                    MPI_THREAD_MULTIPLE (tf_runtime_init)
+ *   the state        IDLE -> RECORDING (MPI_Init set up the output) -> DONE
+ *                    (MPI_Finalize, or a stop without it); any internal
+ *                    failure latches FAILED instead (tf_recorder_fail): the
+ *                    application goes on, calls are counted as lost
+ *   the call         the event being recorded by the calling thread: its
+ *                    parameter values accumulate in a per-thread buffer
+ *                    (tf_put), with per-thread scratch for statuses
+ *
+ * Nothing here calls MPI, and nothing aborts.
+ */
+#ifndef TF_RECORDER_RUNTIME_H
+#define TF_RECORDER_RUNTIME_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+/* ---- clock ---- */
+uint64_t tf_now_ns(void); /* CLOCK_MONOTONIC, ns */
+
+/* ---- start: at MPI_Init, once ---- */
+/* rank: named in warnings; threaded: MPI_THREAD_MULTIPLE was provided, so
+ * tf_lock takes a real mutex from here on. */
+void tf_runtime_init(int rank, int threaded);
+
+/* ---- lock ---- */
+void tf_lock(void);
+void tf_unlock(void);
+
+/* ---- recording state and failure latch ---- */
+typedef enum tf_rec_state { TF_STATE_IDLE, TF_STATE_RECORDING, TF_STATE_FAILED, TF_STATE_DONE } tf_rec_state;
+
+tf_rec_state tf_state(void);
+void tf_state_recording(void);   /* IDLE -> RECORDING: MPI_Init is done */
+tf_rec_state tf_state_done(void); /* -> DONE; returns the state it was in */
+/* Warn once on stderr (per process) and stop recording (RECORDING ->
+ * FAILED); the application goes on. */
+void tf_recorder_fail(const char *what);
+/* Calls not recorded (after a failure, or dropped by one). */
+void tf_lost_add(uint64_t n);
+uint64_t tf_lost(void);
+
+/* ---- the call being recorded ---- */
+typedef struct tf_thread { /* one per thread, never freed */
+  int64_t *vals;           /* the call's parameter values, in schema order */
+  uint32_t nvals, cap;
+  int oom;                 /* an allocation failed during this call: it is dropped */
+  MPI_Status *statuses;    /* tf_statuses_scratch */
+  int nstatuses;
+} tf_thread;
+
+typedef struct tf_call {
+  uint32_t fn;
+  void *ra;        /* return address into the caller: the call site */
+  uint64_t te;     /* when the wrapper was entered: the end of the compute delta */
+  uint64_t t0, t1;
+  uint64_t v0, v1; /* time-independent mode: the thread's volume counter at t0 and t1 */
+  tf_thread *th;
+} tf_call;
+
+/* A new call on the calling thread: c names function fn called from ra,
+ * times and volumes 0, the thread's value buffer empty. */
+void tf_call_init(tf_call *c, uint32_t fn, void *ra);
+void tf_put(tf_call *c, int64_t v);
+static inline void tf_put_len(tf_call *c, int n) { tf_put(c, n); }
+/* Mark the call as failed for lack of memory: tf_call_end drops it and the
+ * recorder stops with a warning. */
+static inline void tf_call_oom(tf_call *c) { c->th->oom = 1; }
+
+/* Per-thread scratch, valid until the call ends. MPI_STATUSES_IGNORE for
+ * n <= 0, and on allocation failure (the event is then dropped and the
+ * recorder stops with a warning). */
+MPI_Status *tf_statuses_scratch(tf_call *c, int n);
+
+#endif
