@@ -3,7 +3,7 @@
  * histograms (Algorithms 1 and 2 of the timing paper, §3.2), one summary
  * pair per preceding call in path mode (§3.3), merges whose cost depends on
  * the number of bins and paths only, and the encoding in trace files
- * (doc/TIMING-ENCODING.md).
+ * (doc/FORMAT.md part 4, "Timing").
  *
  * Histogram model. Bins hold integer samples: [lo, hi), the last one also
  * hi. Bins are sorted and contiguous, the first starts at or below the
