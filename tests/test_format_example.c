@@ -346,15 +346,22 @@ static void value_lines(const tf_func_desc *fd, const tf_event *ev) {
   CHECKF(k == ev->nvals, "%s: %u values, the fields take %u", fd->name, ev->nvals, k);
 }
 
-static void test_decode(void) {
-  if (!load()) return;
+/* the example's bytes, opened by the reference reader (NULL if it refuses them) */
+static tf_file_reader *open_example(void) {
+  if (!load()) return NULL;
   char err[512] = "";
   tf_file_reader *r = NULL;
   tf_status st = tf_file_open(ex.path, &r, err, sizeof err);
   CHECKF(st == TF_OK, "the reference reader refuses the example: %s (%s)", tf_status_name(st), err);
-  if (st != TF_OK) return;
+  return st == TF_OK ? r : NULL;
+}
+
+static const char *const timing_names[] = {"none", "stats", "histogram", "path"}; /* FORMAT.md 1.4 */
+
+static void test_decode(void) {
+  tf_file_reader *r = open_example();
+  if (!r) return;
   const tf_file_info *in = tf_file_get_info(r);
-  static const char *const timing[] = {"none", "stats", "histogram", "path"};
   static const char *const unit[] = {"wall-clock ns", "instructions", "CPU-time ns"};
   CHECK(in->kind == TF_FILE_FLAT);
   CHECK(in->timing < 4 && in->unit < 3);
@@ -381,7 +388,7 @@ static void test_decode(void) {
   string_line("mpi", in->mpi);
   e.n = 0;
   put_uvar(&e, in->timing);
-  expect_line(&e, 0, "timing %u (%s)", in->timing, timing[in->timing]);
+  expect_line(&e, 0, "timing %u (%s)", in->timing, timing_names[in->timing]);
   uvar_line(in->bins, "bins %" PRIu64, in->bins);
   e.n = 0;
   put_uvar(&e, in->unit);
@@ -484,20 +491,15 @@ static void prose(const char *fmt, ...) {
 }
 
 static void test_contents(void) {
-  if (!load()) return;
-  char err[512] = "";
-  tf_file_reader *r = NULL;
-  tf_status st = tf_file_open(ex.path, &r, err, sizeof err);
-  CHECKF(st == TF_OK, "the reference reader refuses the example: %s (%s)", tf_status_name(st), err);
-  if (st != TF_OK) return;
+  tf_file_reader *r = open_example();
+  if (!r) return;
   const tf_file_info *in = tf_file_get_info(r);
-  static const char *const timing[] = {"none", "stats", "histogram", "path"};
   static const char *const unit[] = {"ns", "instructions", "CPU-time ns"};
   static const char *const number[] = {"no", "one", "two", "three", "four"};
   prose("Contents: rank %d of %d, thread level %d, `start_unix_ns` = %" PRIu64 ", exe `%s`, MPI `%s`, timing %u (%s) "
         "with %u bins, compute in %s;",
         in->rank, in->nranks, in->thread_level, in->start_unix_ns, in->exe, in->mpi, in->timing,
-        in->timing < 4 ? timing[in->timing] : "?", in->bins, in->unit < 3 ? unit[in->unit] : "?");
+        in->timing < 4 ? timing_names[in->timing] : "?", in->bins, in->unit < 3 ? unit[in->unit] : "?");
   CHECKF(in->ncallsites == 1, "%u call sites; the text describes one", in->ncallsites);
   if (in->ncallsites == 1)
     prose("one call site (index 0, signature `0x%016" PRIx64 "`, module `%s`, offset `0x%" PRIx64 "`);",
