@@ -43,10 +43,15 @@
 #                          run COMMAND, stdout to BASE.out, stderr to
 #                          BASE.err; if it fails, print BASE.err and fail
 #                          MESSAGE
-#   tf_workload_counts PREFIX
-#                          the calls per function the workload counted
-#                          (-c PREFIX: files PREFIX.R, "MPI_X N" lines),
-#                          summed over the ranks, sorted
+#   tf_check_counts GOT WHOSE
+#                          the calls per function the workload counted in
+#                          the traced run (-c "$work/counts": files
+#                          counts.R of "MPI_X N" lines), summed over the
+#                          ranks into $work/wl.counts, equal the sorted
+#                          "MPI_X N" lines of the file GOT; else fail
+#                          "WHOSE calls per function differ from the
+#                          workload's own counts" (or "the workload wrote
+#                          no counts")
 #
 # The scripts keep their own checks and messages; this file has none.
 # shellcheck shell=bash disable=SC2034 # globals shared with the sourcing script
@@ -145,6 +150,10 @@ tf_must() {
   "$@" >"$base.out" 2>"$base.err" || { cat "$base.err" >&2; fail "$msg"; }
 }
 
-tf_workload_counts() {
-  cat "$1".* 2>/dev/null | awk '{ n[$1] += $2 } END { for (f in n) print f, n[f] }' | sort
+tf_check_counts() {
+  { cat "$work"/counts.* 2>/dev/null || true; } | awk '{ n[$1] += $2 } END { for (f in n) print f, n[f] }' |
+    sort >"$work/wl.counts"
+  [ -s "$work/wl.counts" ] || fail "the workload wrote no counts"
+  diff "$work/wl.counts" "$1" >"$work/counts.diff" ||
+    { cat "$work/counts.diff" >&2; fail "$2 calls per function differ from the workload's own counts"; }
 }
