@@ -11,7 +11,9 @@
 #    its rank-*.flat, the rank-*.tfc the recorder's compressor makes of them,
 #    copies with only the functions used in their function table, and all
 #    the ranks' files concatenated (read as one trace directory);
-# 3. runs every file of tests/fuzz/regressions/ once through the harness;
+# 3. runs every file of tests/fuzz/regressions/ once through the harness
+#    (ctest unit.fuzz_regressions does the same in every build, without
+#    libFuzzer: tests/fuzz/regression_driver.c);
 # 4. fuzzes for SECONDS (new inputs kept in build-fuzz/corpus).
 # Exits non-zero if a regression input or the fuzzer made the harness crash,
 # leak, hang (> 10 s on one input) or exceed 2 GB; the inputs are then in

@@ -7,17 +7,15 @@
 #
 # usage: config_errors.sh "MPIRUN ARGS" LIBTRACEFOLD PROGRAM
 set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 mpirun=$1 lib=$2 prog=$3
-export MPIR_CVAR_POLLS_BEFORE_YIELD=1
-work=$(mktemp -d "${TMPDIR:-/tmp}/tf-cfg.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+tf_workdir cfg
 cd "$work"
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 expect_stop() { # VAR=VALUE  expected-substring
   local setting=$1 want=$2 rc=0
-  # shellcheck disable=SC2086
-  $mpirun -np 2 env LD_PRELOAD="$lib" "$setting" "$prog" >out 2>err || rc=$?
+  tf_traced 2 "" "$setting" -- "$prog" >out 2>err || rc=$?
   [ "$rc" -ne 0 ] || fail "$setting: the run was not stopped"
   grep -q "$want" err || { cat err >&2; fail "$setting: message lacks '$want'"; }
   [ "$(grep -c '^tracefold:' err)" -eq 1 ] || { cat err >&2; fail "$setting: expected exactly one tracefold line"; }
@@ -33,8 +31,7 @@ expect_stop TRACEFOLD_MEMORY=100 'TRACEFOLD_MEMORY="100" is not valid; accepted:
 
 # default names: two runs in one directory give two traces
 for i in 1 2; do
-  # shellcheck disable=SC2086
-  $mpirun -np 2 env LD_PRELOAD="$lib" "$prog" >"out$i" 2>/dev/null || fail "default-name run $i failed"
+  tf_traced 2 "" -- "$prog" >"out$i" 2>/dev/null || fail "default-name run $i failed"
 done
 n=$(find . -maxdepth 1 -type d -name 'tracefold-*-2p*' | wc -l)
 [ "$n" -eq 2 ] || { ls >&2; fail "expected 2 distinct default trace directories, found $n"; }
@@ -45,8 +42,7 @@ d=$(find . -maxdepth 1 -type d -name 'tracefold-*-2p' | head -1)
 echo "ok: the default mode writes the compressed trace"
 
 # TRACEFOLD_MODE=off: no trace, same output
-# shellcheck disable=SC2086
-$mpirun -np 2 env LD_PRELOAD="$lib" TRACEFOLD_MODE=off TRACEFOLD_OUTPUT=offtrace "$prog" >out3 2>/dev/null
+tf_traced 2 offtrace TRACEFOLD_MODE=off -- "$prog" >out3 2>/dev/null
 [ ! -e offtrace ] || fail "TRACEFOLD_MODE=off wrote a trace"
 cmp -s out1 out3 || fail "output differs with TRACEFOLD_MODE=off"
 echo "ok: TRACEFOLD_MODE=off records nothing"

@@ -20,21 +20,12 @@
 #
 # usage: export_smpi.sh --mpirun "CMD ARGS" --lib LIBTRACEFOLD --cli TRACEFOLD --smpirun SMPIRUN
 #                       --wldir BUILD/workloads -- WORKLOAD_NAME...
+# shellcheck disable=SC2154 # the option variables: set by tf_options (lib.sh)
 set -euo pipefail
 
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --mpirun) mpirun=$2; shift 2 ;;
-    --lib) lib=$2; shift 2 ;;
-    --cli) cli=$2; shift 2 ;;
-    --smpirun) smpirun=$2; shift 2 ;;
-    --wldir) wldir=$2; shift 2 ;;
-    --) shift; break ;;
-    *) echo "export_smpi.sh: unknown option $1" >&2; exit 2 ;;
-  esac
-done
-workloads=("$@")
-export MPIR_CVAR_POLLS_BEFORE_YIELD=1
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+tf_options "mpirun lib cli smpirun wldir --:workloads" "$@"
 np=4
 
 # what each workload must give (others: either, checked the same way)
@@ -46,10 +37,7 @@ declare -A must=(
   [threads]="on thread"
 )
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/tf-export.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-say() { echo "export_smpi: $*"; }
+tf_workdir export
 
 # a 4-host cluster at 1 Gflop/s (the reference speed of the export)
 cat >"$work/platform.xml" <<'EOF'
@@ -120,8 +108,7 @@ for wl in "${workloads[@]}"; do
   [ -x "$prog" ] || fail "no workload program $prog"
   trace="$work/$wl.trace"
   out="$work/$wl.ti"
-  # shellcheck disable=SC2086
-  $mpirun -np $np env LD_PRELOAD="$lib" TRACEFOLD_OUTPUT="$trace" "$prog" -i 10 >"$work/$wl.run" 2>&1 ||
+  tf_traced $np "$trace" -- "$prog" -i 10 >"$work/$wl.run" 2>&1 ||
     { tail "$work/$wl.run" >&2; fail "$wl: the traced run failed"; }
   rc=0
   "$cli" export smpi "$trace" "$out" >"$work/$wl.export" 2>&1 || rc=$?

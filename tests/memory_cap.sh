@@ -7,17 +7,14 @@
 #
 # usage: memory_cap.sh "MPIRUN ARGS" LIBTRACEFOLD IRREGULAR_PROGRAM TRACEFOLD_CLI
 set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 mpirun=$1 lib=$2 prog=$3 cli=$4
-export MPIR_CVAR_POLLS_BEFORE_YIELD=1
-work=$(mktemp -d "${TMPDIR:-/tmp}/tf-cap.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+tf_workdir cap
 cd "$work"
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 np=3
-# shellcheck disable=SC2086
-$mpirun -np $np env LD_PRELOAD="$lib" TRACEFOLD_MODE=both TRACEFOLD_MEMORY=4K TRACEFOLD_OUTPUT=trace "$prog" -i 600 \
-  >traced.out 2>traced.err || { cat traced.err >&2; fail "capped run failed"; }
+tf_must traced "capped run failed" tf_traced $np trace TRACEFOLD_MODE=both TRACEFOLD_MEMORY=4K -- "$prog" -i 600
 # shellcheck disable=SC2086
 $mpirun -np $np "$prog" -i 600 >plain.out 2>/dev/null || fail "plain run failed"
 cmp -s plain.out traced.out || fail "output differs when the memory cap is reached"

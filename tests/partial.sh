@@ -34,42 +34,33 @@
 # checks; it exits 1 if any failed. One "ok: ..." line per clean sub-case.
 #
 # usage: partial.sh --mpirun "CMD ARGS" --np P --lib LIBTRACEFOLD --cli TRACEFOLD -- PROGRAM
+# shellcheck disable=SC2154 # the option variables: set by tf_options (lib.sh)
 set -uo pipefail
 
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --mpirun) mpirun=$2; shift 2 ;;
-    --np) np=$2; shift 2 ;;
-    --lib) lib=$2; shift 2 ;;
-    --cli) cli=$2; shift 2 ;;
-    --) shift; break ;;
-    *) echo "partial.sh: unknown option $1" >&2; exit 2 ;;
-  esac
-done
-prog=("$@")
-export MPIR_CVAR_POLLS_BEFORE_YIELD=1
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+tf_options "mpirun np lib cli --:prog" "$@"
 # Open MPI sends SIGTERM, then SIGKILL 1 s later (odls_base_sigkill_timeout):
 # on a loaded machine that can cut tracefold's SIGTERM handler short and leave
 # a half-written rank-R.tfc. Give the handlers time (MPICH ignores this).
 export OMPI_MCA_odls_base_sigkill_timeout=10
 iters=30
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/tf-partial.XXXXXX")
 bg_pid=""
-cleanup() {
+stop_bg() { # the SIGTERM case's mpirun, if the script stops while it runs
   if [ -n "$bg_pid" ] && kill -0 "$bg_pid" 2>/dev/null; then
     kill -KILL "$bg_pid" 2>/dev/null
     wait "$bg_pid" 2>/dev/null
   fi
-  rm -rf "$work"
 }
-trap cleanup EXIT
+tf_at_exit+=(stop_bg)
+tf_workdir partial
 
-nfail=0
+# here a failed check does not stop the script: it is counted (tf_nbad) and
+# marks the sub-case failed
 case_failed=0
 fail() {
-  echo "FAIL: $*" >&2
-  nfail=$((nfail + 1))
+  bad "$@"
   case_failed=1
 }
 start_case() {
@@ -152,11 +143,10 @@ check_every_rank() { # CASE DIR COUNTS_PREFIX REASON: every rank left both files
   done
 }
 
-traced() { # DIR ARGS...: the traced command line, into the array cmd
+traced() { # DIR ARGS...: the traced command line, into the array tf_cmd
   local dir=$1
   shift
-  # shellcheck disable=SC2206
-  cmd=($mpirun -np "$np" env LD_PRELOAD="$lib" TRACEFOLD_MODE=both TRACEFOLD_OUTPUT="$dir" "${prog[@]}" "$@")
+  tf_traced_cmd "$np" "$dir" TRACEFOLD_MODE=both -- "${prog[@]}" "$@"
 }
 
 # ---------------------------------------------------------------- a. MPI_Abort
@@ -165,7 +155,7 @@ start_case
 dir=$work/abort
 abort_rank=$((np - 1))
 traced "$dir" -i $iters -a 17 -c "$work/abort.counts"
-timeout -k 5 60 "${cmd[@]}" >"$work/abort.out" 2>"$work/abort.err"
+timeout -k 5 60 "${tf_cmd[@]}" >"$work/abort.out" 2>"$work/abort.err"
 rc=$?
 [ "$rc" -ne 0 ] || fail "abort: mpirun exited 0 after MPI_Abort"
 if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then fail "abort: the run did not end within 60 s"; fi
@@ -214,7 +204,7 @@ case_name="exit"
 start_case
 dir=$work/exit
 traced "$dir" -i $iters -e 12 -c "$work/exit.counts"
-timeout -k 5 60 "${cmd[@]}" >"$work/exit.out" 2>"$work/exit.err"
+timeout -k 5 60 "${tf_cmd[@]}" >"$work/exit.out" 2>"$work/exit.err"
 rc=$?
 if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then fail "exit: the run did not end within 60 s"; fi
 reason="an exit without MPI_Finalize"
@@ -229,7 +219,7 @@ case_name=signal
 start_case
 dir=$work/signal
 traced "$dir" -i $iters -s -c "$work/signal.counts"
-"${cmd[@]}" >"$work/signal.out" 2>"$work/signal.err" &
+"${tf_cmd[@]}" >"$work/signal.out" 2>"$work/signal.err" &
 bg_pid=$!
 ready=0
 for ((k = 0; k < 600; k++)); do # 60 s: every rank wrote its counts and sleeps
@@ -274,4 +264,4 @@ if [ "$ready" -eq 1 ]; then
 fi
 
 echo "partial.sh: $((SECONDS - t_start)) s"
-[ "$nfail" -eq 0 ] || { echo "FAIL: $nfail failed check(s)" >&2; exit 1; }
+[ "$tf_nbad" -eq 0 ] || { echo "FAIL: $tf_nbad failed check(s)" >&2; exit 1; }

@@ -23,39 +23,22 @@
 #
 # usage: replay.sh --mpirun "CMD ARGS" --np P --lib LIBTRACEFOLD --cli TRACEFOLD
 #                  --replay TRACEFOLD_REPLAY -- PROGRAM [ARGS...]
+# shellcheck disable=SC2154 # the option variables: set by tf_options (lib.sh)
 set -euo pipefail
 
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --mpirun) mpirun=$2; shift 2 ;;
-    --np) np=$2; shift 2 ;;
-    --lib) lib=$2; shift 2 ;;
-    --cli) cli=$2; shift 2 ;;
-    --replay) replay=$2; shift 2 ;;
-    --) shift; break ;;
-    *) echo "replay.sh: unknown option $1" >&2; exit 2 ;;
-  esac
-done
-prog=("$@")
-export MPIR_CVAR_POLLS_BEFORE_YIELD=1
-name=$(basename "${prog[0]}")
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/tf-replay.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-say() { echo "replay: $name np$np: $*"; }
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+tf_options "mpirun np lib cli replay --:prog" "$@"
+tf_prefix+=": $name np$np"
+tf_workdir replay
 
 # ---- the original run, traced; the workload counts its own calls
-# shellcheck disable=SC2086
-$mpirun -np "$np" env LD_PRELOAD="$lib" TRACEFOLD_OUTPUT="$work/orig" "${prog[@]}" -c "$work/counts" \
-  >"$work/orig.out" 2>"$work/orig.err" || { cat "$work/orig.err" >&2; fail "the traced run failed"; }
-[ -f "$work/orig/trace.tf" ] || fail "no trace.tf from the traced run"
+tf_record "$work/orig" "$work/orig" -- "${prog[@]}" -c "$work/counts"
 
 # replay TRACE OUTDIR LOG: the replay, traced into OUTDIR
 replay_traced() {
-  # shellcheck disable=SC2086
-  $mpirun -np "$np" env LD_PRELOAD="$lib" TRACEFOLD_OUTPUT="$2" "$replay" --compute histogram --scale 0.2 "$1" \
-    >"$3" 2>"$3.err" || { cat "$3" "$3.err" >&2; fail "tracefold-replay $1 failed"; }
+  tf_traced "$np" "$2" -- "$replay" --compute histogram --scale 0.2 "$1" >"$3" 2>"$3.err" ||
+    { cat "$3" "$3.err" >&2; fail "tracefold-replay $1 failed"; }
   [ -f "$2/trace.tf" ] || fail "no trace.tf from the replay of $1"
 }
 replay_traced "$work/orig/trace.tf" "$work/gen1" "$work/gen1.log"
@@ -64,11 +47,8 @@ grep -q 'recorded wall time' "$work/gen1.log" || fail "no recorded wall time in 
 say "1. $(grep -E 'replay wall|recorded wall|difference' "$work/gen1.log" | sed 's/  */ /g' | tr '\n' ';')"
 
 # ---- 2. calls per function: the replay's report against the workload's own counts
-cat "$work"/counts.* 2>/dev/null | awk '{ n[$1] += $2 } END { for (f in n) print f, n[f] }' | sort >"$work/wl.counts"
-[ -s "$work/wl.counts" ] || fail "the workload wrote no counts"
 awk '$1 ~ /^MPI_/ && NF == 3 { print $1, $2 }' "$work/gen1.log" | sort >"$work/replay.counts"
-diff "$work/wl.counts" "$work/replay.counts" >"$work/counts.diff" ||
-  { cat "$work/counts.diff" >&2; fail "the replay's calls per function differ from the workload's own counts"; }
+tf_check_counts "$work/replay.counts" "the replay's"
 say "2. calls per function = the workload's own counts ($(wc -l <"$work/wl.counts") functions)"
 
 # ---- 3. fixed point against the original, rank by rank

@@ -11,19 +11,13 @@
 #
 # usage: replay_errors.sh "MPIRUN ARGS" LIBTRACEFOLD TRACEFOLD TRACEFOLD_REPLAY WL_RING WL_ABORT_MIDWAY
 set -uo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 mpirun=$1 lib=$2 cli=$3 replay=$4 ring=$5 abort_wl=$6
-export MPIR_CVAR_POLLS_BEFORE_YIELD=1
-work=$(mktemp -d "${TMPDIR:-/tmp}/tf-replay-err.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-failures=0
-bad() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-say() { echo "replay_errors: $*"; }
+tf_workdir replay-err
 
-# shellcheck disable=SC2086
-$mpirun -np 4 env LD_PRELOAD="$lib" TRACEFOLD_OUTPUT="$work/ring" "$ring" -i 20 >/dev/null 2>&1 || bad "traced ring failed"
-# shellcheck disable=SC2086
-$mpirun -np 2 env LD_PRELOAD="$lib" TRACEFOLD_OUTPUT="$work/notime" TRACEFOLD_TIMING=none "$ring" -i 5 >/dev/null 2>&1 ||
-  bad "traced ring (no times) failed"
+tf_traced 4 "$work/ring" -- "$ring" -i 20 >/dev/null 2>&1 || bad "traced ring failed"
+tf_traced 2 "$work/notime" TRACEFOLD_TIMING=none -- "$ring" -i 5 >/dev/null 2>&1 || bad "traced ring (no times) failed"
 
 # expect NAME NP PATTERN ARGS...: the replay exits non-zero, its stderr matches PATTERN
 expect() {
@@ -118,8 +112,7 @@ expect no_trace 4 "no trace given"
 expect no_times 2 "keeps no times" --compute mean "$work/notime/trace.tf"
 
 # a partial trace: the run called MPI_Abort
-# shellcheck disable=SC2086
-$mpirun -np 4 env LD_PRELOAD="$lib" TRACEFOLD_OUTPUT="$work/partial" "$abort_wl" -i 10 -a 5 >/dev/null 2>&1
+tf_traced 4 "$work/partial" -- "$abort_wl" -i 10 -a 5 >/dev/null 2>&1
 expect partial 4 "partial trace" "$work/partial"
 
 # what does replay: --compute none on the trace without times, and the CLI verb
@@ -135,4 +128,4 @@ TRACEFOLD_MPIRUN="$mpirun" "$cli" replay --quiet --compute mean "$work/ring/trac
 grep -q 'on 4 ranks' "$work/verb.out" || bad "tracefold replay did not run 4 ranks: $(cat "$work/verb.out")"
 say "tracefold replay: $(head -1 "$work/verb.out")"
 
-[ $failures -eq 0 ] || { echo "FAIL: $failures check(s) failed" >&2; exit 1; }
+[ $tf_nbad -eq 0 ] || { echo "FAIL: $tf_nbad check(s) failed" >&2; exit 1; }

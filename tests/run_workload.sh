@@ -31,40 +31,22 @@
 # usage: run_workload.sh --mpirun "CMD ARGS" --np P --lib LIBTRACEFOLD --cli TRACEFOLD
 #                        [--min-threads K] [--sizes DIR] [--checker CHECK_TIMING]
 #                        [--env VAR=VALUE]... -- PROGRAM [ARGS...]
+# shellcheck disable=SC2154 # the option variables: set by tf_options (lib.sh)
 set -euo pipefail
 
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 min_threads=0
 sizes=""
 checker=""
 settings=()
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --mpirun) mpirun=$2; shift 2 ;;
-    --np) np=$2; shift 2 ;;
-    --lib) lib=$2; shift 2 ;;
-    --cli) cli=$2; shift 2 ;;
-    --min-threads) min_threads=$2; shift 2 ;;
-    --sizes) sizes=$2; shift 2 ;;
-    --checker) checker=$2; shift 2 ;;
-    --env) settings+=("$2"); shift 2 ;;
-    --) shift; break ;;
-    *) echo "run_workload.sh: unknown option $1" >&2; exit 2 ;;
-  esac
-done
-prog=("$@")
-export MPIR_CVAR_POLLS_BEFORE_YIELD=1
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/tf-test.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+tf_options "mpirun np lib cli min-threads sizes checker env:settings+ --:prog" "$@"
+tf_workdir test
 
 # shellcheck disable=SC2086
-$mpirun -np "$np" "${prog[@]}" -c "$work/plain" >"$work/plain.out" 2>"$work/plain.err" ||
-  { cat "$work/plain.err" >&2; fail "untraced run exited non-zero"; }
-# shellcheck disable=SC2086
-$mpirun -np "$np" env LD_PRELOAD="$lib" TRACEFOLD_MODE=both TRACEFOLD_OUTPUT="$work/trace" ${settings[@]+"${settings[@]}"} \
-  "${prog[@]}" -c "$work/traced" >"$work/traced.out" 2>"$work/traced.err" ||
-  { cat "$work/traced.err" >&2; fail "traced run exited non-zero"; }
+tf_must "$work/plain" "untraced run exited non-zero" $mpirun -np "$np" "${prog[@]}" -c "$work/plain"
+tf_must "$work/traced" "traced run exited non-zero" \
+  tf_traced "$np" "$work/trace" TRACEFOLD_MODE=both ${settings[@]+"${settings[@]}"} -- "${prog[@]}" -c "$work/traced"
 
 grep -q '^checksum: ' "$work/plain.out" || fail "the workload printed no checksum line"
 diff -u "$work/plain.out" "$work/traced.out" >&2 || fail "output differs with the recorder"
@@ -113,12 +95,12 @@ fi
 
 if [ -n "$sizes" ]; then
   mkdir -p "$sizes"
-  echo "$tfc_bytes" >"$sizes/$(basename "${prog[0]}").np$np"
+  echo "$tfc_bytes" >"$sizes/$name.np$np"
 fi
 
 if [ "$min_threads" -gt 0 ]; then
   nthreads=$(awk '{print $2}' "$work/dump" | sort -u | wc -l)
   [ "$nthreads" -ge "$min_threads" ] || fail "events carry $nthreads thread ids, expected at least $min_threads"
 fi
-echo "ok: $(basename "${prog[0]}") ${prog[*]:1} np=$np: $events events, output identical, counts match on all $np ranks," \
+echo "ok: $name ${prog[*]:1} np=$np: $events events, output identical, counts match on all $np ranks," \
   "unroll = reference on every rank; $flat_bytes flat bytes, $tfc_bytes merged${settings[*]+ (${settings[*]})}; $timing"

@@ -19,32 +19,17 @@
 #      compute + MPI.)
 #
 # usage: simulate.sh --mpirun "CMD ARGS" --np P --lib LIBTRACEFOLD --cli TRACEFOLD -- PROGRAM [ARGS...]
+# shellcheck disable=SC2154 # the option variables: set by tf_options (lib.sh)
 set -euo pipefail
 
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --mpirun) mpirun=$2; shift 2 ;;
-    --np) np=$2; shift 2 ;;
-    --lib) lib=$2; shift 2 ;;
-    --cli) cli=$2; shift 2 ;;
-    --) shift; break ;;
-    *) echo "simulate.sh: unknown option $1" >&2; exit 2 ;;
-  esac
-done
-prog=("$@")
-export MPIR_CVAR_POLLS_BEFORE_YIELD=1
-name=$(basename "${prog[0]}")
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/tf-simulate.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-say() { echo "simulate: $name np$np: $*"; }
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+tf_options "mpirun np lib cli --:prog" "$@"
+tf_prefix+=": $name np$np"
+tf_workdir simulate
 
 # ---- the traced run; the workload counts its own calls
-# shellcheck disable=SC2086
-$mpirun -np "$np" env LD_PRELOAD="$lib" TRACEFOLD_OUTPUT="$work/trace" "${prog[@]}" -c "$work/counts" \
-  >"$work/run.out" 2>"$work/run.err" || { cat "$work/run.err" >&2; fail "the traced run failed"; }
-[ -f "$work/trace/trace.tf" ] || fail "no trace.tf from the traced run"
+tf_record "$work/run" "$work/trace" -- "${prog[@]}" -c "$work/counts"
 
 # ---- 1. the simulation
 "$cli" simulate --compute mean --keep "$work/sim" "$work/trace/trace.tf" >"$work/sim.log" 2>"$work/sim.err" ||
@@ -56,11 +41,8 @@ report=$work/sim/report
 say "1. $(grep -E 'simulated time|recorded wall|difference' "$work/sim.log" | sed 's/  */ /g' | tr '\n' ';')"
 
 # ---- 2. calls: the workload's own counts; calls and bytes: the trace's
-cat "$work"/counts.* 2>/dev/null | awk '{ n[$1] += $2 } END { for (f in n) print f, n[f] }' | sort >"$work/wl.counts"
-[ -s "$work/wl.counts" ] || fail "the workload wrote no counts"
 awk '$1 == "fn" { print $2, $3 }' "$report" | sort >"$work/sim.counts"
-diff "$work/wl.counts" "$work/sim.counts" >"$work/counts.diff" ||
-  { cat "$work/counts.diff" >&2; fail "the simulation's calls per function differ from the workload's own counts"; }
+tf_check_counts "$work/sim.counts" "the simulation's"
 "$cli" summary "$work/trace/trace.tf" | awk '$1 ~ /^MPI_/ { print $1, $2, $NF }' | sort >"$work/trace.totals"
 awk '$1 == "fn" { print $2, $3, $4 }' "$report" | sort >"$work/sim.totals"
 diff "$work/trace.totals" "$work/sim.totals" >"$work/totals.diff" ||

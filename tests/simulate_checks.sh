@@ -16,28 +16,18 @@
 #     - bad units, an unknown sweep parameter, platform options with --platform.
 #
 # usage: simulate_checks.sh --mpirun "CMD ARGS" --lib LIBTRACEFOLD --cli TRACEFOLD --wldir DIR
+# shellcheck disable=SC2154 # the option variables: set by tf_options (lib.sh)
 set -euo pipefail
 
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --mpirun) mpirun=$2; shift 2 ;;
-    --lib) lib=$2; shift 2 ;;
-    --cli) cli=$2; shift 2 ;;
-    --wldir) wldir=$2; shift 2 ;;
-    *) echo "simulate_checks.sh: unknown option $1" >&2; exit 2 ;;
-  esac
-done
-export MPIR_CVAR_POLLS_BEFORE_YIELD=1
-work=$(mktemp -d "${TMPDIR:-/tmp}/tf-simchecks.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-say() { echo "simulate_checks: $*"; }
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+tf_options "mpirun lib cli wldir" "$@"
+tf_workdir simchecks
 
 record() { # NAME NP ARGS...: trace workload NAME into $work/NAME
   local wl=$1 np=$2
   shift 2
-  # shellcheck disable=SC2086
-  $mpirun -np "$np" env LD_PRELOAD="$lib" TRACEFOLD_OUTPUT="$work/$wl" "$wldir/wl_$wl" "$@" >/dev/null 2>"$work/$wl.err" ||
+  tf_traced "$np" "$work/$wl" -- "$wldir/wl_$wl" "$@" >/dev/null 2>"$work/$wl.err" ||
     { cat "$work/$wl.err" >&2; fail "the traced run of $wl failed"; }
 }
 record alltoall 4 -s 8192 -i 5

@@ -122,14 +122,11 @@ static void test_crc32(void) {
   for (size_t k = 0; k <= sizeof buf; k++) CHECK(tf_crc32(tf_crc32(0, buf, k), buf + k, sizeof buf - k) == whole);
 }
 
-int main(void) {
-  test_crc32();
-  test_round_trip();
-  test_damaged();
-  if (failures) {
-    fprintf(stderr, "test_flat_format: %d checks failed\n", failures);
-    return 1;
-  }
-  printf("test_flat_format: all checks passed\n");
-  return 0;
+int main(int argc, char **argv) {
+  static const test_case cases[] = {
+      {"crc32", test_crc32},
+      {"round_trip", test_round_trip},
+      {"damaged", test_damaged},
+  };
+  return run_cases("test_flat_format", cases, TEST_NCASES(cases), argc, argv);
 }

@@ -17,6 +17,7 @@
  *      segments with a valid CRC but inconsistent content.
  *
  * Usage: test_folding            all tests (fixed seeds)
+ *        test_folding CASE...    only those cases (--list lists them: tests/check.h)
  *        test_folding SEED       only the pipeline round trip of SEED (verbose)
  *        test_folding --seeds N  only the pipeline, seeds 1000 .. 1000+N-1
  * A failing check prints its seed (when it has one) and the first mismatch.
@@ -1311,13 +1312,13 @@ static void test_decoder_overflow(void) {
 int main(int argc, char **argv) {
   if (argc > 2 && strcmp(argv[1], "--seeds") == 0) { /* a longer search: seeds 1000 .. 1000+N-1 */
     test_pipeline(atoi(argv[2]), 0);
-    return failures ? 1 : 0;
+    return test_result("test_folding");
   }
-  if (argc > 1) {
+  if (argc > 1 && argv[1][0] >= '0' && argv[1][0] <= '9') { /* a seed; case names start with a letter */
     test_pipeline(1, strtoull(argv[1], NULL, 10));
-    return failures ? 1 : 0;
+    return test_result("test_folding");
   }
-  static const test_part tests[] = {
+  static const test_case cases[] = {
       {"vseq_compact", test_vseq_compact},
       {"vseq_random", test_vseq_random},
       {"codec", test_codec},
@@ -1332,11 +1333,5 @@ int main(int argc, char **argv) {
       {"decoder_overflow", test_decoder_overflow},
       {"damaged_compressed", test_damaged_compressed},
   };
-  run_parts(tests, sizeof tests / sizeof tests[0], NULL, &failures);
-  if (failures) {
-    fprintf(stderr, "test_folding: %d checks failed\n", failures);
-    return 1;
-  }
-  printf("test_folding: all checks passed\n");
-  return 0;
+  return run_cases("test_folding", cases, TEST_NCASES(cases), argc, argv);
 }

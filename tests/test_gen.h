@@ -3,7 +3,8 @@
  * oracle every round trip is checked against) and the random nested-loop
  * program generator (a template of loops and events, executed into a
  * stream; hooks vary one execution, e.g. per rank). Included by
- * test_folding.c and test_merge.c; header-only (static inline). */
+ * test_folding.c, test_merge.c and test_timing.c; header-only (static
+ * inline). */
 #ifndef TF_TEST_GEN_H
 #define TF_TEST_GEN_H
 
@@ -79,35 +80,6 @@ static inline void put_bytes(const char *path, const unsigned char *d, long n) {
   if (!f) return;
   if (n > 0) fwrite(d, 1, (size_t)n, f);
   fclose(f);
-}
-
-static inline double wall_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* A unit test's named parts, run in order (all, or only the one named
- * `only`), each reported with its outcome and time; `failures` is the
- * check counter of check.h. */
-typedef struct test_part {
-  const char *name;
-  void (*run)(void);
-} test_part;
-
-static inline void run_parts(const test_part *parts, size_t n, const char *only, const int *failures) {
-  double c0 = cpu_seconds(), w0 = wall_seconds();
-  for (size_t i = 0; i < n; i++) {
-    if (only && strcmp(only, parts[i].name) != 0) continue;
-    double c = cpu_seconds(), w = wall_seconds();
-    int before = *failures;
-    fflush(stdout);
-    parts[i].run();
-    printf("-- %s: %s (%.2f s cpu, %.2f s wall)\n", parts[i].name, *failures == before ? "ok" : "FAILED",
-           cpu_seconds() - c, wall_seconds() - w);
-    fflush(stdout);
-  }
-  printf("total %.2f s cpu, %.2f s wall\n", cpu_seconds() - c0, wall_seconds() - w0);
 }
 
 static const tf_field_desc fl_send[] = {{"count", TF_FIELD_COUNT, 0}, {"dest", TF_FIELD_PEER, 0},

@@ -32,9 +32,10 @@
  *      events, or -1 with a message), never a crash or a hang.
  *
  * Usage: test_merge              all tests (fixed seeds)
+ *        test_merge CASE...      only those: ranklists, lossless, refusals, stencil_size, hostile
+ *                                (--list, --help: tests/check.h; --part CASE is the same)
  *        test_merge SEED [P]     only the merge round trip of SEED (verbose)
  *        test_merge --seeds N [FIRST]  only the merge round trips, N seeds from FIRST (5000)
- *        test_merge --part NAME  one part: ranklists, lossless, refusals, stencil_size, hostile
  *        test_merge --hostile R  part 5 on 3 x R sample traces
  * A failing check prints its seed and the first mismatch.
  */
@@ -2030,38 +2031,37 @@ int main(int argc, char **argv) {
     perror("mkdtemp");
     return 2;
   }
-  int rc = 0;
-  const char *only = argc > 2 && strcmp(argv[1], "--part") == 0 ? argv[2] : NULL;
-  if (argc > 2 && strcmp(argv[1], "--hostile") == 0) {
-    only = "hostile";
+  static const test_case cases[] = {
+      {"ranklists", test_ranklists},
+      {"lossless", test_lossless},
+      {"refusals", test_refusals},
+      {"stencil_size", test_stencil_size},
+      {"hostile", test_hostile},
+  };
+  int rc;
+  if (argc > 2 && strcmp(argv[1], "--part") == 0) { /* the former spelling of `test_merge CASE` */
+    rc = run_cases("test_merge", cases, TEST_NCASES(cases), argc - 1, argv + 1);
+  } else if (argc > 2 && strcmp(argv[1], "--hostile") == 0) {
     hostile_rounds = atoi(argv[2]) > 0 ? atoi(argv[2]) : 1;
-  }
-  if (argc > 2 && strcmp(argv[1], "--seeds") == 0) {
+    static char hostile[] = "hostile";
+    char *only[] = {argv[0], hostile};
+    rc = run_cases("test_merge", cases, TEST_NCASES(cases), 2, only);
+  } else if (argc > 2 && strcmp(argv[1], "--seeds") == 0) {
     test_merge_seeds(argc > 3 ? strtoull(argv[3], NULL, 10) : 5000, atoi(argv[2]), 0);
-  } else if (argc > 1 && !only) {
+    rc = test_result("test_merge");
+  } else if (argc > 1 && argv[1][0] >= '0' && argv[1][0] <= '9') { /* a seed; case names start with a letter */
     uint64_t seed = strtoull(argv[1], NULL, 10);
     int P = argc > 2 ? atoi(argv[2]) : seed_P(seed);
     merge_case mc = make_case(seed, P);
     part1_stats st = {0};
     merge_round_trip(&mc, 1, &st);
+    rc = test_result("test_merge");
   } else {
-    static const test_part tests[] = {
-        {"ranklists", test_ranklists},
-        {"lossless", test_lossless},
-        {"refusals", test_refusals},
-        {"stencil_size", test_stencil_size},
-        {"hostile", test_hostile},
-    };
-    run_parts(tests, sizeof tests / sizeof tests[0], only, &failures);
+    rc = run_cases("test_merge", cases, TEST_NCASES(cases), argc, argv);
   }
   char p[256];
   snprintf(p, sizeof p, "%s/run", workdir);
   rmdir(p);
   rmdir(workdir);
-  if (failures) {
-    fprintf(stderr, "test_merge: %d checks failed\n", failures);
-    rc = 1;
-  } else
-    printf("test_merge: all checks passed\n");
   return rc;
 }

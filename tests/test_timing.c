@@ -23,7 +23,7 @@
  *   hostile      every truncation of valid encodings fails cleanly, random
  *                byte flips never crash, memory accounting returns to 0.
  *
- * Usage: test_timing [PART]   (all parts, or only the named one)
+ * Usage: test_timing [CASE...]   (all cases, or only those named; --list: tests/check.h)
  */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
@@ -949,16 +949,10 @@ static void test_hostile(void) {
 }
 
 int main(int argc, char **argv) {
-  static const test_part tests[] = {
+  static const test_case cases[] = {
       {"stats", test_stats},       {"algorithms", test_algorithms}, {"invariants", test_invariants},
       {"accuracy", test_accuracy}, {"merge_cost", test_merge_cost}, {"paths", test_paths},
       {"codec", test_codec},       {"hostile", test_hostile},
   };
-  run_parts(tests, sizeof tests / sizeof tests[0], argc > 1 ? argv[1] : NULL, &failures);
-  if (failures) {
-    fprintf(stderr, "test_timing: %d checks failed\n", failures);
-    return 1;
-  }
-  printf("test_timing: all checks passed\n");
-  return 0;
+  return run_cases("test_timing", cases, TEST_NCASES(cases), argc, argv);
 }

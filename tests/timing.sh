@@ -32,6 +32,8 @@
 # usage: timing.sh "MPIRUN ARGS" LIBTRACEFOLD TRACEFOLD CHECK_TIMING WL_TIMED
 # Environment: TF_TIMING_SEED seeds the random times (default: from the clock).
 set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 [ $# -eq 5 ] || { echo "usage: timing.sh \"MPIRUN ARGS\" LIBTRACEFOLD TRACEFOLD CHECK_TIMING WL_TIMED" >&2; exit 2; }
 mpirun=$1 lib=$2 cli=$3 checker=$4 wl=$5
@@ -41,30 +43,22 @@ c_us=2000 # the injected times stand well above scheduling noise on 2 shared cor
 args=(-i "$iters" -s "$c_us")
 c_ns=$((c_us * 1000))
 ntimes=300
-export MPIR_CVAR_POLLS_BEFORE_YIELD=1
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/tf-timing.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }        # fatal: what follows needs it
-nbad=0
-bad() { echo "FAIL: $*" >&2; nbad=$((nbad + 1)); } # the checks go on
-say() { echo "timing: $*"; }
+tf_workdir timing
+# fail: fatal, what follows needs it; bad: counted, the checks go on
 start=$SECONDS
 seed=${TF_TIMING_SEED:-$(( $(date +%s) % 100000 ))}
 
 # ---------------------------------------------------------------- a. runs
 # shellcheck disable=SC2086
-$mpirun -np $np "$wl" "${args[@]}" >"$work/plain.out" 2>"$work/plain.err" ||
-  { cat "$work/plain.err" >&2; fail "untraced run exited non-zero"; }
+tf_must "$work/plain" "untraced run exited non-zero" $mpirun -np $np "$wl" "${args[@]}"
 grep -q '^checksum: ' "$work/plain.out" || fail "the workload printed no checksum line"
 
 # traced NAME [VAR=VALUE...]: a traced run into $work/NAME (trace dir), stdout NAME.out, stderr NAME.err
 traced() {
   local name=$1
   shift
-  # shellcheck disable=SC2086
-  $mpirun -np $np env LD_PRELOAD="$lib" TRACEFOLD_MODE=both TRACEFOLD_OUTPUT="$work/$name" "$@" "$wl" "${args[@]}" \
-    >"$work/$name.out" 2>"$work/$name.err" || { cat "$work/$name.err" >&2; fail "$name: traced run exited non-zero"; }
+  tf_must "$work/$name" "$name: traced run exited non-zero" \
+    tf_traced $np "$work/$name" TRACEFOLD_MODE=both "$@" -- "$wl" "${args[@]}"
   diff -u "$work/plain.out" "$work/$name.out" >&2 || fail "$name: the program's output differs with the recorder"
   [ -f "$work/$name/trace.tf" ] || fail "$name: no merged trace.tf"
   local nflat
@@ -274,5 +268,5 @@ say "g. tracefold time takes 0% and 100% of the timeline, rejects abc, -1s, 1.5x
   "no time and --rank 9 with a message:" \
   "$("$cli" time abc "$work/path/trace.tf" 2>&1 || true)"
 
-[ "$nbad" -eq 0 ] || { echo "FAIL: $nbad check(s) failed (see above); $((SECONDS - start)) s" >&2; exit 1; }
+[ "$tf_nbad" -eq 0 ] || { echo "FAIL: $tf_nbad check(s) failed (see above); $((SECONDS - start)) s" >&2; exit 1; }
 say "ok: all checks passed in $((SECONDS - start)) s"

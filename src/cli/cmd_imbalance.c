@@ -1,6 +1,6 @@
 /* cmd_imbalance.c — `tracefold imbalance [--top N] TRACE`: the events whose
  * compute delta differs most between ranks, straight from the merged
- * trace (doc/TIMING.md "Imbalance").
+ * trace (doc/TIMING.md "What the tools report").
  *
  * Every event node keeps the smallest and largest per-rank mean of its
  * compute delta and the ranks they belong to. Events are ranked by the time

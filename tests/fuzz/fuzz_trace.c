@@ -26,7 +26,9 @@
  * end is the caller's choice, not a reader bug, so each pass over an input
  * reads at most EVENT_BUDGET events, all readers together.
  *
- * Built by scripts/fuzz.sh (clang -fsanitize=fuzzer,address,undefined).
+ * Built by scripts/fuzz.sh (clang -fsanitize=fuzzer,address,undefined),
+ * and without libFuzzer into test_fuzz_regressions (regression_driver.c:
+ * ctest unit.fuzz_regressions replays tests/fuzz/regressions/ through it).
  */
 #define _GNU_SOURCE
 #include <stdint.h>
