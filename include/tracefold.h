@@ -17,7 +17,7 @@
  *   duration_ns  the call's own duration;
  *   vals      the parameter vector laid out by the function's field list:
  *             a scalar field takes one value, an array field takes its
- *             length n followed by n values.
+ *             length n followed by n values (tf_event_fields splits it).
  *
  * Errors are values: every function that can fail returns a tf_status, and
  * fills a message buffer naming the file and the problem. Nothing here aborts.
@@ -116,6 +116,27 @@ typedef enum tf_status {
 } tf_status;
 
 const char *tf_status_name(tf_status s);
+
+/* ---- an event's fields ----------------------------------------------------
+ * The one way to split an event's value vector into its function's fields
+ * (scalar: one value; array: its length n, then n values). */
+typedef struct tf_field_value {
+  const tf_field_desc *desc; /* the field: &fd->fields[k] */
+  uint32_t n;                /* how many values: 1 for a scalar, the length for an array */
+  const int64_t *v;          /* the first of them, inside vals (an empty array: just past its length) */
+} tf_field_value;
+
+/* Split vals (nvals values of an event of function fd, e.g. tf_event.vals
+ * and .nvals) into fd's fields: field k into out[k]. out has room for
+ * fd->nfields entries, or is NULL to only check. Returns TF_OK when the
+ * values fit the fields exactly; TF_ERR_FORMAT when they do not (a field
+ * finds no value left, an array length is negative or longer than the
+ * values after it, or values remain after the last field): out then holds
+ * every field up to the first that does not fit, and that one and the
+ * ones after it have n = 0 and v = NULL (desc is always set). TF_ERR_ARG
+ * if fd is NULL, or vals is NULL with nvals > 0. Nothing is copied: out
+ * points into vals. */
+tf_status tf_event_fields(const tf_func_desc *fd, const int64_t *vals, uint32_t nvals, tf_field_value *out);
 
 /* Human-readable kind name ("peer", "tag", ...); "?" if out of range. */
 const char *tf_field_kind_name(unsigned kind);
