@@ -120,7 +120,8 @@ static int put_event(const tf_node *n, const tf_node_info *ni, const tf_trace_in
     const tf_field_value *f = &fields[k];
     const char *suffix = f->desc->kind == TF_FIELD_REQ ? "(back)" : f->desc->kind == TF_FIELD_REQ_NEW ? "(new+)" : "";
     if (!f->v) {
-      if (pos < sl.n) printf(" %s: lengths %s", f->desc->name, sl.text[pos]); /* positions of the following fields vary */
+      /* an array whose lengths vary: the positions of the following fields vary */
+      if (pos < sl.n) printf(" %s: lengths %s", f->desc->name, sl.text[pos]);
       break;
     }
     pos = (uint32_t)(f->v - sl.val);
