@@ -5,17 +5,12 @@
  * mapping doc/EXPORT.md.
  */
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "export.h"
-
-#ifndef PATH_MAX
-#define PATH_MAX 4096
-#endif
 
 static void usage(void) {
   fprintf(stderr, "usage: tracefold export smpi [--ref-speed FLOPS] [--compute none|mean] TRACE OUTDIR\n"
@@ -81,7 +76,7 @@ static int export_smpi(int argc, char **argv) {
     usage();
     return 2;
   }
-  static char msg[3 * PATH_MAX + 2048];
+  static char msg[16384]; /* paths and a message */
   tf_export_status st = tf_export_smpi(argv[0], argv[1], &o, msg, sizeof msg);
   if (st == TF_EXPORT_OK)
     printf("%s\n", msg);
