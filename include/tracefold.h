@@ -17,7 +17,7 @@
  *   duration_ns  the call's own duration;
  *   vals      the parameter vector laid out by the function's field list:
  *             a scalar field takes one value, an array field takes its
- *             length n followed by n values.
+ *             length n followed by n values (tf_event_fields splits it).
  *
  * The public API is exactly the functions declared TF_API in this header
  * (and its types and macros). Other tf_* names, declared in the headers of
@@ -31,7 +31,8 @@
  *   tf_status  functions that open or list something: TF_OK (0), or a
  *              negative TF_ERR_* with a message naming the file (or rank)
  *              and the problem written into err (err may be NULL; errlen
- *              is its size).
+ *              is its size); and tf_event_fields, which checks values
+ *              against a function's fields and has no message to give.
  *   int        the next item of a reader: 1 and the item, 0 at the end, -1
  *              when the data turns out malformed while reading, or memory
  *              runs short (tf_file_next, tf_rank_cursor_next,
@@ -165,6 +166,27 @@ typedef enum tf_status {
 
 /* "ok", "I/O error", ...; "unknown error" if s is not a tf_status. */
 TF_API const char *tf_status_name(tf_status s);
+
+/* ---- an event's fields ----------------------------------------------------
+ * The one way to split an event's value vector into its function's fields
+ * (scalar: one value; array: its length n, then n values). */
+typedef struct tf_field_value {
+  const tf_field_desc *desc; /* the field: &fd->fields[k] */
+  uint32_t n;                /* how many values: 1 for a scalar, the length for an array */
+  const int64_t *v;          /* the first of them, inside vals (an empty array: just past its length) */
+} tf_field_value;
+
+/* Split vals (nvals values of an event of function fd, e.g. tf_event.vals
+ * and .nvals) into fd's fields: field k into out[k]. out has room for
+ * fd->nfields entries, or is NULL to only check. Returns TF_OK when the
+ * values fit the fields exactly; TF_ERR_FORMAT when they do not (a field
+ * finds no value left, an array length is negative or longer than the
+ * values after it, or values remain after the last field): out then holds
+ * every field up to the first that does not fit, and that one and the
+ * ones after it have n = 0 and v = NULL (desc is always set). TF_ERR_ARG
+ * if fd is NULL, or vals is NULL with nvals > 0. Nothing is copied: out
+ * points into vals. */
+TF_API tf_status tf_event_fields(const tf_func_desc *fd, const int64_t *vals, uint32_t nvals, tf_field_value *out);
 
 /* Human-readable kind name ("peer", "tag", ...); "?" if out of range. */
 TF_API const char *tf_field_kind_name(unsigned kind);

@@ -355,6 +355,44 @@ static void test_vseq_random(void) {
   free(v);
 }
 
+/* ---- tf_event_fields: an event's values split into its fields */
+static void test_event_fields(void) {
+  tf_field_value f[4];
+  const tf_func_desc *waitall = &funcs[5]; /* count, array_of_requests[], statuses.tag[] */
+  int64_t v[6] = {3, 2, 10, 11, 1, 7};
+  CHECK(tf_event_fields(waitall, v, 6, f) == TF_OK);
+  CHECK(f[0].desc == &waitall->fields[0] && f[0].n == 1 && f[0].v == v);
+  CHECK(f[1].desc == &waitall->fields[1] && f[1].n == 2 && f[1].v == v + 2);
+  CHECK(f[2].n == 1 && f[2].v == v + 5);
+  CHECK(tf_event_fields(waitall, v, 6, NULL) == TF_OK);
+  int64_t empty[3] = {3, 0, 0}; /* empty arrays: no values, v just past the length */
+  CHECK(tf_event_fields(waitall, empty, 3, f) == TF_OK && f[1].n == 0 && f[1].v == empty + 2 && f[2].v == empty + 3);
+  /* too few values: the fields up to the first that does not fit, then n = 0, v = NULL */
+  CHECK(tf_event_fields(waitall, v, 3, f) == TF_ERR_FORMAT);
+  CHECK(f[0].n == 1 && f[0].v == v && f[1].desc == &waitall->fields[1] && f[1].n == 0 && !f[1].v && !f[2].v);
+  CHECK(tf_event_fields(&funcs[1], v, 2, f) == TF_ERR_FORMAT && f[1].v == v + 1 && !f[2].v && !f[3].v);
+  CHECK(tf_event_fields(&funcs[4], v, 3, f) == TF_ERR_FORMAT && f[1].v == v + 1); /* one value too many */
+  int64_t neg[3] = {-1, 0, 0};
+  CHECK(tf_event_fields(&funcs[7], neg, 3, f) == TF_ERR_FORMAT && !f[0].v); /* negative length */
+  CHECK(tf_event_fields(&funcs[7], neg, 3, NULL) == TF_ERR_FORMAT);
+  CHECK(tf_event_fields(&funcs[0], NULL, 0, f) == TF_OK); /* no fields, no values */
+  CHECK(tf_event_fields(&funcs[0], v, 1, NULL) == TF_ERR_FORMAT);
+  CHECK(tf_event_fields(NULL, v, 1, f) == TF_ERR_ARG && tf_event_fields(waitall, NULL, 1, f) == TF_ERR_ARG);
+  /* more fields than the request transform splits on its stack */
+  enum { MANY = 100 };
+  tf_field_desc many[MANY];
+  int64_t ids[MANY], enc[MANY];
+  for (int k = 0; k < MANY; k++) {
+    many[k] = (tf_field_desc){"request", TF_FIELD_REQ_NEW, 0};
+    ids[k] = enc[k] = 1000 + k;
+  }
+  tf_func_desc fd = {"MPI_Many", MANY, many};
+  tf_req_transform ce = {0}, cd = {0};
+  CHECK(tf_req_transform_apply(&ce, &fd, enc, MANY) == 0 && enc[MANY - 1] == 0);
+  CHECK(tf_req_transform_undo(&cd, &fd, enc, MANY) == 0 && memcmp(enc, ids, sizeof ids) == 0);
+  CHECK(tf_req_transform_apply(&ce, &fd, enc, MANY - 1) == -1 && memcmp(enc, ids, sizeof ids) == 0);
+}
+
 /* ================================================ 2. the whole pipeline */
 
 /* ---- the request-id codec alone: a bijection, constants for regular ids */
@@ -1322,6 +1360,7 @@ int main(int argc, char **argv) {
       {"vseq_compact", test_vseq_compact},
       {"vseq_random", test_vseq_random},
       {"codec", test_codec},
+      {"event_fields", test_event_fields},
       {"pipeline", test_pipeline_all},
       {"long_body", test_long_body},
       {"linear_time", test_linear_time},

@@ -13,6 +13,7 @@ typedef struct tf_input {
   const tf_trace_info *info;
   int32_t *ranks; /* the ranks present, ascending */
   int n;
+  tf_field_value *fields; /* room for the fields of any of the trace's functions (tf_event_fields) */
 } tf_input;
 
 int tf_input_open(int argc, char **argv, unsigned flags, const char *verb, tf_input *in);

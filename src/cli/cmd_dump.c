@@ -42,20 +42,25 @@ static int print_events(int argc, char **argv, unsigned flags, const char *verb)
       const tf_func_desc *fd = &ti->funcs[ev.fn];
       printf("%d %u %" PRIu64 " %s cs=%016" PRIx64, ranks[i], ev.thread, seq++, fd->name, ev.callsite);
       if (!no_time) printf(" compute=%" PRIu64 " dur=%" PRIu64, ev.compute_ns, ev.duration_ns);
-      uint32_t pos = 0;
+      if (tf_event_fields(fd, ev.vals, ev.nvals, in.fields) != TF_OK) { /* the readers let none through */
+        printf("\n");
+        fprintf(stderr, "tracefold %s: rank %d event %" PRIu64 ": its %u values do not fit %s's %u fields\n", verb,
+                ranks[i], seq - 1, ev.nvals, fd->name, fd->nfields);
+        bad = 1;
+        break;
+      }
       for (uint32_t k = 0; k < fd->nfields; k++) {
-        const tf_field_desc *f = &fd->fields[k];
-        if (f->is_array) {
-          int64_t len = ev.vals[pos++];
-          printf(" %s=[", f->name);
-          for (int64_t j = 0; j < len; j++) {
-            tf_format_value(ev.vals[pos++], v, sizeof v);
+        const tf_field_value *f = &in.fields[k];
+        if (f->desc->is_array) {
+          printf(" %s=[", f->desc->name);
+          for (uint32_t j = 0; j < f->n; j++) {
+            tf_format_value(f->v[j], v, sizeof v);
             printf("%s%s", j ? "," : "", v);
           }
           printf("]");
         } else {
-          tf_format_value(ev.vals[pos++], v, sizeof v);
-          printf(" %s=%s", f->name, v);
+          tf_format_value(f->v[0], v, sizeof v);
+          printf(" %s=%s", f->desc->name, v);
         }
       }
       printf("\n");

@@ -20,6 +20,7 @@
  * histogram bins, over all the ranks of the event (also with --rank: a
  * merged trace keeps one summary per event); --no-time leaves them out.
  */
+#define _POSIX_C_SOURCE 200809L /* strdup */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,7 +65,37 @@ static int plain_int(const char *s, int64_t *v) {
   return *end == 0;
 }
 
-static void put_event(const tf_node *n, const tf_node_info *ni, const tf_trace_info *ti, long rank) {
+/* An event's parameter positions: each one's value sequence as text, and
+ * as a value where the text is a plain number (-1, no array length, where
+ * it is not), which tf_event_fields splits into the function's fields. */
+typedef struct slots {
+  uint32_t n;
+  char **text;
+  int64_t *val;
+} slots;
+
+static void slots_free(slots *sl) {
+  for (uint32_t j = 0; sl->text && j < sl->n; j++) free(sl->text[j]);
+  free(sl->text);
+  free(sl->val);
+}
+
+static int slots_read(const tf_node *n, uint32_t nslots, long rank, slots *sl) {
+  char t[TEXT];
+  *sl = (slots){nslots, calloc(nslots + 1, sizeof *sl->text), calloc(nslots + 1, sizeof *sl->val)};
+  for (uint32_t j = 0; sl->text && sl->val && j < nslots; j++) {
+    values(n, (int)j, rank, t, sizeof t);
+    if (!(sl->text[j] = strdup(t))) break;
+    if (!plain_int(t, &sl->val[j])) sl->val[j] = -1;
+  }
+  if (sl->text && sl->val && (!nslots || sl->text[nslots - 1])) return 0;
+  slots_free(sl);
+  return -1;
+}
+
+/* 0, or -1 when memory is short. */
+static int put_event(const tf_node *n, const tf_node_info *ni, const tf_trace_info *ti, long rank,
+                     tf_field_value *fields) {
   const tf_func_desc *fd = &ti->funcs[ni->fn];
   char t[TEXT];
   printf("%s", fd->name);
@@ -77,35 +108,39 @@ static void put_event(const tf_node *n, const tf_node_info *ni, const tf_trace_i
       values(n, (int)j, rank, t, sizeof t);
       printf(" v%u=%s", j, t);
     }
-    return;
+    return 0;
   }
+  slots sl;
+  if (slots_read(n, ni->nslots, rank, &sl)) return -1;
+  /* the fields up to the first that does not fit: shown; then the reason if
+   * it is an array whose lengths vary (no slots left: nothing more) */
+  tf_event_fields(fd, sl.val, sl.n, fields);
   uint32_t pos = 0;
-  for (uint32_t k = 0; k < fd->nfields && pos < ni->nslots; k++) {
-    const tf_field_desc *f = &fd->fields[k];
-    const char *suffix = f->kind == TF_FIELD_REQ ? "(back)" : f->kind == TF_FIELD_REQ_NEW ? "(new+)" : "";
-    values(n, (int)pos, rank, t, sizeof t);
-    if (!f->is_array) {
-      printf(" %s%s=%s", f->name, suffix, t);
-      pos++;
-      continue;
+  for (uint32_t k = 0; k < fd->nfields; k++) {
+    const tf_field_value *f = &fields[k];
+    const char *suffix = f->desc->kind == TF_FIELD_REQ ? "(back)" : f->desc->kind == TF_FIELD_REQ_NEW ? "(new+)" : "";
+    if (!f->v) {
+      /* an array whose lengths vary: the positions of the following fields vary */
+      if (pos < sl.n) printf(" %s: lengths %s", f->desc->name, sl.text[pos]);
+      break;
     }
-    int64_t len;
-    if (!plain_int(t, &len) || len < 0 || (uint64_t)len > ni->nslots - pos - 1) {
-      printf(" %s: lengths %s", f->name, t);
-      return; /* positions of the following fields vary */
+    pos = (uint32_t)(f->v - sl.val);
+    if (!f->desc->is_array) {
+      printf(" %s%s=%s", f->desc->name, suffix, sl.text[pos]);
+    } else {
+      printf(" %s%s=<", f->desc->name, suffix);
+      for (uint32_t j = 0; j < f->n; j++) printf("%s%s", j ? "; " : "", sl.text[pos + j]);
+      fputs(">", stdout);
     }
-    pos++;
-    printf(" %s%s=<", f->name, suffix);
-    for (int64_t j = 0; j < len; j++) {
-      values(n, (int)pos++, rank, t, sizeof t);
-      printf("%s%s", j ? "; " : "", t);
-    }
-    fputs(">", stdout);
+    pos += f->n;
   }
+  slots_free(&sl);
+  return 0;
 }
 
-static void put_nodes(const tf_trace *tr, const tf_node *const *nodes, uint32_t n, int depth, const char *parent_ranks,
-                      const tf_trace_info *ti, long rank, int no_time) {
+/* 0, or -1 when memory is short. */
+static int put_nodes(const tf_trace *tr, const tf_node *const *nodes, uint32_t n, int depth, const char *parent_ranks,
+                     const tf_trace_info *ti, long rank, int no_time, tf_field_value *fields) {
   char ranks[TEXT], t[TEXT];
   for (uint32_t i = 0; i < n; i++) {
     const tf_node *x = nodes[i];
@@ -117,17 +152,18 @@ static void put_nodes(const tf_trace *tr, const tf_node *const *nodes, uint32_t 
     if (ni.is_loop) {
       values(x, -1, rank, t, sizeof t);
       printf("loop x%s {", t);
-    } else {
-      put_event(x, &ni, ti, rank);
+    } else if (put_event(x, &ni, ti, rank, fields)) {
+      return -1;
     }
     if (rank < 0 && strcmp(ranks, parent_ranks) != 0) printf("  @%s", ranks);
     fputs("\n", stdout);
     if (!ni.is_loop && !no_time) tf_put_times(tr, x, 2 * depth + 4);
     if (ni.is_loop) {
-      put_nodes(tr, ni.body, ni.nbody, depth + 1, ranks, ti, rank, no_time);
+      if (put_nodes(tr, ni.body, ni.nbody, depth + 1, ranks, ti, rank, no_time, fields)) return -1;
       printf("%*s}\n", 2 * depth, "");
     }
   }
+  return 0;
 }
 
 int cmd_show(int argc, char **argv) {
@@ -164,7 +200,8 @@ int cmd_show(int argc, char **argv) {
     printf("times: %s, compute in %s%s (mean (min .. max)%s)\n", tf_timing_mode_name(in.info->timing),
            tf_time_unit_name(in.info->unit), in.info->unit == TF_UNIT_NS ? ", call in ns" : "",
            in.info->nranks_present > 1 ? " with the ranks of the extremes" : "");
-  put_nodes(in.t, top, ntop, 1, all, in.info, rank, no_time);
+  int bad = put_nodes(in.t, top, ntop, 1, all, in.info, rank, no_time, in.fields);
+  if (bad) fprintf(stderr, "tracefold show: out of memory\n");
   tf_input_close(&in);
-  return ferror(stdout) ? 1 : 0;
+  return bad || ferror(stdout) ? 1 : 0;
 }

@@ -36,14 +36,14 @@ static int count_all(tf_input *in, const int32_t *ranks, int n, tally *t) {
       t->calls[(size_t)ev.fn * (size_t)n + (size_t)r]++;
       t->events++;
       const tf_func_desc *fd = &t->funcs[ev.fn];
-      uint32_t pos = 0;
+      if (tf_event_fields(fd, ev.vals, ev.nvals, in->fields) != TF_OK) { /* the readers let none through */
+        fprintf(stderr, "tracefold: rank %d: the values of a %s event do not fit its fields\n", ranks[r], fd->name);
+        rc = -1;
+        break;
+      }
       for (uint32_t k = 0; k < fd->nfields; k++) {
-        if (fd->fields[k].is_array) {
-          pos += 1 + (uint32_t)ev.vals[pos];
-          continue;
-        }
-        if (fd->fields[k].kind == TF_FIELD_BYTES && ev.vals[pos] > 0) t->bytes[ev.fn] += (uint64_t)ev.vals[pos];
-        pos++;
+        const tf_field_value *f = &in->fields[k];
+        if (!f->desc->is_array && f->desc->kind == TF_FIELD_BYTES && f->v[0] > 0) t->bytes[ev.fn] += (uint64_t)f->v[0];
       }
     }
     tf_rank_cursor_close(c);

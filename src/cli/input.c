@@ -28,8 +28,12 @@ int tf_input_open(int argc, char **argv, unsigned flags, const char *verb, tf_in
     return -1;
   }
   in->info = tf_trace_get_info(in->t);
+  uint32_t maxfields = 1;
+  for (uint32_t f = 0; f < in->info->nfuncs; f++)
+    if (in->info->funcs[f].nfields > maxfields) maxfields = in->info->funcs[f].nfields;
   in->ranks = malloc(((size_t)in->info->nranks_present + 1) * sizeof *in->ranks);
-  if (!in->ranks) {
+  in->fields = malloc(maxfields * sizeof *in->fields);
+  if (!in->ranks || !in->fields) {
     fprintf(stderr, "tracefold: out of memory\n");
     tf_input_close(in);
     return -1;
@@ -52,6 +56,7 @@ int tf_input_open(int argc, char **argv, unsigned flags, const char *verb, tf_in
 void tf_input_close(tf_input *in) {
   tf_trace_close(in->t);
   free(in->ranks);
+  free(in->fields);
   *in = (tf_input){0};
 }
 

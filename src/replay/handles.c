@@ -6,15 +6,14 @@
  * self = 2, created objects by creation order (communicators by parent and
  * child number). The replay creates the same objects in the same order and
  * registers each under the id the trace gives it. One map per kind, open
- * addressing; shared by the rank's threads under a lock.
+ * addressing; shared by the rank's threads under a lock. See handles.h.
  */
-#define _POSIX_C_SOURCE 200809L
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "replay.h"
+#include "fields.h"
+#include "handles.h"
+#include "scratch.h"
 #include "tracefold_predefined.h"
 
 #define COMM_WORLD_ID 1
@@ -26,19 +25,6 @@ void rp_lock(rp_engine *E) {
 }
 void rp_unlock(rp_engine *E) {
   if (E->threaded) rp_sync_unlock(E->objs);
-}
-
-_Noreturn void rp_die(rp_thread *T, const char *fmt, ...) {
-  char msg[600];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  fprintf(stderr, RP_PROGRAM ": %s: rank %d, event %llu (%s): %s\n", T->E->opt.trace, T->E->rank,
-          (unsigned long long)T->index, T->fn < TF_FN_COUNT ? tf_schema[T->fn].name : "?", msg);
-  fflush(stderr);
-  PMPI_Abort(MPI_COMM_WORLD, 2);
-  exit(2);
 }
 
 /* ------------------------------------------------------------ maps */
@@ -112,7 +98,7 @@ static rp_obj *find_or_wait(rp_thread *T, rp_map *m, int64_t id) {
   return o;
 }
 
-static int64_t id_at(const rp_thread *T, int i) { return T->fl[i] ? T->f[i][0] : TF_NONE; }
+static int64_t id_at(const rp_thread *T, int i) { return T->field[i].n ? T->field[i].v[0] : TF_NONE; }
 
 /* A copy of the object registered under id (taken under the lock); if
  * there is none, stop with `missing` (a format taking the id). */
@@ -223,8 +209,8 @@ static MPI_Datatype dtype_of(rp_thread *T, int64_t id, MPI_Aint *extent) {
 MPI_Datatype rp_dtype(rp_thread *T, int i) { return dtype_of(T, id_at(T, i), NULL); }
 
 MPI_Datatype *rp_dtypes(rp_thread *T, int i) {
-  MPI_Datatype *a = rp_alloc(T, (T->fl[i] + 1) * sizeof *a);
-  for (uint32_t k = 0; k < T->fl[i]; k++) a[k] = dtype_of(T, T->f[i][k], NULL);
+  MPI_Datatype *a = rp_alloc(T, (T->field[i].n + 1) * sizeof *a);
+  for (uint32_t k = 0; k < T->field[i].n; k++) a[k] = dtype_of(T, T->field[i].v[k], NULL);
   return a;
 }
 
@@ -318,10 +304,9 @@ void rp_msg_forget(rp_thread *T, int i) { forget(T, &T->E->msgs, i); }
 /* ------------------------------------------------------------ readiness */
 
 int rp_objects_ready(rp_thread *T) {
-  const int64_t *f[RP_MAXFIELDS];
-  uint32_t fl[RP_MAXFIELDS];
+  tf_field_value f[RP_MAXFIELDS];
   rp_engine *E = T->E;
-  if (rp_layout(T->fn, &T->ev, f, fl)) return 1; /* malformed: the call says so */
+  if (rp_layout(T->fn, &T->ev, f)) return 1; /* malformed: the call says so */
   const tf_func_desc *d = &tf_schema[T->fn];
   for (uint32_t i = 0; i < d->nfields; i++) {
     rp_map *m;
@@ -333,8 +318,8 @@ int rp_objects_ready(rp_thread *T) {
     case TF_FIELD_GROUP: m = &E->groups, predefined_below = GROUP_EMPTY_ID + 1; break;
     default: continue;
     }
-    for (uint32_t k = 0; k < fl[i]; k++) {
-      int64_t id = f[i][k];
+    for (uint32_t k = 0; k < f[i].n; k++) {
+      int64_t id = f[i].v[k];
       if (id > TF_SPECIAL_MAX && id >= predefined_below && !map_find(m, id)) return 0;
     }
   }
@@ -358,8 +343,8 @@ static MPI_Request req_of(rp_thread *T, int64_t id) {
 MPI_Request rp_req(rp_thread *T, int i) { return req_of(T, id_at(T, i)); }
 
 MPI_Request *rp_reqs(rp_thread *T, int i) {
-  MPI_Request *a = rp_alloc(T, (T->fl[i] + 1) * sizeof *a);
-  for (uint32_t k = 0; k < T->fl[i]; k++) a[k] = req_of(T, T->f[i][k]);
+  MPI_Request *a = rp_alloc(T, (T->field[i].n + 1) * sizeof *a);
+  for (uint32_t k = 0; k < T->field[i].n; k++) a[k] = req_of(T, T->field[i].v[k]);
   return a;
 }
 
@@ -389,8 +374,8 @@ static void req_set(rp_thread *T, int64_t id, MPI_Request r) {
 void rp_req_back(rp_thread *T, int i, MPI_Request r) { req_set(T, id_at(T, i), r); }
 
 void rp_reqs_back(rp_thread *T, int i, const MPI_Request *r) {
-  for (uint32_t k = 0; k < T->fl[i]; k++)
-    if (!T->hidden || !T->hidden[k]) req_set(T, T->f[i][k], r[k]);
+  for (uint32_t k = 0; k < T->field[i].n; k++)
+    if (!T->hidden || !T->hidden[k]) req_set(T, T->field[i].v[k], r[k]);
 }
 
 void rp_req_forget(rp_thread *T, int i) { forget(T, &T->E->reqs, i); }

@@ -27,13 +27,13 @@
 /* ------------------------------------------------------------ statuses */
 
 MPI_Status *rp_status(rp_thread *T, int src) {
-  if (src < 0 || !T->fl[src] || T->f[src][0] == TF_NONE) return MPI_STATUS_IGNORE;
+  if (src < 0 || !T->field[src].n || T->field[src].v[0] == TF_NONE) return MPI_STATUS_IGNORE;
   return &T->status;
 }
 
 MPI_Status *rp_statuses(rp_thread *T, int src, int count) {
-  if (src < 0 || T->fl[src] == 0) return MPI_STATUSES_IGNORE;
-  int n = count >= 0 ? rp_int(T, count) : (int)T->fl[src];
+  if (src < 0 || T->field[src].n == 0) return MPI_STATUSES_IGNORE;
+  int n = count >= 0 ? rp_int(T, count) : (int)T->field[src].n;
   return rp_alloc(T, (size_t)(n > 0 ? n : 1) * sizeof(MPI_Status));
 }
 
@@ -59,19 +59,19 @@ static void seen_add(rp_thread *T, int64_t req, int64_t src) {
 /* Remember the matched source of every receive request a completion event
  * reports (statuses are aligned with the requests, or with the indices of
  * Waitsome/Testsome, or one status for the request at index). */
-static void note_completion(rp_thread *T, uint32_t fn, const int64_t **f, const uint32_t *fl) {
+static void note_completion(rp_thread *T, uint32_t fn, const tf_field_value *f) {
   const rp_fninfo *x = &rp_info[fn];
   int req = x->request, reqs = x->requests, src = x->status_src, srcs = x->statuses_src;
   int index = x->index, indices = x->indices;
   if (req >= 0 && src >= 0) {
-    if (f[src][0] > TF_SPECIAL_MAX) seen_add(T, f[req][0], f[src][0]);
+    if (f[src].v[0] > TF_SPECIAL_MAX) seen_add(T, f[req].v[0], f[src].v[0]);
   } else if (reqs >= 0 && src >= 0 && index >= 0) {
-    int64_t i = f[index][0];
-    if (i >= 0 && i < fl[reqs] && f[src][0] > TF_SPECIAL_MAX) seen_add(T, f[reqs][i], f[src][0]);
+    int64_t i = f[index].v[0];
+    if (i >= 0 && i < f[reqs].n && f[src].v[0] > TF_SPECIAL_MAX) seen_add(T, f[reqs].v[i], f[src].v[0]);
   } else if (reqs >= 0 && srcs >= 0) {
-    for (uint32_t k = 0; k < fl[srcs]; k++) {
-      int64_t i = indices >= 0 ? (k < fl[indices] ? f[indices][k] : -1) : (int64_t)k;
-      if (i >= 0 && i < fl[reqs] && f[srcs][k] > TF_SPECIAL_MAX) seen_add(T, f[reqs][i], f[srcs][k]);
+    for (uint32_t k = 0; k < f[srcs].n; k++) {
+      int64_t i = indices >= 0 ? (k < f[indices].n ? f[indices].v[k] : -1) : (int64_t)k;
+      if (i >= 0 && i < f[reqs].n && f[srcs].v[k] > TF_SPECIAL_MAX) seen_add(T, f[reqs].v[i], f[srcs].v[k]);
     }
   }
 }
@@ -87,8 +87,7 @@ static int64_t future_source(rp_thread *T, int64_t req) {
     if (tf_rank_cursor_open(E->trace, E->rank, &T->peek, err, sizeof err) != TF_OK) rp_die(T, "%s", err);
     T->peek_index = 0;
   }
-  const int64_t *f[RP_MAXFIELDS];
-  uint32_t fl[RP_MAXFIELDS];
+  tf_field_value f[RP_MAXFIELDS];
   tf_event ev;
   for (;;) {
     int rc = tf_rank_cursor_next(T->peek, &ev);
@@ -96,21 +95,21 @@ static int64_t future_source(rp_thread *T, int64_t req) {
     if (rc == 0) return TF_NONE;
     if (T->peek_index++ <= T->index || ev.thread != T->thread) continue;
     uint32_t fn = ev.fn < E->info->nfuncs ? E->fnmap[ev.fn] : RP_FN_UNKNOWN;
-    if (fn >= TF_FN_COUNT || tf_schema[fn].nfields == 0 || rp_layout(fn, &ev, f, fl)) continue;
-    note_completion(T, fn, f, fl);
+    if (fn >= TF_FN_COUNT || tf_schema[fn].nfields == 0 || rp_layout(fn, &ev, f)) continue;
+    note_completion(T, fn, f);
     if ((s = seen_take(T, req)) != TF_NONE) return s;
   }
 }
 
 int rp_peer(rp_thread *T, MPI_Comm comm, int i, int src, int req) {
-  int64_t v = T->fl[i] ? T->f[i][0] : TF_NONE;
+  int64_t v = T->field[i].n ? T->field[i].v[0] : TF_NONE;
   if (v == TF_PROC_NULL) return MPI_PROC_NULL;
   if (v == TF_ROOT) return MPI_ROOT;
   if (v == TF_ANY_SOURCE) {
     if (T->E->opt.any_source) return MPI_ANY_SOURCE;
     v = TF_NONE;
-    if (src >= 0 && T->fl[src]) v = T->f[src][0];
-    else if (req >= 0 && T->fl[req]) v = future_source(T, T->f[req][0]);
+    if (src >= 0 && T->field[src].n) v = T->field[src].v[0];
+    else if (req >= 0 && T->field[req].n) v = future_source(T, T->field[req].v[0]);
     if (v <= TF_SPECIAL_MAX) return v == TF_PROC_NULL ? MPI_PROC_NULL : MPI_ANY_SOURCE; /* nothing tells */
   }
   if (v <= TF_SPECIAL_MAX) return 0;
@@ -130,18 +129,19 @@ static completion recorded(rp_thread *T) {
   uint32_t fn = T->fn;
   const rp_fninfo *x = &rp_info[fn];
   completion c = {-1, 0, NULL};
-  int64_t F = x->flag >= 0 ? T->f[x->flag][0] : 1;
+  int64_t F = x->flag >= 0 ? T->field[x->flag].v[0] : 1;
   c.reqs = x->request >= 0 ? x->request : x->requests;
   if (c.reqs < 0) return c;
-  c.n = T->fl[c.reqs];
+  c.n = T->field[c.reqs].n;
   c.done = rp_alloc(T, (size_t)c.n + 1);
   if (fn == TF_FN_MPI_Request_get_status) return c; /* it never completes a request */
   if (x->index >= 0) {
-    int64_t i = T->f[x->index][0];
+    int64_t i = T->field[x->index].v[0];
     if (F == 1 && i >= 0 && i < c.n) c.done[i] = 1;
   } else if (x->indices >= 0) {
-    for (uint32_t k = 0; k < T->fl[x->indices]; k++)
-      if (T->f[x->indices][k] >= 0 && T->f[x->indices][k] < c.n) c.done[T->f[x->indices][k]] = 1;
+    const tf_field_value *ix = &T->field[x->indices];
+    for (uint32_t k = 0; k < ix->n; k++)
+      if (ix->v[k] >= 0 && ix->v[k] < c.n) c.done[ix->v[k]] = 1;
   } else if (F == 1) {
     memset(c.done, 1, (size_t)c.n);
   }
@@ -184,7 +184,7 @@ void rp_outcome_before(rp_thread *T, uint32_t fn, MPI_Request *reqs) {
   T->hidden = NULL;
   const rp_fninfo *x = &rp_info[fn];
   if (fn == TF_FN_MPI_Iprobe || fn == TF_FN_MPI_Improbe) {
-    if (T->f[x->flag][0] != 1) return;
+    if (T->field[x->flag].v[0] != 1) return;
     /* the recording found a message: wait for it, so that the probe does too */
     MPI_Comm comm = rp_comm(T, x->comm);
     int src = rp_peer(T, comm, x->source, x->status_src, -1);
@@ -194,11 +194,11 @@ void rp_outcome_before(rp_thread *T, uint32_t fn, MPI_Request *reqs) {
   if (fn == TF_FN_MPI_Wait || fn == TF_FN_MPI_Waitall || fn == TF_FN_MPI_Probe || fn == TF_FN_MPI_Mprobe)
     return; /* they block until done anyway */
   completion c = recorded(T);
-  if (fn == TF_FN_MPI_Request_get_status && T->f[x->flag][0] == 1) memset(c.done, 1, (size_t)c.n);
+  if (fn == TF_FN_MPI_Request_get_status && T->field[x->flag].v[0] == 1) memset(c.done, 1, (size_t)c.n);
   int reported = 0;
   for (int64_t k = 0; k < c.n; k++)
     if (c.done[k]) {
-      wait_until_complete(T, T->f[c.reqs][k], reqs, k);
+      wait_until_complete(T, T->field[c.reqs].v[k], reqs, k);
       reported = 1;
     }
   int any_or_some = fn == TF_FN_MPI_Waitany || fn == TF_FN_MPI_Testany || fn == TF_FN_MPI_Waitsome ||
@@ -220,7 +220,7 @@ void rp_outcome_after(rp_thread *T, uint32_t fn, int rc, MPI_Request *live) {
   if (c.reqs < 0) return;
   rp_lock(T->E);
   for (int64_t k = 0; k < c.n; k++) {
-    int64_t id = T->f[c.reqs][k];
+    int64_t id = T->field[c.reqs].v[k];
     rp_obj *o = id > TF_SPECIAL_MAX && !(T->hidden && T->hidden[k]) ? rp_req_obj(T->E, id) : NULL;
     if (!o) continue;
     MPI_Request r = live[k];

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "replay.h"
+#include "sync.h"
 
 struct rp_sync {
   pthread_mutex_t mutex;

@@ -23,12 +23,9 @@ typedef struct tf_req_transform {
 } tf_req_transform;
 
 /* Transform the values of one event of function fd in place, in stream
- * order. Returns 0, or -1 when the values do not fit fd's fields (they are
- * then left unchanged; decode detects the same). */
-/* 1 if nvals values fit fd's fields exactly: a scalar field takes one
- * value, an array field its length (>= 0) plus that many values. */
-int tf_values_fit(const tf_func_desc *fd, const int64_t *vals, uint32_t nvals);
-
+ * order. Returns 0, or -1 when the values do not fit fd's fields
+ * (tf_event_fields; they are then left unchanged, and decode detects the
+ * same) or memory is short (more than 64 fields). */
 int tf_req_transform_apply(tf_req_transform *c, const tf_func_desc *fd, int64_t *vals, uint32_t nvals);
 int tf_req_transform_undo(tf_req_transform *c, const tf_func_desc *fd, int64_t *vals, uint32_t nvals);
 

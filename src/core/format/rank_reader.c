@@ -108,7 +108,7 @@ static int decode_event(tf_file_reader *r, tf_cursor *c, tf_event *ev, int check
   if (grow_vals(r, nvals)) return -1;
   for (uint64_t i = 0; i < nvals; i++) r->vals[i] = tf_cur_svar(c);
   if (c->bad) return -1;
-  if (check && !tf_values_fit(&r->info.funcs[fn], r->vals, (uint32_t)nvals)) return -1;
+  if (check && tf_event_fields(&r->info.funcs[fn], r->vals, (uint32_t)nvals, NULL) != TF_OK) return -1;
   ev->fn = (uint32_t)fn;
   ev->thread = (uint32_t)thread;
   ev->callsite = r->callsites[cs].sig;

@@ -1,0 +1,128 @@
+/* engine.h — the replay engine's state, which its modules share (replay.h
+ * lists them): the options, the rank's engine (its live objects, its
+ * threads) and one replaying thread (its current event, scratch memory,
+ * payload buffers, look-ahead, totals). Types only. */
+#ifndef TF_REPLAY_ENGINE_H
+#define TF_REPLAY_ENGINE_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sync.h"
+#include "tf_schema.h"
+#include "tracefold.h"
+
+#define RP_MAXFIELDS 32
+#ifdef TF_SIMGRID
+#define RP_PROGRAM "tracefold-sim"
+#else
+#define RP_PROGRAM "tracefold-replay"
+#endif
+
+/* ---- options ---- */
+typedef enum rp_compute_mode { RP_COMPUTE_NONE, RP_COMPUTE_MEAN, RP_COMPUTE_HISTOGRAM } rp_compute_mode;
+typedef struct rp_options {
+  const char *trace;
+  rp_compute_mode compute;
+  int sleep;            /* 1: nanosleep; 0: busy-wait */
+  double scale;         /* compute delays are multiplied by it */
+  double rate;          /* time-independent traces: compute units per second (0: not given) */
+  uint64_t seed;        /* histogram draws */
+  int any_source;       /* 1: wildcard receives stay MPI_ANY_SOURCE */
+  int quiet;            /* no per-function table */
+  int flat;             /* prefer the flat reference files of a trace directory */
+  double ref_speed;     /* simulation: the recording host's speed, flop/s (a second of compute = this many flops) */
+  const char *report;   /* write the report's figures to this file too (key value lines) */
+} rp_options;
+
+/* ---- live objects under their recorded ids (handles.c) ---- */
+typedef struct rp_obj {
+  int64_t id;
+  uint8_t used;         /* 0 free, 1 used, 2 deleted */
+  uint8_t persistent;   /* requests */
+  uint8_t done;         /* requests: completed earlier than recorded (the handle is gone) */
+  int rank;             /* communicators: the caller's rank (local group for intercommunicators) */
+  union {
+    MPI_Comm comm;
+    MPI_Datatype dtype;
+    MPI_Op op;
+    MPI_Group group;
+    MPI_Request req;
+    MPI_Message msg;
+  } h;
+  MPI_Aint extent;      /* datatypes: bytes a buffer needs per element (larger of extent and
+                           true extent, plus a positive true lower bound) */
+} rp_obj;
+
+typedef struct rp_map {
+  rp_obj *slots;
+  size_t cap, used; /* used: slots not empty (live or deleted) */
+  size_t live;
+} rp_map;
+
+typedef struct rp_engine {
+  rp_options opt;
+  tf_trace *trace;
+  const tf_trace_info *info;
+  int rank, size;
+  uint32_t *fnmap;       /* trace function index -> schema id, or one of: */
+#define RP_FN_UNKNOWN TF_FN_COUNT        /* a function the engine does not know */
+#define RP_FN_OTHER (TF_FN_COUNT + 1)    /* known, but recorded with other fields */
+  int nthreads;          /* recorded threads of this rank */
+  /* objects, shared by the rank's threads (objs: their lock; signalled
+     when one is registered) */
+  rp_sync *objs;
+  int threaded;
+  rp_map comms, dtypes, ops, groups, reqs, msgs;
+  MPI_Datatype predef_dtypes[128];
+  MPI_Aint predef_extents[128];  /* their spans (bytes a buffer needs per element) */
+  uint32_t npredef_dtypes;
+  MPI_Op predef_ops[32];
+  uint32_t npredef_ops;
+  /* where each thread is (replay.c, "threads of a rank") */
+  struct rp_thread **threads;
+  rp_sync *seq;
+  /* the attached buffer (MPI_Buffer_attach) */
+  void *bsend_buf;
+} rp_engine;
+
+/* ---- one replaying thread ---- */
+typedef struct rp_arena_chunk rp_arena_chunk;
+typedef struct rp_thread {
+  rp_engine *E;
+  uint32_t thread;
+  tf_rank_cursor *cur;
+  uint64_t index;              /* position of the current event in the rank's sequence */
+  uint64_t pos;                /* threaded: its events before pos have completed */
+  double last_return;          /* when its previous call returned (rp_now) */
+  tf_event ev;
+  uint32_t fn;                 /* schema id of the current event */
+  uint32_t nf;
+  tf_field_value field[RP_MAXFIELDS]; /* its fields (tf_event_fields) */
+  size_t need;                 /* payload bytes this call's buffers must hold */
+  /* payload buffers: grown by replacement, old ones kept until the end
+   * (a pending nonblocking call may still use them) */
+  void *sbuf, *rbuf;
+  size_t scap, rcap;
+  void **retired;
+  size_t nretired;
+  rp_arena_chunk *arena;       /* per-call scratch */
+  MPI_Status status, last_status;
+  const uint8_t *hidden;       /* this call: request array entries hidden from it (outcome.c) */
+  /* look-ahead for wildcard receives whose source a later completion tells */
+  tf_rank_cursor *peek;
+  uint64_t peek_index;         /* events the look-ahead cursor has passed */
+  struct rp_seen { int64_t req, src; } *seen; /* receive completions it passed, not yet asked for */
+  uint32_t nseen, seen_cap;
+  /* draw state of histogram delays */
+  struct rp_draw *draws;
+  uint32_t ndraws, draws_cap;
+  /* totals */
+  uint64_t calls[TF_FN_COUNT], bytes[TF_FN_COUNT];
+  double compute_s, mpi_s;     /* time spent computing and in the replayed MPI calls */
+  double pending_flops;        /* simulation: compute of local calls, not yet executed */
+  char error[512];
+} rp_thread;
+
+#endif

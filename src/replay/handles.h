@@ -1,0 +1,46 @@
+/* handles.h — recorded object ids -> the replay's live communicators,
+ * datatypes, ops, groups, requests and messages (handles.c). Uses
+ * fields.h and scratch.h. */
+#ifndef TF_REPLAY_HANDLES_H
+#define TF_REPLAY_HANDLES_H
+
+#include "engine.h"
+
+int rp_handles_init(rp_engine *E);
+void rp_handles_free(rp_engine *E);
+MPI_Comm rp_comm(rp_thread *T, int i);
+int rp_comm_rank(MPI_Comm c); /* the caller's rank in c (PMPI) */
+void rp_comm_new(rp_thread *T, int i, MPI_Comm c);
+void rp_comm_forget(rp_thread *T, int i);
+MPI_Datatype rp_dtype(rp_thread *T, int i);
+MPI_Datatype *rp_dtypes(rp_thread *T, int i);
+MPI_Aint rp_dtype_extent(rp_thread *T, int64_t id);
+void rp_dtype_new(rp_thread *T, int i, MPI_Datatype d);
+void rp_dtype_back(rp_thread *T, int i, MPI_Datatype d);
+void rp_dtype_forget(rp_thread *T, int i);
+MPI_Op rp_op(rp_thread *T, int i);
+void rp_op_new(rp_thread *T, int i, MPI_Op o);
+void rp_op_forget(rp_thread *T, int i);
+int *rp_unweighted(void); /* MPI_UNWEIGHTED (skipped graph weights) */
+void rp_user_function(void *in, void *inout, int *len, MPI_Datatype *dt);
+MPI_Group rp_group(rp_thread *T, int i);
+void rp_group_new(rp_thread *T, int i, MPI_Group g);
+void rp_group_forget(rp_thread *T, int i);
+MPI_Message rp_msg(rp_thread *T, int i);
+void rp_msg_new(rp_thread *T, int i, MPI_Message m);
+void rp_msg_forget(rp_thread *T, int i);
+MPI_Request rp_req(rp_thread *T, int i);
+MPI_Request *rp_reqs(rp_thread *T, int i);
+void rp_req_new(rp_thread *T, int i, MPI_Request r);
+void rp_req_back(rp_thread *T, int i, MPI_Request r);  /* after the call: its state (NULL: gone) */
+void rp_reqs_back(rp_thread *T, int i, const MPI_Request *r);
+void rp_req_forget(rp_thread *T, int i);
+/* The live request of a recorded id (NULL if unknown); *persistent, *done. */
+rp_obj *rp_req_obj(rp_engine *E, int64_t id);
+void rp_req_drop(rp_engine *E, rp_obj *o); /* delete a request found by rp_req_obj (lock held) */
+/* Every communicator, datatype, op and group the current event uses exists. */
+int rp_objects_ready(rp_thread *T);
+void rp_lock(rp_engine *E);
+void rp_unlock(rp_engine *E);
+
+#endif
