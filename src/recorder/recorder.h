@@ -1,5 +1,5 @@
 /* recorder.h — what the generated MPI wrappers (tf_wrappers.c, tf_fortran.c,
- * written by gen_wrappers.py) include: everything they call, and the
+ * written by gen/emit_wrappers.py and gen/emit_fortran.py) include: everything they call, and the
  * visibility of what they define.
  *
  *   session.h          lifecycle hooks and the path of one call (recorder.c)
