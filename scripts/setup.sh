@@ -15,8 +15,12 @@ cd "$(dirname "$0")/.."
 # clang and libclang-rt-14-dev (libFuzzer's runtime, which clang does not pull in): scripts/fuzz.sh
 # libpapi-dev: TRACEFOLD_VOLUME counts instructions retired with PAPI (optional: CPU time without it)
 # libsimgrid-dev: smpicc/smpirun for the simulated replay (tracefold-sim, `tracefold simulate`)
+# libopen-trace-format2-dev: `tracefold export otf2` (OTF2 3.0); otf2-tools: otf2-print, which its test reads the archives with
+# chromium: the test of `tracefold report` renders each report in headless Chromium
+# pkg-config, groff-base (man -l): the install test (tests/install.sh)
 packages=(build-essential cmake gfortran python3 mpich libmpich-dev openmpi-bin libopenmpi-dev binutils zstd libzstd-dev
-          clang libclang-rt-14-dev libpapi-dev libsimgrid-dev)
+          clang libclang-rt-14-dev libpapi-dev libsimgrid-dev libopen-trace-format2-dev otf2-tools chromium pkg-config
+          groff-base man-db)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

@@ -49,5 +49,8 @@ int cmd_merge(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_export_otf2(int argc, char **argv);
+int cmd_export_chrome(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 #endif

@@ -1,4 +1,5 @@
-/* cmd_export.c — `tracefold export smpi [--ref-speed FLOPS] [--compute none|mean] TRACE OUTDIR`:
+/* cmd_export.c — `tracefold export smpi [--ref-speed FLOPS] [--compute none|mean] TRACE OUTDIR`
+ * (otf2 and chrome: cmd_otf2.c, cmd_chrome.c):
  * the trace as SimGrid's time-independent action files (OUTDIR/rank-<r>.txt,
  * OUTDIR/index.txt for `smpirun -replay`). The verb parses the options and
  * prints the outcome; the exporter is src/export/ (tf_export_smpi), the
@@ -87,11 +88,14 @@ static int export_smpi(int argc, char **argv) {
 
 int cmd_export(int argc, char **argv) {
   if (argc >= 1 && strcmp(argv[0], "smpi") == 0) return export_smpi(argc - 1, argv + 1);
+  if (argc >= 1 && strcmp(argv[0], "otf2") == 0) return cmd_export_otf2(argc - 1, argv + 1);
+  if (argc >= 1 && strcmp(argv[0], "chrome") == 0) return cmd_export_chrome(argc - 1, argv + 1);
   if (argc >= 1 && (strcmp(argv[0], "-h") == 0 || strcmp(argv[0], "--help") == 0)) {
     usage();
     return 0;
   }
-  fprintf(stderr, "tracefold export: %s; the one format is smpi (SimGrid's time-independent actions)\n",
+  fprintf(stderr, "tracefold export: %s; the formats are smpi (SimGrid's time-independent actions), otf2 (an OTF2 "
+                  "archive) and chrome (Trace Event Format JSON)\n",
           argc < 1 ? "no format given" : "unknown format");
   usage();
   return 2;

@@ -21,7 +21,8 @@ static const struct {
     {"replay", cmd_replay, "[-n P] [options] TRACE     run the trace's MPI calls again (mpirun tracefold-replay)"},
     {"simulate", cmd_simulate, "[options] TRACE            replay the trace in SimGrid on another platform (what-if)"},
     {"merge", cmd_merge, "DIR [-o FILE]                 merge per-rank compressed files into one trace file"},
-    {"export", cmd_export, "smpi [options] TRACE OUTDIR  SimGrid time-independent actions (smpirun -replay)"},
+    {"export", cmd_export, "smpi|otf2|chrome [options] TRACE OUT  SimGrid actions, an OTF2 archive, Chrome/Perfetto JSON"},
+    {"report", cmd_report, "[-o FILE.html] TRACE         one self-contained HTML page: summary, matrix, loops, times"},
 };
 
 static void usage(FILE *f) {

@@ -16,10 +16,11 @@ static const struct {
 };
 
 /* the fields read */
-enum { REQ, REQS, FLAG, INDEX, INDICES, ST_SRC, ST_TAG, STS_SRC, STS_TAG, NSPECS };
+enum { REQ, REQS, FLAG, INDEX, INDICES, ST_SRC, ST_TAG, STS_SRC, STS_TAG, ST_BYTES, STS_BYTES, NSPECS };
 static const xp_field_spec specs[NSPECS] = {
     {"request", 0},     {"array_of_requests", 0}, {"flag", 0},         {"index", 0},        {"array_of_indices", 0},
-    {"status.src", 0},  {"status.tag", 0},        {"statuses.src", 0}, {"statuses.tag", 0},
+    {"status.src", 0},  {"status.tag", 0},        {"statuses.src", 0}, {"statuses.tag", 0}, {"status.bytes", 0},
+    {"statuses.bytes", 0},
 };
 
 xp_completion xp_completion_of(const char *name) {
@@ -61,7 +62,9 @@ int xp_completed(const xp_completions *c, uint32_t fn, const tf_field_value *fie
   uint32_t nr, ns, nt, ni;
   const int64_t *reqs = xp_array(fields, at[REQS], &nr), *ssrc = xp_array(fields, at[STS_SRC], &ns);
   const int64_t *stag = xp_array(fields, at[STS_TAG], &nt), *idx = xp_array(fields, at[INDICES], &ni);
-  int64_t src = xp_scalar(fields, at[ST_SRC]), tag = xp_scalar(fields, at[ST_TAG]);
+  uint32_t nb;
+  const int64_t *sbytes = xp_array(fields, at[STS_BYTES], &nb);
+  int64_t src = xp_scalar(fields, at[ST_SRC]), tag = xp_scalar(fields, at[ST_TAG]), bytes = xp_scalar(fields, at[ST_BYTES]);
   /* a test completes what it names only when its flag says so */
   int completes = kind == XP_WAIT || kind == XP_WAITANY || kind == XP_WAITALL || xp_scalar(fields, at[FLAG]) == 1;
   int64_t index = xp_scalar(fields, at[INDEX]);
@@ -69,22 +72,23 @@ int xp_completed(const xp_completions *c, uint32_t fn, const tf_field_value *fie
   switch (kind) {
   case XP_WAIT:
   case XP_TEST:
-    if (completes) rc = add(out, (xp_done){xp_scalar(fields, at[REQ]), src, tag});
+    if (completes) rc = add(out, (xp_done){xp_scalar(fields, at[REQ]), src, tag, bytes});
     break;
   case XP_WAITANY:
   case XP_TESTANY:
-    if (completes && index >= 0 && index < (int64_t)nr) rc = add(out, (xp_done){reqs[index], src, tag});
+    if (completes && index >= 0 && index < (int64_t)nr) rc = add(out, (xp_done){reqs[index], src, tag, bytes});
     break;
   case XP_WAITALL:
   case XP_TESTALL:
     for (uint32_t k = 0; completes && k < nr && rc == 0; k++)
-      rc = add(out, (xp_done){reqs[k], k < ns ? ssrc[k] : TF_NONE, k < nt ? stag[k] : TF_NONE});
+      rc = add(out, (xp_done){reqs[k], k < ns ? ssrc[k] : TF_NONE, k < nt ? stag[k] : TF_NONE, k < nb ? sbytes[k] : TF_NONE});
     break;
   case XP_WAITSOME:
   case XP_TESTSOME: /* the outcome is the indices, whatever the call */
     for (uint32_t k = 0; k < ni && rc == 0; k++)
       if (idx[k] >= 0 && idx[k] < (int64_t)nr)
-        rc = add(out, (xp_done){reqs[idx[k]], k < ns ? ssrc[k] : TF_NONE, k < nt ? stag[k] : TF_NONE});
+        rc = add(out, (xp_done){reqs[idx[k]], k < ns ? ssrc[k] : TF_NONE, k < nt ? stag[k] : TF_NONE,
+                                k < nb ? sbytes[k] : TF_NONE});
     break;
   default: break;
   }

@@ -19,10 +19,10 @@ typedef enum xp_completion {
 xp_completion xp_completion_of(const char *name);
 
 /* A completed request: its id, and the source (an offset from the caller,
- * as recorded) and tag its status matched; TF_NONE where the trace has
- * none (send requests, statuses ignored). */
+ * as recorded), tag and size in bytes its status matched; TF_NONE where
+ * the trace has none (send requests, statuses ignored). */
 typedef struct xp_done {
-  int64_t id, src, tag;
+  int64_t id, src, tag, bytes;
 } xp_done;
 
 typedef struct xp_done_list {

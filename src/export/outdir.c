@@ -11,16 +11,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Remove the files of a directory written by an exporter, then the directory. */
-static void remove_dir(const char *dir) {
+/* Remove the files of a directory written by an exporter (and of the
+ * directories in it: an OTF2 archive has one), then the directory. */
+static void remove_dir(const char *dir, int depth) {
   DIR *d = opendir(dir);
   if (d) {
     struct dirent *e;
-    char p[2 * PATH_MAX + 512];
+    char p[PATH_MAX + 512];
     while ((e = readdir(d)))
       if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+        struct stat sb;
         snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        unlink(p);
+        if (depth < 4 && lstat(p, &sb) == 0 && S_ISDIR(sb.st_mode)) remove_dir(p, depth + 1);
+        else unlink(p);
       }
     closedir(d);
   }
@@ -95,6 +98,55 @@ int xp_outdir_commit(xp_outdir *o, char *err, size_t errlen) {
 }
 
 void xp_outdir_discard(xp_outdir *o) {
-  if (o->made) remove_dir(o->tmp);
+  if (o->made) remove_dir(o->tmp, 0);
   o->made = 0;
+}
+
+int xp_outfile_open(xp_outfile *o, const char *path, char *err, size_t errlen) {
+  *o = (xp_outfile){0};
+  struct stat sb;
+  if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+    snprintf(err, errlen, "%s is a directory", path);
+    return -1;
+  }
+  if (absolute(path, o->path, sizeof o->path)) {
+    snprintf(err, errlen, "%s: its parent directory does not exist", path);
+    return -1;
+  }
+  snprintf(o->tmp, sizeof o->tmp, "%s.tmp-XXXXXX", o->path);
+  int fd = mkstemp(o->tmp);
+  if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
+    snprintf(err, errlen, "cannot create %s: %s", o->tmp, strerror(errno));
+    if (fd >= 0) close(fd);
+    if (fd >= 0) unlink(o->tmp);
+    o->tmp[0] = 0;
+    return -1;
+  }
+  fchmod(fd, 0644);
+  return 0;
+}
+
+int xp_outfile_commit(xp_outfile *o, char *err, size_t errlen) {
+  int bad = ferror(o->f) != 0;
+  bad |= fclose(o->f) != 0;
+  o->f = NULL;
+  if (bad) {
+    snprintf(err, errlen, "cannot write %s: %s", o->tmp, strerror(errno));
+    xp_outfile_discard(o);
+    return -1;
+  }
+  if (rename(o->tmp, o->path) != 0) {
+    snprintf(err, errlen, "cannot rename %s to %s: %s", o->tmp, o->path, strerror(errno));
+    xp_outfile_discard(o);
+    return -1;
+  }
+  o->tmp[0] = 0;
+  return 0;
+}
+
+void xp_outfile_discard(xp_outfile *o) {
+  if (o->f) fclose(o->f);
+  o->f = NULL;
+  if (o->tmp[0]) unlink(o->tmp);
+  o->tmp[0] = 0;
 }

@@ -1,0 +1,152 @@
+/* cmd_chrome.c — `tracefold export chrome [--ranks LIST] [--from T] [--to T]
+ * [--flat] [--progress] TRACE FILE.json`: the trace in the Trace Event
+ * Format (chrome://tracing, Perfetto). Parses, prints; the exporter is
+ * src/export/chrome.c. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "export.h"
+#include "progress.h"
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: tracefold export chrome [--ranks LIST] [--from T] [--to T] [--flat] [--progress] TRACE FILE.json\n"
+             "  writes FILE.json in the Trace Event Format: open it in https://ui.perfetto.dev or chrome://tracing\n"
+             "  (a process per rank, a thread per MPI thread, slices for calls and compute, arrows for messages)\n"
+             "  --ranks LIST  only these ranks: 0,2,5-8\n"
+             "  --from T      only what happens from T on: seconds (1.5, 1.5s, 20ms, 300us) or a percentage of\n"
+             "                the trace's length (25%%)\n"
+             "  --to T        ... and up to T\n"
+             "  --flat        read the trace directory's flat files (TRACEFOLD_MODE=both): exact times\n"
+             "  --progress    a progress line on stderr even when it is not a terminal\n"
+             "example: tracefold export chrome --ranks 0-3 --from 10%% --to 20%% tracefold-app-64p app.json\n");
+}
+
+/* "0,2,5-8" -> ranks (malloc'ed, ascending, no repeats); 0 or -1 */
+static int parse_ranks(const char *s, int32_t **out, size_t *n) {
+  size_t cap = 16, k = 0;
+  int32_t *v = malloc(cap * sizeof *v);
+  const char *p = s;
+  while (v && *p) {
+    char *end;
+    errno = 0;
+    long a = strtol(p, &end, 10), b = a;
+    if (end == p || a < 0 || errno) break;
+    p = end;
+    if (*p == '-') {
+      b = strtol(p + 1, &end, 10);
+      if (end == p + 1 || b < a || b > (1L << 24)) break;
+      p = end;
+    }
+    for (long r = a; r <= b; r++) {
+      int dup = 0;
+      for (size_t i = 0; i < k && !dup; i++) dup = v[i] == r;
+      if (dup) continue;
+      if (k == cap) {
+        int32_t *nv = realloc(v, (cap *= 2) * sizeof *nv);
+        if (!nv) goto bad;
+        v = nv;
+      }
+      v[k++] = (int32_t)r;
+    }
+    if (*p == ',') p++;
+    else if (*p) break;
+    if (!*p) {
+      for (size_t i = 1; i < k; i++) /* ascending */
+        for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
+          int32_t t = v[j];
+          v[j] = v[j - 1];
+          v[j - 1] = t;
+        }
+      *out = v;
+      *n = k;
+      return k ? 0 : -1;
+    }
+  }
+bad:
+  free(v);
+  return -1;
+}
+
+static int parse_when(const char *s, tf_export_when *w) {
+  size_t len = strlen(s);
+  if (len > 1 && s[len - 1] == '%') {
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end != s + len - 1 || !(v >= 0 && v <= 100)) return -1;
+    *w = (tf_export_when){v, 1, 1};
+    return 0;
+  }
+  uint64_t ns;
+  if (tf_parse_time(s, &ns)) return -1;
+  *w = (tf_export_when){(double)ns / 1e9, 0, 1};
+  return 0;
+}
+
+static void print_note(const char *text, void *arg) {
+  (void)arg;
+  fprintf(stderr, "tracefold export chrome: note: %s\n", text);
+}
+
+int cmd_export_chrome(int argc, char **argv) {
+  tf_export_chrome_opts o = TF_EXPORT_CHROME_DEFAULTS;
+  int progress = 0, rc = 2;
+  int32_t *ranks = NULL;
+  for (; argc > 0 && argv[0][0] == '-' && argv[0][1]; argc--, argv++) {
+    const char *opt = argv[0];
+    if (strcmp(opt, "-h") == 0 || strcmp(opt, "--help") == 0) {
+      usage(stdout);
+      free(ranks);
+      return 0;
+    } else if (strcmp(opt, "--flat") == 0) {
+      o.flat = 1;
+    } else if (strcmp(opt, "--progress") == 0) {
+      progress = 1;
+    } else if ((!strcmp(opt, "--ranks") || !strcmp(opt, "--from") || !strcmp(opt, "--to")) && argc >= 2) {
+      argc--, argv++;
+      if (!strcmp(opt, "--ranks")) {
+        free(ranks);
+        ranks = NULL;
+        if (parse_ranks(argv[0], &ranks, &o.nranks)) {
+          fprintf(stderr, "tracefold export chrome: --ranks takes ranks and ranges (0,2,5-8), not \"%s\"\n", argv[0]);
+          return 2;
+        }
+        o.ranks = ranks;
+      } else if (parse_when(argv[0], !strcmp(opt, "--from") ? &o.from : &o.to)) {
+        fprintf(stderr, "tracefold export chrome: %s takes seconds (1.5, 20ms) or a percentage (25%%), not \"%s\"\n",
+                opt, argv[0]);
+        free(ranks);
+        return 2;
+      }
+    } else {
+      fprintf(stderr, "tracefold export chrome: unknown option \"%s\"%s (see tracefold export chrome --help)\n", opt,
+              argc < 2 && (!strcmp(opt, "--ranks") || !strcmp(opt, "--from") || !strcmp(opt, "--to"))
+                  ? " without its value" : "");
+      free(ranks);
+      return 2;
+    }
+  }
+  if (argc != 2) {
+    usage(stderr);
+    free(ranks);
+    return 2;
+  }
+  tf_progress p;
+  tf_progress_init(&p, "tracefold export chrome", progress);
+  o.progress = tf_progress_cb;
+  o.progress_arg = &p;
+  o.note = print_note;
+  static char msg[16384];
+  tf_export_status st = tf_export_chrome(argv[0], argv[1], &o, msg, sizeof msg);
+  tf_progress_end(&p);
+  if (st == TF_EXPORT_OK)
+    printf("%s\n", msg);
+  else
+    fprintf(stderr, "tracefold export chrome: %s\n", msg);
+  rc = (int)st;
+  free(ranks);
+  return rc;
+}

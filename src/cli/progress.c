@@ -1,0 +1,35 @@
+/* progress.c — the progress line; see progress.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "progress.h"
+
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void tf_progress_init(tf_progress *p, const char *what, int forced) {
+  *p = (tf_progress){.what = what, .on = forced || isatty(2), .last = now()};
+}
+
+void tf_progress_cb(uint64_t done, uint64_t total, void *arg) {
+  tf_progress *p = arg;
+  if (!p->on) return;
+  double t = now();
+  if (done < total && t - p->last < 0.25 && p->printed) return;
+  p->last = t;
+  double pct = total ? 100.0 * (double)done / (double)total : 100.0;
+  fprintf(stderr, "\r%s: %5.1f%% (%llu of %llu events)", p->what, pct > 100 ? 100.0 : pct, (unsigned long long)done,
+          (unsigned long long)total);
+  fflush(stderr);
+  p->printed = 1;
+}
+
+void tf_progress_end(tf_progress *p) {
+  if (p->printed) fputc('\n', stderr);
+  p->printed = 0;
+}
