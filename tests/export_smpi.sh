@@ -169,7 +169,7 @@ err() { # WANT_TEXT ARGS...: exit 2 and WANT_TEXT in the message
   grep -qF -- "$want" "$work/err.out" || fail "tracefold export $*: no \"$want\" in: $(cat "$work/err.out")"
 }
 t="$work/stencil2d.trace"
-err "unknown format" otf2 "$t" "$work/x"
+err "unknown format" vtf "$t" "$work/x"
 err "usage" smpi "$t"
 err "--compute takes none or mean" smpi --compute histogram "$t" "$work/x"
 err "--ref-speed takes flop/s" smpi --ref-speed fast "$t" "$work/x"

@@ -167,7 +167,8 @@ static int flows(cx *x, int32_t rank, uint32_t tid, uint64_t ts, int in_window) 
     int send = m->kind == XP_SEND || m->kind == XP_ISEND, recv = m->kind == XP_RECV || m->kind == XP_IRECV_DONE;
     if ((!send && !recv) || m->peer < 0 || m->tag < 0) continue;
     int64_t a = send ? rank : m->peer, b = send ? m->peer : rank;
-    uint64_t n = keys_next(&x->k, a, b, m->comm, m->tag);
+    /* counted apart on each side (a message to itself is counted twice by its rank) */
+    uint64_t n = keys_next(&x->k, 2 * a + recv, b, m->comm, m->tag);
     if (n == UINT64_MAX) return fail(x, 1, "out of memory");
     if (!in_window || !x->want[m->peer]) continue;
     /* a 52-bit id (exact in JavaScript's numbers) of (key, n); both ends compute it alike */
