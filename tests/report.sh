@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# report.sh — `tracefold report`: every trace of the export_traces fixture
+# (every workload at 4 ranks, stencil2d at 1) becomes one HTML file, which
+# headless Chromium (Debian chromium) loads from disk with networking off:
+#   - the page's script draws every chart without an exception: <body> ends
+#     with data-tf-rendered="ok" in the DOM Chromium dumps (--dump-dom);
+#   - no console message at all (--enable-logging=stderr: "CONSOLE" lines);
+#   - the expected elements are there: the summary cards, one row per
+#     called function in the function table (= `tracefold summary`), the
+#     matrix (an SVG with ranks^2 cells, or the note that there are no
+#     point-to-point messages), the per-rank bars (one compute and one MPI
+#     bar per rank), the loop tree (or the note for flat input), at least
+#     one histogram, and the event-flow-graph hook hidden;
+#   - the file references nothing outside itself (no src=, no link, no
+#     http(s) URL but the SVG namespace);
+#   - a screenshot of each (--screenshot) into LOGDIR/report-<trace>.png.
+# Then one report from flat files (--flat), and the verb's refusals.
+#
+# usage: report.sh --cli TRACEFOLD --traces DIR --logdir DIR
+# shellcheck disable=SC2154 # the option variables: set by tf_options (lib.sh)
+set -euo pipefail
+
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+tf_options "cli traces logdir" "$@"
+browser=$(command -v chromium || command -v chromium-browser || true)
+[ -n "$browser" ] || fail "chromium not found (Debian chromium; scripts/setup.sh installs it)"
+tf_workdir report
+mkdir -p "$logdir"
+
+chrome() { # OUTFILE ERRFILE ARGS...: headless Chromium with a fresh profile, nothing from the network
+  local out=$1 err=$2 profile
+  shift 2
+  profile=$(mktemp -d "$work/profile.XXXXXX")
+  timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+    --disable-background-networking --disable-component-update --disable-sync --user-data-dir="$profile" \
+    --enable-logging=stderr --v=0 "$@" >"$out" 2>"$err" || { tail -5 "$err" >&2; return 1; }
+  rm -rf "$profile"
+}
+
+check() { # TRACE NAME [REPORT OPTIONS...]
+  local trace=$1 name=$2 html="$work/$2.html"
+  shift 2
+  local t0 t1
+  t0=$(date +%s.%N)
+  "$cli" report -o "$html" "$@" "$trace" >"$work/$name.out" 2>"$work/$name.err" ||
+    { cat "$work/$name.err" >&2; fail "$name: tracefold report failed"; }
+  t1=$(date +%s.%N)
+  ! grep -Eqi '<(link|iframe|img)[ >]|[ <]src=|url\(|https?://' <(sed 's#http://www.w3.org/2000/svg##g' "$html") ||
+    fail "$name: the report references something outside itself: $(grep -Eoi '<(link|iframe|img)[^>]*|[ <]src=[^ >]*|url\([^)]*|https?://[^ "]*' "$html" | grep -v www.w3.org | head -3)"
+  chrome "$work/$name.dom" "$work/$name.log" --dump-dom "file://$html" || fail "$name: chromium --dump-dom failed"
+  ! grep -q "CONSOLE" "$work/$name.log" || { grep "CONSOLE" "$work/$name.log" >&2; fail "$name: console messages"; }
+  local dom="$work/$name.dom"
+  grep -q 'data-tf-rendered="ok"' "$dom" ||
+    { grep -o '<div id="tf-error">[^<]*' "$dom" >&2 || true; fail "$name: the page's script did not finish (no data-tf-rendered=\"ok\")"; }
+  local nfn want_fn ranks cells bars
+  nfn=$(grep -c '^<tr><td class="fn">' "$html" || true)
+  want_fn=$("$cli" summary "$@" "$trace" | awk '$1 ~ /^MPI_/ && $2 > 0' | wc -l)
+  [ "$nfn" -eq "$want_fn" ] || fail "$name: $nfn rows in the function table, $want_fn functions in tracefold summary"
+  ranks=$(python3 -c 'import json,re,sys; h=open(sys.argv[1]).read(); print(len(json.loads(re.search(r"id=\"tf-data\">(.*?)</script>", h, re.S).group(1))["ranks"]))' "$html")
+  grep -c 'class="card"' "$dom" | grep -q '^6$' || fail "$name: not 6 summary cards"
+  if grep -q 'id="matrix-svg"' "$dom"; then
+    cells=$(grep -o 'class="cell"' "$dom" | wc -l)
+    [ "$cells" -eq $((ranks * ranks)) ] || fail "$name: $cells matrix cells for $ranks ranks"
+  else
+    grep -q 'id="matrix-empty"' "$dom" || fail "$name: neither a matrix nor the note that there are no messages"
+  fi
+  bars=$(grep -o 'class="compute"\|class="mpi"' "$dom" | wc -l)
+  [ "$bars" -eq $((2 * ranks)) ] || fail "$name: $bars rank bars for $ranks ranks"
+  grep -q 'id="loop-tree"\|holds flat files\|read from flat files' "$dom" || fail "$name: no loop tree"
+  grep -q 'class="hist-svg"' "$dom" || fail "$name: no histogram"
+  grep -q '<section id="flow-graph" hidden=""' "$dom" || fail "$name: the event-flow-graph hook is not there, hidden"
+  chrome "$work/$name.shot.out" "$work/$name.shot.log" --window-size=1280,2600 --screenshot="$logdir/report-$name.png" \
+    "file://$html" || fail "$name: chromium --screenshot failed"
+  [ -s "$logdir/report-$name.png" ] || fail "$name: no screenshot"
+  say "$name: renders in Chromium, no console messages, $nfn functions, ${cells:-no} matrix cells, $bars rank bars;" \
+      "$(du -k "$html" | cut -f1) KiB, written in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s;" \
+      "screenshot $logdir/report-$name.png"
+  cells=
+}
+
+n=0
+for trace in "$traces"/*.np*; do
+  [ -d "$trace" ] || continue
+  check "$trace" "$(basename "$trace")"
+  n=$((n + 1))
+done
+[ $n -ge 2 ] || fail "no traces in $traces (the export_traces fixture)"
+check "$traces/stencil2d.np4" stencil2d.flat --flat
+grep -q "read from flat files" "$work/stencil2d.flat.html" || fail "--flat: the report does not say it has no loop structure"
+
+# refusals
+err() { # WANT_TEXT ARGS...
+  local want=$1 rc=0
+  shift
+  "$cli" report "$@" >"$work/err.out" 2>&1 || rc=$?
+  [ $rc -eq 2 ] || fail "tracefold report $*: status $rc, expected 2: $(cat "$work/err.out")"
+  grep -qF -- "$want" "$work/err.out" || fail "tracefold report $*: no \"$want\" in: $(cat "$work/err.out")"
+}
+err "usage" -o "$work/x.html"
+err "unknown option" --bogus "$traces/stencil2d.np4"
+err "parent directory does not exist" -o "$work/no/x.html" "$traces/stencil2d.np4"
+err "$work/missing" -o "$work/x.html" "$work/missing"
+[ ! -e "$work/x.html" ] || fail "a failed report left $work/x.html"
+"$cli" report --help | grep -q "usage: tracefold report" || fail "report --help prints no usage"
+say "refusals: exit 2 with a message, nothing written; --help answers"
+say "OK: $n reports (and one from flat files) render in headless Chromium; screenshots in $logdir"
