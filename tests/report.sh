@@ -55,7 +55,7 @@ check() { # TRACE NAME [REPORT OPTIONS...]
     { grep -o '<div id="tf-error">[^<]*' "$dom" >&2 || true; fail "$name: the page's script did not finish (no data-tf-rendered=\"ok\")"; }
   local nfn want_fn ranks cells bars
   nfn=$(grep -c '^<tr><td class="fn">' "$html" || true)
-  want_fn=$("$cli" summary "$@" "$trace" | awk '$1 ~ /^MPI_/ && $2 > 0' | wc -l)
+  want_fn=$("$cli" summary "$trace" | awk '$1 ~ /^MPI_/ && $2 > 0' | wc -l)
   [ "$nfn" -eq "$want_fn" ] || fail "$name: $nfn rows in the function table, $want_fn functions in tracefold summary"
   ranks=$(python3 -c 'import json,re,sys; h=open(sys.argv[1]).read(); print(len(json.loads(re.search(r"id=\"tf-data\">(.*?)</script>", h, re.S).group(1))["ranks"]))' "$html")
   grep -c 'class="card"' "$dom" | grep -q '^6$' || fail "$name: not 6 summary cards"
