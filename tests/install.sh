@@ -55,7 +55,9 @@ TRACEFOLD_MPIRUN="$mpirun" "$tf" replay "$work/ring" >"$work/replay.out" 2>&1 ||
   { tail "$work/replay.out" >&2; fail "tracefold replay with the installed engine failed"; }
 say "tracefold replay runs $prefix/bin/tracefold-replay; the replay of the 2-rank trace succeeds"
 if [ -n "$sim" ]; then
-  TRACEFOLD_SMPIRUN=echo "$tf" simulate "$work/ring" >"$work/sim.cmd" 2>&1 || true
+  printf '#!/bin/sh\necho "$@"\n' >"$work/smpirun-echo" # an smpirun that shows its command line
+  chmod +x "$work/smpirun-echo"
+  TRACEFOLD_SMPIRUN="$work/smpirun-echo" "$tf" simulate "$work/ring" >"$work/sim.cmd" 2>&1 || true
   grep -q "$prefix/bin/tracefold-sim" "$work/sim.cmd" ||
     fail "the installed tracefold simulate does not run the installed engine: $(head -3 "$work/sim.cmd")"
   say "tracefold simulate runs $prefix/bin/tracefold-sim"
@@ -94,7 +96,7 @@ groff -man -Tutf8 -ww -z "$man_page" 2>"$work/groff.err" || fail "groff failed o
 [ ! -s "$work/groff.err" ] || { cat "$work/groff.err" >&2; fail "groff -ww warns about the man page"; }
 for verb in show unroll dump stats summary counts time imbalance replay simulate merge "export smpi" "export otf2" \
             "export chrome" report; do
-  grep -q "^       $verb" "$work/man.txt" || fail "the man page has no entry for $verb"
+  grep -Eq "^ {7}${verb// / +}( |$)" "$work/man.txt" || fail "the man page has no entry for $verb"
 done
 grep -q "EXIT STATUS" "$work/man.txt" && grep -q "TRACEFOLD_TIMING" "$work/man.txt" || fail "the man page lacks exit status or environment"
 say "man -l renders the man page without warnings ($(wc -l <"$work/man.txt") lines; every verb, environment, exit status)"

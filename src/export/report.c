@@ -369,7 +369,7 @@ static void ranks_section(rx *x) {
   FILE *f = x->f;
   fputs("<section id=\"ranks\"><h2>Compute and MPI time per rank</h2>\n"
         "<p class=\"lead\">Each rank's time after MPI_Init, split into compute (between MPI calls) and time inside "
-        "MPI calls. A rank that computes longer makes the others wait in MPI.</p>\n"
+        "MPI calls (summed over its threads when it has several). A rank that computes longer makes the others wait in MPI.</p>\n"
         "<div class=\"chart\" id=\"rank-bars\"></div>\n", f);
   fputs("<h3>Imbalance ranking</h3>\n", f);
   const tf_node *const *top;
