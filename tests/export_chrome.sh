@@ -71,6 +71,14 @@ python3 "$here/chrome_check.py" "$work/sec.json" "$work/win.unroll" "$work/win.c
 [ "$(slices "$work/all.json")" -eq "$full" ] || fail "--from 0% --to 100%: $(slices "$work/all.json") slices, not $full"
 say "--from 40% --to 60%: $w of $full slices, all in [$from, $to] ns; the same in ns; 0%..100% = all"
 
+# ---- progress: nothing on a non-terminal stderr, a line rewritten with \r with --progress
+"$cli" export chrome "$t" "$work/p.json" >/dev/null 2>"$work/p.err"
+! grep -q "%" "$work/p.err" || fail "a progress line on a stderr that is not a terminal: $(cat "$work/p.err")"
+"$cli" export chrome --progress "$t" "$work/p.json" >/dev/null 2>"$work/p.err"
+grep -q $'\r'"tracefold export chrome: 100.0% ($(python3 -c 'import sys; print(sum(1 for l in open(sys.argv[1])))' "$work/win.unroll") of" "$work/p.err" ||
+  fail "--progress: no final progress line: $(tr '\r' '|' <"$work/p.err")"
+say "progress: none when stderr is not a terminal, a \\r line up to 100% with --progress"
+
 # ---- refusals
 err() { # WANT_TEXT ARGS...
   local want=$1 rc=0

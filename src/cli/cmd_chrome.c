@@ -87,7 +87,7 @@ static int parse_when(const char *s, tf_export_when *w) {
 }
 
 static void print_note(const char *text, void *arg) {
-  (void)arg;
+  tf_progress_end(arg); /* a note on a line of its own */
   fprintf(stderr, "tracefold export chrome: note: %s\n", text);
 }
 
@@ -139,6 +139,7 @@ int cmd_export_chrome(int argc, char **argv) {
   o.progress = tf_progress_cb;
   o.progress_arg = &p;
   o.note = print_note;
+  o.note_arg = &p;
   static char msg[16384];
   tf_export_status st = tf_export_chrome(argv[0], argv[1], &o, msg, sizeof msg);
   tf_progress_end(&p);

@@ -18,7 +18,7 @@ static void usage(FILE *f) {
 }
 
 static void print_note(const char *text, void *arg) {
-  (void)arg;
+  tf_progress_end(arg); /* a note on a line of its own */
   fprintf(stderr, "tracefold export otf2: note: %s\n", text);
 }
 
@@ -52,6 +52,7 @@ int cmd_export_otf2(int argc, char **argv) {
   o.progress = tf_progress_cb;
   o.progress_arg = &p;
   o.note = print_note;
+  o.note_arg = &p;
   static char msg[16384];
   tf_export_status st = tf_export_otf2(argv[0], argv[1], &o, msg, sizeof msg);
   tf_progress_end(&p);

@@ -20,7 +20,7 @@ static void usage(FILE *f) {
 }
 
 static void print_note(const char *text, void *arg) {
-  (void)arg;
+  tf_progress_end(arg); /* a note on a line of its own */
   fprintf(stderr, "tracefold report: note: %s\n", text);
 }
 
@@ -60,6 +60,7 @@ int cmd_report(int argc, char **argv) {
   o.progress = tf_progress_cb;
   o.progress_arg = &p;
   o.note = print_note;
+  o.note_arg = &p;
   static char msg[16384];
   tf_export_status st = tf_report_html(trace, out, &o, msg, sizeof msg);
   tf_progress_end(&p);
