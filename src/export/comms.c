@@ -138,7 +138,9 @@ static int any_constructor(const tf_trace_info *info, const tf_node *const *node
   for (uint32_t i = 0; i < n; i++) {
     tf_node_info ni;
     tf_node_get(nodes[i], &ni);
-    if (ni.is_loop ? any_constructor(info, ni.body, ni.nbody, at) : ni.fn < info->nfuncs && at[ni.fn * NSPECS + S_NEW] >= 0)
+    int made = ni.is_loop ? any_constructor(info, ni.body, ni.nbody, at)
+                          : ni.fn < info->nfuncs && at[ni.fn * NSPECS + S_NEW] >= 0;
+    if (made)
       return 1;
   }
   return 0;

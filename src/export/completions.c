@@ -64,7 +64,8 @@ int xp_completed(const xp_completions *c, uint32_t fn, const tf_field_value *fie
   const int64_t *stag = xp_array(fields, at[STS_TAG], &nt), *idx = xp_array(fields, at[INDICES], &ni);
   uint32_t nb;
   const int64_t *sbytes = xp_array(fields, at[STS_BYTES], &nb);
-  int64_t src = xp_scalar(fields, at[ST_SRC]), tag = xp_scalar(fields, at[ST_TAG]), bytes = xp_scalar(fields, at[ST_BYTES]);
+  int64_t src = xp_scalar(fields, at[ST_SRC]), tag = xp_scalar(fields, at[ST_TAG]);
+  int64_t bytes = xp_scalar(fields, at[ST_BYTES]);
   /* a test completes what it names only when its flag says so */
   int completes = kind == XP_WAIT || kind == XP_WAITANY || kind == XP_WAITALL || xp_scalar(fields, at[FLAG]) == 1;
   int64_t index = xp_scalar(fields, at[INDEX]);
@@ -81,7 +82,8 @@ int xp_completed(const xp_completions *c, uint32_t fn, const tf_field_value *fie
   case XP_WAITALL:
   case XP_TESTALL:
     for (uint32_t k = 0; completes && k < nr && rc == 0; k++)
-      rc = add(out, (xp_done){reqs[k], k < ns ? ssrc[k] : TF_NONE, k < nt ? stag[k] : TF_NONE, k < nb ? sbytes[k] : TF_NONE});
+      rc = add(out, (xp_done){reqs[k], k < ns ? ssrc[k] : TF_NONE, k < nt ? stag[k] : TF_NONE,
+                              k < nb ? sbytes[k] : TF_NONE});
     break;
   case XP_WAITSOME:
   case XP_TESTSOME: /* the outcome is the indices, whatever the call */

@@ -314,7 +314,8 @@ static int export_rank(ox *x, int32_t rank) {
       x->locs = nv;
       x->locs[x->nlocs++] = (loc){rank, th, n};
     }
-    if (OTF2_Archive_CloseEvtWriter(x->ar, x->w[th]) != OTF2_SUCCESS) rc = fail(x, 1, "OTF2: closing an event writer failed");
+    if (OTF2_Archive_CloseEvtWriter(x->ar, x->w[th]) != OTF2_SUCCESS)
+      rc = fail(x, 1, "OTF2: closing an event writer failed");
     x->w[th] = NULL;
   }
   return rc;
@@ -383,7 +384,8 @@ static int definitions(ox *x) {
                                    c->parent < 0 ? OTF2_UNDEFINED_COMM : (OTF2_CommRef)c->parent, OTF2_COMM_FLAG_NONE);
   }
   free(mem);
-  if (OTF2_Archive_CloseGlobalDefWriter(x->ar, g) != OTF2_SUCCESS) return fail(x, 1, "OTF2: writing definitions failed");
+  if (OTF2_Archive_CloseGlobalDefWriter(x->ar, g) != OTF2_SUCCESS)
+    return fail(x, 1, "OTF2: writing definitions failed");
   return x->rc ? -1 : 0;
 }
 
@@ -413,7 +415,8 @@ static void properties(ox *x) {
   snprintf(v, sizeof v, "%s, compute in %s%s", tf_timing_mode_name(info->timing), tf_time_unit_name(info->unit),
            info->unit == TF_UNIT_INSTRUCTIONS ? " (1 instruction counts as 1 ns)" : "");
   OTF2_Archive_SetProperty(x->ar, "TRACEFOLD::TIMING", v, true);
-  snprintf(v, sizeof v, "%s", info->source == TF_SOURCE_FLAT ? "flat" : info->source == TF_SOURCE_MERGED ? "merged" : "compressed");
+  snprintf(v, sizeof v, "%s",
+           info->source == TF_SOURCE_FLAT ? "flat" : info->source == TF_SOURCE_MERGED ? "merged" : "compressed");
   OTF2_Archive_SetProperty(x->ar, "TRACEFOLD::SOURCE", v, true);
   snprintf(v, sizeof v, "%zu communicators; %u with members inferred (doc/EXPORT.md)", x->comms.n, x->comms.inexact);
   OTF2_Archive_SetProperty(x->ar, "TRACEFOLD::COMMUNICATORS", v, true);
@@ -467,7 +470,8 @@ tf_export_status tf_export_otf2(const char *trace, const char *outdir, const tf_
   }
   for (int32_t r = 0; rc == 0 && r < x.info->nranks; r++)
     if (tf_trace_rank(x.t, r, NULL, NULL)) rc = export_rank(&x, r);
-  if (x.ar && rc == 0 && OTF2_Archive_CloseEvtFiles(x.ar) != OTF2_SUCCESS) rc = fail(&x, 1, "OTF2: cannot close event files");
+  if (x.ar && rc == 0 && OTF2_Archive_CloseEvtFiles(x.ar) != OTF2_SUCCESS)
+    rc = fail(&x, 1, "OTF2: cannot close event files");
   if (rc == 0) rc = local_definitions(&x);
   if (rc == 0) rc = definitions(&x);
   if (rc == 0) properties(&x);

@@ -109,7 +109,8 @@ static int pass_rank(rx *x, int32_t rank) {
   int got, rc = 0;
   while (rc == 0 && (got = xp_events_next(&e)) == 1) {
     if (!e.fd) {
-      rc = fail(x, 2, "rank %d event %" PRIu64 ": function %u is not in the trace's function table", rank, e.seq, e.ev.fn);
+      rc = fail(x, 2, "rank %d event %" PRIu64 ": function %u is not in the trace's function table", rank, e.seq,
+          e.ev.fn);
       break;
     }
     uint64_t cs, s, end, b;
@@ -158,14 +159,16 @@ static void tree_hists(rx *x, const tf_node *const *nodes, uint32_t n) {
       continue;
     }
     tf_time_path p;
-    if (ni.fn >= x->info->nfuncs || !tf_node_paths(nodes[i]) || tf_node_path(x->t, nodes[i], TF_PATHS_ALL, &p)) continue;
+    if (ni.fn >= x->info->nfuncs || !tf_node_paths(nodes[i])) continue;
+    if (tf_node_path(x->t, nodes[i], TF_PATHS_ALL, &p)) continue;
     uint64_t *h = x->fs[ni.fn].hist;
     if (p.duration.nbins)
       for (uint32_t b = 0; b < p.duration.nbins; b++) h[bucket((double)p.duration.bins[b].mean)] += p.duration.bins[b].n;
     else if (p.duration.n)
       h[bucket(p.duration.mean)] += p.duration.n;
     if (x->info->unit != TF_UNIT_NS) continue;
-    int init = strcmp(x->info->funcs[ni.fn].name, "MPI_Init") == 0 || strcmp(x->info->funcs[ni.fn].name, "MPI_Init_thread") == 0;
+    const char *name = x->info->funcs[ni.fn].name;
+    int init = strcmp(name, "MPI_Init") == 0 || strcmp(name, "MPI_Init_thread") == 0;
     if (init) continue;
     if (p.compute.nbins)
       for (uint32_t b = 0; b < p.compute.nbins; b++)
@@ -243,7 +246,10 @@ static void summary(rx *x) {
   strcat(b, " point-to-point messages");
   card(f, "bytes sent", a, b);
   fmt_bytes((double)in->bytes, a, sizeof a);
-  snprintf(b, sizeof b, "%s", in->source == TF_SOURCE_MERGED ? "one merged trace.tf" : in->source == TF_SOURCE_FLAT ? "flat per-rank files" : "per-rank compressed files");
+  snprintf(b, sizeof b, "%s",
+           in->source == TF_SOURCE_MERGED ? "one merged trace.tf"
+           : in->source == TF_SOURCE_FLAT ? "flat per-rank files"
+                                          : "per-rank compressed files");
   card(f, "trace size", a, b);
   fputs("</div>\n<table class=\"kv\">\n", f);
   fputs("<tr><th>program</th><td>", f);
@@ -454,7 +460,8 @@ static void tree(rx *x, const tf_node *const *nodes, uint32_t n, int depth, cons
       tree(x, ni.body, ni.nbody, depth + 1, ranks);
       fputs("</div></details>\n", f);
     } else {
-      fprintf(f, "<div class=\"leaf\"><span class=\"fn\">%s</span>", ni.fn < x->info->nfuncs ? x->info->funcs[ni.fn].name : "?");
+      fprintf(f, "<div class=\"leaf\"><span class=\"fn\">%s</span>",
+              ni.fn < x->info->nfuncs ? x->info->funcs[ni.fn].name : "?");
       if (ni.thread) fprintf(f, " <span class=\"muted\">thread %u</span>", ni.thread);
       fprintf(f, " <span class=\"count\">×%" PRIu64 "</span>", ni.occurrences);
       if (show_ranks) {
