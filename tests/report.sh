@@ -51,7 +51,7 @@ check() { # TRACE NAME [REPORT OPTIONS...]
   chrome "$work/$name.dom" "$work/$name.log" --dump-dom "file://$html" || fail "$name: chromium --dump-dom failed"
   ! grep -q "CONSOLE" "$work/$name.log" || { grep "CONSOLE" "$work/$name.log" >&2; fail "$name: console messages"; }
   local dom="$work/$name.dom"
-  grep -q 'data-tf-rendered="ok"' "$dom" ||
+  grep -q '<body[^>]*data-tf-rendered="ok"' "$dom" ||
     { grep -o '<div id="tf-error">[^<]*' "$dom" >&2 || true; fail "$name: the page's script did not finish (no data-tf-rendered=\"ok\")"; }
   local nfn want_fn ranks cells bars
   nfn=$(grep -c '^<tr><td class="fn">' "$html" || true)

@@ -2,8 +2,8 @@
  * by report.c; no library, no network). Reads the JSON island #tf-data and
  * draws, as inline SVG: the rank x rank communication matrix (bytes or
  * messages), compute and MPI time per rank, and the time histograms.
- * When every chart is drawn, <body> gets data-tf-rendered="ok"; an
- * exception instead shows #tf-error and sets data-tf-rendered="error"
+ * When every chart is drawn, <body> gets the attribute data-tf-rendered, "ok"; an
+ * exception instead shows #tf-error and sets it to "error"
  * (the report test looks for both). */
 (function () {
   "use strict";
