@@ -49,5 +49,6 @@ int cmd_merge(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_efg(int argc, char **argv);
 
 #endif
