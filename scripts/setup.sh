@@ -15,8 +15,9 @@ cd "$(dirname "$0")/.."
 # clang and libclang-rt-14-dev (libFuzzer's runtime, which clang does not pull in): scripts/fuzz.sh
 # libpapi-dev: TRACEFOLD_VOLUME counts instructions retired with PAPI (optional: CPU time without it)
 # libsimgrid-dev: smpicc/smpirun for the simulated replay (tracefold-sim, `tracefold simulate`)
+# graphviz: `tracefold efg -o FILE.svg` renders event flow graphs with dot; the efg.* tests render every workload's
 packages=(build-essential cmake gfortran python3 mpich libmpich-dev openmpi-bin libopenmpi-dev binutils zstd libzstd-dev
-          clang libclang-rt-14-dev libpapi-dev libsimgrid-dev)
+          clang libclang-rt-14-dev libpapi-dev libsimgrid-dev graphviz)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
