@@ -142,6 +142,12 @@ int cmd_efg(int argc, char **argv) {
   tf_input in;
   char *one[1] = {(char *)trace};
   if (tf_input_open(1, one, 0, "efg", &in)) return 1;
+  int32_t *picked;
+  int npicked, rc = in.info->source == TF_SOURCE_FLAT ? 0 : tf_input_pick(&in, rank, "efg", &picked, &npicked);
+  if (rc) {
+    tf_input_close(&in);
+    return rc;
+  }
   char msg[4096];
   if (check) {
     if (in.info->source == TF_SOURCE_FLAT) o.resolve = 0; /* the build below says why not */

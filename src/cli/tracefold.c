@@ -22,7 +22,7 @@ static const struct {
     {"simulate", cmd_simulate, "[options] TRACE            replay the trace in SimGrid on another platform (what-if)"},
     {"merge", cmd_merge, "DIR [-o FILE]                 merge per-rank compressed files into one trace file"},
     {"export", cmd_export, "smpi [options] TRACE OUTDIR  SimGrid time-independent actions (smpirun -replay)"},
-    {"efg", cmd_efg, "[--rank R] [--format dot] TRACE   the event flow graph (JSON, DOT), exactly reconstructible"},
+    {"efg", cmd_efg, "[--rank R] [--format F] TRACE   the event flow graph (JSON, DOT, SVG), exactly reconstructible"},
 };
 
 static void usage(FILE *f) {
