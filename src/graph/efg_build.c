@@ -145,10 +145,6 @@ static void counts_free(efg_counts *c, tf_mem *m) {
   *c = (efg_counts){0};
 }
 
-int efg_counts_uniform(const tf_efg *g, const efg_counts *c) {
-  return c->n == 1 && c->ranks.nvalues == (uint64_t)g->nranks;
-}
-
 void efg_counts_range(const efg_counts *c, uint64_t *lo, uint64_t *hi) {
   *lo = *hi = 0;
   for (uint32_t i = 0; i < c->n; i++) {

@@ -106,8 +106,6 @@ void efg_map_free(efg_map *m);
 /* The rank list as text (tf_ranks_format into a buffer that grows until it
  * fits): malloc'ed, NULL when memory is short. */
 char *efg_ranks_text(const tf_vseq *ranks);
-/* 1 if the counts are the same on every rank of the graph's scope. */
-int efg_counts_uniform(const tf_efg *g, const efg_counts *c);
 /* The smallest and largest per-rank count of c. */
 void efg_counts_range(const efg_counts *c, uint64_t *lo, uint64_t *hi);
 /* The summaries of a time list summed into one path (for labels). 0 or -1. */
