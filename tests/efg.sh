@@ -19,8 +19,9 @@
 #   4. Graphviz renders the merged graph: `dot -Tsvg` of the DOT form exits
 #      0 with a non-empty SVG holding as many nodes as the JSON, and the
 #      library's renderer (-o FILE.svg) does the same;
-#   5. `--time` adds the transitions' time summaries (valid JSON, every edge
-#      of the merged graph carries one in path mode).
+#   5. `--time` adds the transitions' time summaries: in path mode (the
+#      default) every occurrence of a node is counted in the summary of the
+#      edge it came by, or of its thread's first call.
 #
 # usage: efg.sh --mpirun "CMD ARGS" --nps "1 4 16" --lib LIBTRACEFOLD --cli TRACEFOLD -- PROGRAM [ARGS...]
 # shellcheck disable=SC2154 # the option variables: set by tf_options (lib.sh)
@@ -125,7 +126,13 @@ EOF
   python3 -c '
 import json, sys
 g = json.load(open(sys.argv[1]))
-assert g["timing"] != "path" or all("time" in e for e in g["edges"]), "an edge without times in path mode"
+if g["timing"] == "path":  # every occurrence of a node is timed on the edge it came by, or as a first call
+    n = [n.get("time_first", {}).get("compute", {}).get("n", 0) for n in g["nodes"]]
+    for e in g["edges"]:
+        n[e["to"]] += e["time"]["compute"]["n"]
+    for i, x in enumerate(g["nodes"]):
+        c = x["count"]
+        assert n[i] == c, f"node {i}: {n[i]} timed occurrences on its edges, {c} occurrences"
 ' "$work/t$np.json" 2>"$work/tpy$np" || { cat "$work/tpy$np" >&2; fail "np=$np: efg --time: bad times"; }
 
   json_bytes=$(wc -c <"$work/efg$np.json")
