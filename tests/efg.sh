@@ -7,7 +7,7 @@
 # then, each against an independent oracle:
 #   1. the merged graph's JSON is valid JSON (Python's reader), its node
 #      counts summed per function equal the calls the workload counted, and
-#      on every rank the events are the edge weights plus one per thread;
+#      on every rank every thread's events are its edge weights plus one;
 #   2. `tracefold efg --replay-check`: the merged graph and each rank's own
 #      graph, written as JSON and read back by tracefold's reader, regenerate
 #      every rank's events exactly (the trace's cursor, every field), and
@@ -69,21 +69,24 @@ def ranks(text):  # the rank-list text form, expanded
     return out
 present = ranks(g["ranks"])
 fnames = [f["name"] for f in g["functions"]]
-calls, events, trans, threads = {}, {r: 0 for r in present}, {r: 0 for r in present}, {r: 0 for r in present}
+calls, events, trans, first = {}, {}, {}, {}  # per (rank, thread): events, transitions, initial nodes
 for n in g["nodes"]:
+    assert sum(c * len(ranks(rl)) for c, rl in n["counts"]) == n["count"], "node count != its per-rank counts"
     for c, rl in n["counts"]:
         for r in ranks(rl):
-            events[r] += c
+            events[r, n["thread"]] = events.get((r, n["thread"]), 0) + c
             calls[fnames[n["fn"]]] = calls.get(fnames[n["fn"]], 0) + c
 for e in g["edges"]:
-    assert g["nodes"][e["from"]]["thread"] == g["nodes"][e["to"]]["thread"], "an edge across threads"
+    t = g["nodes"][e["from"]]["thread"]
+    assert g["nodes"][e["to"]]["thread"] == t, "an edge across threads"
     assert sum(c * len(ranks(rl)) for c, rl in e["counts"]) == e["count"], "edge count != its per-rank counts"
     for c, rl in e["counts"]:
-        for r in ranks(rl): trans[r] += c
+        for r in ranks(rl): trans[r, t] = trans.get((r, t), 0) + c
 for i in g["initial"]:
-    for r in ranks(i["ranks"]): threads[r] += 1
-for r in present:
-    assert trans[r] + threads[r] == events[r], f"rank {r}: {trans[r]} transitions + {threads[r]} threads != {events[r]} events"
+    for r in ranks(i["ranks"]): first[r, i["thread"]] = first.get((r, i["thread"]), 0) + 1
+for (r, t), n in events.items():  # a thread's events = its edge weights + 1
+    assert r in present and first.get((r, t)) == 1 and trans.get((r, t), 0) + 1 == n, \
+        f"rank {r} thread {t}: {trans.get((r, t), 0)} transitions + 1 != {n} events"
 assert sum(events.values()) == g["events"], "node counts do not sum to the graph's events"
 with open(sys.argv[2], "w") as f:
     for name in sorted(calls): print(name, calls[name], file=f)
@@ -139,5 +142,5 @@ if g["timing"] == "path":  # every occurrence of a node is timed on the edge it 
   summary+=("np=$np: $events events, $nodes nodes, $edges edges, $json_bytes B JSON")
 done
 say "ok: $name: $(IFS=';'; echo "${summary[*]}" | sed 's/;/; /g'); node counts = the workload's counts," \
-  "edges + 1 per thread = events, every rank regenerated exactly from the merged and per-rank graphs (= unroll)," \
+  "edge weights + 1 = events of every thread of every rank, every rank regenerated exactly from the merged and per-rank graphs (= unroll)," \
   "DOT renders with all nodes"
