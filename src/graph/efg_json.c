@@ -2,9 +2,10 @@
  * the functions and call sites its nodes use, nodes, initial nodes, edges
  * (with rank lists and per-rank counts as value sets in merged graphs, time
  * summaries with --time), and the loop structure over node ids with every
- * value sequence written exactly: runs as [base, step, count], repeats as
- * {"x": count, "shift": s, "body": [...]} (fold/vseq.h). efg_read.c reads
- * it back.
+ * value sequence written exactly: runs as [base, step, count] (a single
+ * value as the number), repeats as {"x": count, "shift": s, "body": [...]}
+ * (fold/vseq.h), a sequence that is one value at every occurrence as that
+ * number. efg_read.c reads it back.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
@@ -55,13 +56,22 @@ static void put_items(FILE *f, const tf_vitem *it, uint32_t n) {
       fprintf(f, "{\"x\":%" PRIu64 ",\"shift\":%" PRId64 ",\"body\":[", x->count, x->step);
       put_items(f, x->body, x->nbody);
       fputs("]}", f);
+    } else if (x->count == 1) { /* one value: the number itself */
+      fprintf(f, "%" PRId64, x->base);
     } else {
-      fprintf(f, "[%" PRId64 ",%" PRId64 ",%" PRIu64 "]", x->base, x->count > 1 ? x->step : 0, x->count);
+      fprintf(f, "[%" PRId64 ",%" PRId64 ",%" PRIu64 "]", x->base, x->step, x->count);
     }
   }
 }
 
+/* A sequence: a bare number when it is one value at every occurrence (how
+ * many follows from the structure), else its items. */
 static void put_seq(FILE *f, const tf_vseq *s) {
+  int64_t c;
+  if (s->nvalues && tf_vseq_is_constant(s, &c)) {
+    fprintf(f, "%" PRId64, c);
+    return;
+  }
   fputc('[', f);
   put_items(f, s->items, s->n);
   if (s->tcount) {

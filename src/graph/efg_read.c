@@ -34,6 +34,8 @@ typedef struct ditem { /* a value sequence item */
 typedef struct dseq {
   ditem *items;
   uint32_t n, depth;
+  int constant; /* 1: the value `value` at every read (written as a bare number) */
+  int64_t value;
 } dseq;
 
 typedef struct dranks { /* a rank list, expanded: ascending */
@@ -302,7 +304,9 @@ static int parse_items(rd *r, const json *arr, ditem **out, uint32_t *n, uint32_
   for (uint32_t i = 0; i < arr->n; i++) {
     const json *x = &arr->a[i];
     ditem *it = &(*out)[i];
-    if (x->type == JSON_ARR) {
+    if (x->type == JSON_INT) { /* one value */
+      *it = (ditem){.base = x->i, .count = 1};
+    } else if (x->type == JSON_ARR) {
       if (x->n != 3 || x->a[0].type != JSON_INT || x->a[1].type != JSON_INT || x->a[2].type != JSON_INT ||
           x->a[2].i < 1)
         return bad(r, x, "a run is [base, step, count] with integers and count >= 1");
@@ -317,31 +321,43 @@ static int parse_items(rd *r, const json *arr, ditem **out, uint32_t *n, uint32_
       if (parse_items(r, b, &it->body, &it->nbody, &d, level + 1)) return -1;
       if (d + 1 > *depth) *depth = d + 1;
     } else {
-      return bad(r, x, "a value sequence item is %s, not a run [base, step, count] or a repeat {\"x\", \"shift\", "
-                       "\"body\"}", json_type_name(x->type));
+      return bad(r, x, "a value sequence item is %s, not a value, a run [base, step, count] or a repeat {\"x\", "
+                       "\"shift\", \"body\"}", json_type_name(x->type));
     }
   }
   return 0;
 }
 
+/* A sequence: a number (that value at every read) or an array of items. */
+static int parse_seq(rd *r, const json *v, dseq *q) {
+  *q = (dseq){0};
+  if (v->type == JSON_INT) {
+    q->constant = 1;
+    q->value = v->i;
+    return 0;
+  }
+  return parse_items(r, v, &q->items, &q->n, &q->depth, 0);
+}
+
 static int parse_vset(rd *r, const json *v, dvset *out) {
   *out = (dvset){0};
-  if (v->type == JSON_ARR) {
+  if (v->type == JSON_ARR || v->type == JSON_INT) {
     if (!(out->v = dalloc(r, sizeof *out->v))) return -1;
     out->n = 1;
-    return parse_items(r, v, &out->v[0].seq.items, &out->v[0].seq.n, &out->v[0].seq.depth, 0);
+    return parse_seq(r, v, &out->v[0].seq);
   }
   const json *br = v->type == JSON_OBJ ? json_get(v, "by_rank") : NULL;
   if (!br || br->type != JSON_ARR)
-    return bad(r, v, "a value sequence is %s, not an array or {\"by_rank\": [...]}", json_type_name(v->type));
+    return bad(r, v, "a value sequence is %s, not a number, an array or {\"by_rank\": [...]}", json_type_name(v->type));
   if (!(out->v = dalloc(r, br->n * sizeof *out->v))) return -1;
   out->n = br->n;
   out->by_rank = 1;
   for (uint32_t i = 0; i < br->n; i++) {
     const json *e = &br->a[i], *rk = member(r, e, "ranks", JSON_STR, "a by_rank variant");
-    const json *sq = rk ? member(r, e, "seq", JSON_ARR, "a by_rank variant") : NULL;
-    if (!sq || !(out->v[i].ranks = parse_ranks(r, rk))) return -1;
-    if (parse_items(r, sq, &out->v[i].seq.items, &out->v[i].seq.n, &out->v[i].seq.depth, 0)) return -1;
+    const json *sq = json_get(e, "seq");
+    if (!rk) return -1;
+    if (!sq) return bad(r, e, "a by_rank variant has no \"seq\"");
+    if (!(out->v[i].ranks = parse_ranks(r, rk)) || parse_seq(r, sq, &out->v[i].seq)) return -1;
   }
   return 0;
 }
@@ -604,7 +620,7 @@ typedef struct diter {
 static void iter_init(diter *it, const dseq *s) {
   it->s = s;
   it->depth = 0;
-  if (s && s->n) {
+  if (s && s->n && !s->constant) {
     it->lv[0] = (dlevel){.items = s->items, .n = s->n};
     it->depth = 1;
   }
@@ -612,6 +628,10 @@ static void iter_init(diter *it, const dseq *s) {
 
 /* 1 and *v, or 0 at the end. Arithmetic modulo 2^64, as the trace's. */
 static int iter_next(diter *it, int64_t *v) {
+  if (it->s && it->s->constant) {
+    *v = it->s->value;
+    return 1;
+  }
   while (it->depth > 0) {
     dlevel *L = &it->lv[it->depth - 1];
     if (L->i == L->n) {
@@ -758,7 +778,7 @@ static int all_read(regen *g, const dstruct *items, uint32_t n) {
     int64_t v;
     if (!it) return rfail(g, "structure item %u is never reached", s->index);
     for (uint32_t j = 0; j < (s->is_loop ? 1u : 1 + s->nslots); j++)
-      if (iter_next(&it[j], &v))
+      if (!(it[j].s && it[j].s->constant) && iter_next(&it[j], &v))
         return rfail(g, "structure item %u: %s holds values no event uses", s->index,
                      s->is_loop ? "its iteration counts" : j ? "a value position" : "its value counts");
     if (s->is_loop && all_read(g, s->body, s->nbody)) return -1;
