@@ -16,8 +16,13 @@
  *                  per-rank files merged when opened; the merged graph and
  *                  every rank's graph regenerate every rank's events exactly
  *                  against the generated streams themselves and against the
- *                  trace's cursors (tf_efg_replay_check); ranks with the
- *                  same program share one rank group
+ *                  trace's cursors (tf_efg_replay_check); at most one rank
+ *                  group per rank
+ *   mutated_documents 1,500 randomly damaged graph documents (digits and
+ *                  characters changed, deleted, swapped, the text cut):
+ *                  each is refused with a message naming the document, or
+ *                  read, and every rank's regeneration then succeeds or is
+ *                  refused likewise (no crash, no endless loop)
  * usage: test_efg [CASE...] (check.h); test_efg --seed N runs random_traces for seed N only.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -435,6 +440,74 @@ static void test_random_traces(void) {
   printf("   40 random traces: %u ranks in %u rank groups\n", ranks_total, groups_total);
 }
 
+/* ------------------------------------------------------------ mutated_documents */
+
+static void test_mutated_documents(void) {
+  make_workdir();
+  rng = 99;
+  int P = 3;
+  stream s[3];
+  clear_dir(P);
+  for (int r = 0; r < P; r++) {
+    gen g;
+    gen_program_stream(&g, 40 + (uint64_t)(r % 2)); /* two programs */
+    s[r] = g.s;
+    write_rank(&s[r], r, P, (size_t)1 << 26);
+  }
+  tf_trace *t = open_dir();
+  if (!t) return;
+  size_t len[2];
+  char *text[2] = {graph_json(t, -1, &len[0], NULL), graph_json(t, 1, &len[1], NULL)};
+  tf_trace_close(t);
+  static const char pool[] = "0123456789-[]{},:\"<> x+e.ntu";
+  unsigned parsed = 0, regenerated = 0, refused = 0;
+  rng = 12345;
+  for (int it = 0; it < 1500; it++) {
+    int which = (int)rndn(2);
+    if (!text[which]) continue;
+    size_t n = len[which];
+    char *m = malloc(n + 1);
+    memcpy(m, text[which], n);
+    for (int k = 1 + (int)rndn(3); k > 0 && n > 0; k--) {
+      size_t at = rndn(n);
+      switch (rndn(8)) {
+      case 0: m[at] = pool[rndn(sizeof pool - 1)]; break;                   /* one character */
+      case 4: case 5: case 6: case 7:                                       /* a digit, still JSON mostly */
+        while (at < n && (m[at] < '0' || m[at] > '9')) at++;
+        if (at < n) m[at] = (char)('0' + rndn(10));
+        break;
+      case 1: memmove(m + at, m + at + 1, n - at - 1); n--; break;          /* one deleted */
+      case 2: n = at; break;                                                /* truncated */
+      default: if (at + 1 < n) { char c = m[at]; m[at] = m[at + 1]; m[at + 1] = c; } /* two swapped */
+      }
+    }
+    char err[1200] = "";
+    tf_efg_doc *d = NULL;
+    tf_status st = tf_efg_doc_parse(m, n, "mutated.json", &d, err, sizeof err);
+    CHECKF(st == TF_OK || (st == TF_ERR_FORMAT && strncmp(err, "mutated.json", 12) == 0), "iteration %d: %d %s", it,
+           st, err);
+    if (d) {
+      parsed++;
+      const int32_t *ranks;
+      int nr = tf_efg_doc_ranks(d, &ranks);
+      for (int i = 0; i < nr; i++) {
+        err[0] = 0;
+        int rc = tf_efg_doc_regenerate(d, ranks[i], NULL, NULL, NULL, err, sizeof err);
+        CHECKF(rc == 0 || (rc == -1 && strstr(err, "mutated.json: rank")), "iteration %d: %d %s", it, rc, err);
+        regenerated += rc == 0;
+        refused += rc != 0;
+      }
+      tf_efg_doc_free(d);
+    }
+    free(m);
+  }
+  printf("   1500 mutated documents: %u parsed, %u rank regenerations succeeded, %u refused\n", parsed, regenerated,
+         refused);
+  free(text[0]);
+  free(text[1]);
+  for (int r = 0; r < P; r++) stream_free(&s[r]);
+}
+
 int main(int argc, char **argv) {
   if (argc == 3 && strcmp(argv[1], "--seed") == 0) {
     only_seed = strtoull(argv[2], NULL, 10);
@@ -445,7 +518,7 @@ int main(int argc, char **argv) {
   static const test_case cases[] = {
       {"json_reader", test_json_reader},     {"not_a_graph", test_not_a_graph},
       {"branch_in_loop", test_branch_in_loop}, {"fig4_pattern", test_fig4_pattern},
-      {"random_traces", test_random_traces},
+      {"random_traces", test_random_traces},  {"mutated_documents", test_mutated_documents},
   };
   int rc = run_cases("test_efg", cases, TEST_NCASES(cases), argc, argv);
   if (workdir[0]) {

@@ -206,14 +206,24 @@ static int r_emit(rparse *rp, int64_t rank) {
   tf_efg_doc *d = rp->r->d;
   if (rank < 0 || rank >= d->nranks || rp->n >= (uint32_t)d->nranks || (rp->n && rank <= rp->out[rp->n - 1]))
     return bad(rp->r, rp->v, "rank list \"%s\": ranks must increase within 0..%d", rp->v->s, d->nranks - 1);
+  if (rp->n == rp->cap) {
+    uint32_t cap = rp->cap ? 2 * rp->cap : 16;
+    int32_t *no = realloc(rp->out, cap * sizeof *no);
+    if (!no) return bad(rp->r, NULL, "out of memory");
+    rp->out = no;
+    rp->cap = cap;
+  }
   rp->out[rp->n++] = (int32_t)rank;
   return 0;
 }
 
+/* a + k * b modulo 2^64 (values out of range are refused by r_emit) */
+static int64_t wadd64(int64_t a, int64_t k, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)k * (uint64_t)b); }
+
 static int r_block(rparse *rp, int64_t base, const int64_t *cs, uint32_t dims) {
   if (!dims) return r_emit(rp, base);
   for (int64_t k = 0; k < cs[0]; k++)
-    if (r_block(rp, base + k * cs[1], cs + 2, dims - 1)) return -1;
+    if (r_block(rp, wadd64(base, k, cs[1]), cs + 2, dims - 1)) return -1;
   return 0;
 }
 
@@ -234,11 +244,13 @@ static int r_list(rparse *rp, int64_t shift, int depth) {
       while (*rp->p == ' ') rp->p++;
       if (*rp->p != '>') return bad(rp->r, rp->v, "rank list \"%s\": expected '>'", rp->v->s);
       rp->p++;
-      if (r_block(rp, start + shift, cs, (uint32_t)dims)) return -1;
+      if (r_block(rp, wadd64(start, 1, shift), cs, (uint32_t)dims)) return -1;
     } else if (*rp->p == '(') {
       if (depth > 16) return bad(rp->r, rp->v, "rank list \"%s\": nested too deep", rp->v->s);
       const char *body = ++rp->p;
+      uint32_t before = rp->n;
       if (r_list(rp, shift, depth + 1)) return -1; /* repetition 0, and where the body ends */
+      if (rp->n == before) return bad(rp->r, rp->v, "rank list \"%s\": an empty repeat", rp->v->s);
       if (*rp->p != ')') return bad(rp->r, rp->v, "rank list \"%s\": expected ')'", rp->v->s);
       const char *after = ++rp->p;
       int64_t count, step;
@@ -253,7 +265,7 @@ static int r_list(rparse *rp, int64_t shift, int depth) {
       const char *end = rp->p;
       for (int64_t k = 1; k < count; k++) {
         rp->p = body;
-        if (r_list(rp, shift + k * step, depth + 1)) return -1;
+        if (r_list(rp, wadd64(shift, k, step), depth + 1)) return -1;
       }
       (void)after;
       rp->p = end;
@@ -270,15 +282,15 @@ static const dranks *parse_ranks(rd *r, const json *v) {
   }
   dranks *out = dalloc(r, sizeof *out);
   rparse rp = {.r = r, .v = v, .p = v->s};
-  if (!out || !(rp.out = dalloc(r, ((size_t)r->d->nranks + 1) * sizeof *rp.out))) return NULL;
-  if (r_list(&rp, 0, 0)) return NULL;
-  if (*rp.p) {
-    bad(r, v, "rank list \"%s\": unbalanced ')'", v->s);
-    return NULL;
+  if (!out) return NULL;
+  int rc = r_list(&rp, 0, 0);
+  if (!rc && *rp.p) rc = bad(r, v, "rank list \"%s\": unbalanced ')'", v->s);
+  if (!rc && (out->r = dalloc(r, rp.n * sizeof *out->r))) {
+    if (rp.n) memcpy(out->r, rp.out, rp.n * sizeof *out->r);
+    out->n = rp.n;
   }
-  out->r = rp.out;
-  out->n = rp.n;
-  return out;
+  free(rp.out);
+  return rc || !out->r ? NULL : out;
 }
 
 static int has_rank(const dranks *s, int32_t rank) {
@@ -515,7 +527,7 @@ static int parse_doc(rd *r, const json *root) {
     const json *x = &ns->a[i];
     dnode *n = &d->nodes[i];
     uint32_t site;
-    if (get_u32(r, x, "fn", d->nfuncs, "a node", &n->fn) || get_u32(r, x, "thread", UINT32_MAX, "a node", &n->thread) ||
+    if (get_u32(r, x, "fn", d->nfuncs, "a node", &n->fn) || get_u32(r, x, "thread", 1u << 16, "a node", &n->thread) ||
         get_u32(r, x, "site", d->nsites, "a node", &site) || parse_count(r, x, "a node", &n->occ))
       return -1;
     n->sig = d->sigs[site];
@@ -527,7 +539,7 @@ static int parse_doc(rd *r, const json *root) {
   for (uint32_t i = 0; i < in->n; i++) {
     const json *x = &in->a[i];
     dinit *t = &d->inits[i];
-    if (get_u32(r, x, "thread", UINT32_MAX, "an initial node", &t->thread) ||
+    if (get_u32(r, x, "thread", 1u << 16, "an initial node", &t->thread) ||
         get_u32(r, x, "node", d->nnodes, "an initial node", &t->node))
       return -1;
     if (d->one_rank < 0) {
@@ -667,6 +679,7 @@ typedef struct regen {
   uint32_t *firstnode; /* per thread: its first node */
   uint32_t nthreads;
   uint64_t *ecount, *ncount; /* per edge / node: counted on this rank */
+  uint64_t *want;            /* per node: the graph's count on this rank (regeneration stops beyond it) */
   uint64_t nevents;
   tf_efg_event_fn fn;
   void *arg;
@@ -736,7 +749,9 @@ static int emit(regen *g, const dstruct *s, diter *it) {
     g->ecount[e]++;
   }
   g->prev[th] = s->node;
-  g->ncount[s->node]++;
+  if (++g->ncount[s->node] > g->want[s->node])
+    return rfail(g, "node %u: more events than the graph's count for this rank (%" PRIu64 ")", s->node,
+                 g->want[s->node]);
   g->nevents++;
   if (g->fn) {
     tf_efg_event ev = {.fd = fd, .thread = th, .callsite = n->sig, .nvals = nv, .vals = g->vals, .node = s->node};
@@ -763,8 +778,11 @@ static int regen_list(regen *g, const dstruct *items, uint32_t n) {
     if (!it[0].s) return rfail(g, "structure item %u (a loop) has no iteration counts for this rank", s->index);
     if (!iter_next(&it[0], &c)) return rfail(g, "structure item %u: its iteration counts run out", s->index);
     if (c < 1) return rfail(g, "structure item %u: an iteration count of %" PRId64, s->index, c);
-    for (int64_t k = 0; k < c; k++)
+    for (int64_t k = 0; k < c; k++) {
+      uint64_t before = g->nevents;
       if (regen_list(g, s->body, s->nbody)) return -1;
+      if (g->nevents == before) return rfail(g, "structure item %u: a loop with no events for this rank", s->index);
+    }
   }
   return 0;
 }
@@ -831,10 +849,12 @@ int tf_efg_doc_regenerate(const tf_efg_doc *d, int32_t rank, tf_efg_event_fn fn,
   g.firstnode = malloc((g.nthreads + 1) * sizeof *g.firstnode);
   g.ecount = calloc(d->nedges + 1, sizeof *g.ecount);
   g.ncount = calloc(d->nnodes + 1, sizeof *g.ncount);
+  g.want = calloc(d->nnodes + 1, sizeof *g.want);
   int rc = 0;
-  if (!g.it || !g.vals || !g.prev || !g.firstnode || !g.ecount || !g.ncount) {
+  if (!g.it || !g.vals || !g.prev || !g.firstnode || !g.ecount || !g.ncount || !g.want) {
     rc = rfail(&g, "out of memory");
   } else {
+    for (uint32_t i = 0; i < d->nnodes; i++) g.want[i] = count_of(d, &d->nodes[i].occ, rank);
     for (uint32_t t = 0; t < g.nthreads; t++) g.prev[t] = g.firstnode[t] = EFG_NONE;
     rc = regen_list(&g, d->top, d->ntop);
     if (!rc) rc = all_read(&g, d->top, d->ntop);
@@ -849,5 +869,6 @@ int tf_efg_doc_regenerate(const tf_efg_doc *d, int32_t rank, tf_efg_event_fn fn,
   free(g.firstnode);
   free(g.ecount);
   free(g.ncount);
+  free(g.want);
   return rc;
 }
