@@ -20,7 +20,8 @@
 # iteration count, recorded with TRACEFOLD_MODE=both: the flat files
 # (rank-R.flat, every event as recorded: the reference trace) and the merged
 # trace.tf of the same run. Per run:
-#   - flat B: the flat files, summed; tf B: trace.tf;
+#   - flat B: the flat files, summed; text B: the same events as text
+#     (`tracefold dump --no-time`); tf B: trace.tf;
 #   - merged EFG: `tracefold efg --no-resolve` JSON (one graph over all
 #     ranks, with the loop structure and value sequences: exactly
 #     reconstructible), its bytes and its bytes through `zstd -ZSTD_LEVEL`;
@@ -28,7 +29,8 @@
 #     lists: the picture, not reconstructible);
 #   - per-rank EFGs: `tracefold efg --rank R` for every rank (what the paper
 #     writes: one graph file per process), summed, and each rank's flat file
-#     over its graph: min, max and mean over the ranks (the paper's Table 1);
+#     (and text) over its graph: min, max and mean over the ranks (the
+#     paper's Table 1);
 #   - the run is certified: `tracefold efg --replay-check` (every rank's
 #     events regenerated exactly from the merged and per-rank graphs' JSON).
 # RESULTS.md is shared: this script replaces only its section ("## Event flow
@@ -93,21 +95,24 @@ run_one() { # workload iters -> a "run" line in the log
     keep_failed "$t" "$w-$n"
     echo "$prog: REPLAY CHECK FAILED: $cli efg --replay-check $failed/$w-$n/trace.tf" >&2
   fi
-  local flat=0 ranks=0 ranksz=0 ratios=""
+  local flat=0 text=0 ranks=0 ranksz=0 ratios="" tratios=""
   for ((r = 0; r < NP; r++)); do
     "$cli" efg --no-resolve --rank "$r" "$t/trace.tf" -o "$tmp/r.json" || die "tracefold efg --rank $r failed"
-    local fb rb
+    local fb rb tb
     fb=$(stat -c %s "$t/rank-$r.flat")
+    tb=$("$cli" dump --no-time --rank "$r" "$t" | wc -c) || die "tracefold dump --rank $r failed"
     rb=$(stat -c %s "$tmp/r.json")
     flat=$((flat + fb))
+    text=$((text + tb))
     ranks=$((ranks + rb))
     ranksz=$((ranksz + $(zbytes "$tmp/r.json")))
     ratios="$ratios $(awk -v a="$fb" -v b="$rb" 'BEGIN { printf "%.3f", a / b }')"
+    tratios="$tratios $(awk -v a="$tb" -v b="$rb" 'BEGIN { printf "%.3f", a / b }')"
   done
   local nodes edges groups
   read -r nodes edges groups < <(sed -n 's/.*merged graph (\([0-9]*\) nodes, \([0-9]*\) edges, \([0-9]*\) rank group.*/\1 \2 \3/p' "$tmp/check")
-  echo "run $w $n $events $flat $(stat -c %s "$t/trace.tf") $(stat -c %s "$tmp/m.json") $(zbytes "$tmp/m.json")" \
-    "$(stat -c %s "$tmp/g.json") $ranks $ranksz ${nodes:-0} ${edges:-0} ${groups:-0} $check$ratios" >>"$log"
+  echo "run $w $n $events $flat $text $(stat -c %s "$t/trace.tf") $(stat -c %s "$tmp/m.json") $(zbytes "$tmp/m.json")" \
+    "$(stat -c %s "$tmp/g.json") $ranks $ranksz ${nodes:-0} ${edges:-0} ${groups:-0} $check$ratios /$tratios" >>"$log"
 }
 
 start=$(date +%s)
@@ -128,19 +133,22 @@ import statistics, sys
 from results_section import update
 
 log, results, date, nproc, cpu, mpi, np_, zlevel, commit, elapsed, load0, load = sys.argv[1:]
-rows, allratios, nfail = [], [], 0
+rows, allratios, alltext, nfail = [], [], [], 0
+mmm = lambda r: f"{min(r):.1f} / {max(r):.1f} / {statistics.mean(r):.1f}"
 for line in open(log):
     w = line.split()
     if w[0] != "run":
         continue
-    (wl, it, ev, flat, tf, mj, mz, gj, rj, rz, nodes, edges, groups, check) = w[1:15]
-    ratios = [float(x) for x in w[15:]]
+    (wl, it, ev, flat, text, tf, mj, mz, gj, rj, rz, nodes, edges, groups, check) = w[1:16]
+    cut = w.index("/")
+    ratios = [float(x) for x in w[16:cut]]
+    tratios = [float(x) for x in w[cut + 1:]]
     allratios += ratios
+    alltext += tratios
     nfail += check != "ok"
     f = int(flat)
-    rows.append(f"| {wl} | {it} | {ev} | {f} | {tf} | {mj} | {mz} | {gj} | {rj} | {nodes} | {edges} | {groups} | "
-                f"{f / int(mj):.1f} | {int(tf) / int(mj):.2f} | {f / int(mz):.1f} | "
-                f"{min(ratios):.1f} / {max(ratios):.1f} / {statistics.mean(ratios):.1f} | {check} |")
+    rows.append(f"| {wl} | {it} | {ev} | {f} | {text} | {tf} | {mj} | {mz} | {gj} | {rj} | {nodes} | {edges} | {groups} | "
+                f"{f / int(mj):.1f} | {int(tf) / int(mj):.2f} | {mmm(ratios)} | {mmm(tratios)} | {check} |")
 section = f"""## Event flow graphs: bytes against flat traces and trace.tf
 
 Written by `bench/efg.sh` on {date} (took {elapsed} s). Built from: {commit}.
@@ -156,15 +164,17 @@ per-rank counts and rank lists: the picture, not enough to regenerate); per-rank
 for every rank, summed (one graph file per process, as the paper writes them). flat/EFG = flat bytes / merged
 EFG JSON bytes; tf/EFG = trace.tf bytes / EFG JSON bytes (below 1: the binary trace.tf is smaller than the
 JSON); per-rank flat/EFG = each rank's flat file over its own EFG JSON, min / max / mean over the ranks (the
-measure of the paper's Table 1). Check = `tracefold efg --replay-check`: every rank's events regenerated from
+measure of the paper's Table 1); text B = the same events as text, `tracefold dump --no-time` (one line per
+event, every field: closer to the text trace the paper compares with), and per-rank text/EFG likewise. Check = `tracefold efg --replay-check`: every rank's events regenerated from
 the merged graph's and from each rank's graph's JSON read back equal the trace's, every field
 ({"all passed" if not nfail else f"{nfail} FAILED"}).
 
-| workload | iterations | events | flat B | trace.tf B | EFG JSON B | EFG zstd B | graph only B | per-rank EFGs B | nodes | edges | rank groups | flat/EFG | tf/EFG | flat/EFG zstd | per-rank flat/EFG min / max / mean | check |
-|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|
+| workload | iterations | events | flat B | text B | trace.tf B | EFG JSON B | EFG zstd B | graph only B | per-rank EFGs B | nodes | edges | rank groups | flat/EFG | tf/EFG | per-rank flat/EFG min / max / mean | per-rank text/EFG min / max / mean | check |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|
 {chr(10).join(rows)}
 
-Per-rank flat/EFG over all runs: {min(allratios):.1f} to {max(allratios):.1f}, mean {statistics.mean(allratios):.1f}.
+Per-rank flat/EFG over all runs: {min(allratios):.1f} to {max(allratios):.1f}, mean {statistics.mean(allratios):.1f};
+per-rank text/EFG: {min(alltext):.1f} to {max(alltext):.1f}, mean {statistics.mean(alltext):.1f}.
 
 The paper's published ratios (Table 1: each process's IPM text trace over its event flow graph file; NERSC-8/
 Trinity mini-applications on a Cray XE6, min / max / average over processes):
