@@ -52,5 +52,6 @@ int cmd_export(int argc, char **argv);
 int cmd_export_otf2(int argc, char **argv);
 int cmd_export_chrome(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_efg(int argc, char **argv);
 
 #endif

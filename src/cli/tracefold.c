@@ -23,6 +23,7 @@ static const struct {
     {"merge", cmd_merge, "DIR [-o FILE]                 merge per-rank compressed files into one trace file"},
     {"export", cmd_export, "smpi|otf2|chrome [options] TRACE OUT  SimGrid actions, an OTF2 archive, Chrome/Perfetto JSON"},
     {"report", cmd_report, "[-o FILE.html] TRACE         one self-contained HTML page: summary, matrix, loops, times"},
+    {"efg", cmd_efg, "[--rank R] [--format F] TRACE   the event flow graph (JSON, DOT, SVG), exactly reconstructible"},
 };
 
 static void usage(FILE *f) {
