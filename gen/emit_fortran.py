@@ -17,7 +17,7 @@ recorded a second time), is never entered. The symbols:
                      a choice buffer (a status is an MPI_F08_status),
                      mpi_x_f08ts_ for one with choice buffers, each a
                      gfortran array descriptor; a non-contiguous one is
-                     handed to the library's own routine (tf_f08_call).
+                     handed to the library's own routine (tf_lib_call).
 
 The sentinels (MPI_IN_PLACE, MPI_BOTTOM, MPI_STATUS(ES)_IGNORE,
 MPI_UNWEIGHTED, MPI_WEIGHTS_EMPTY) and status conversions of each ABI are
@@ -214,8 +214,8 @@ class Entry:
             if self.ts:
                 descs = [p.name for p in buffers(f)] + ["NULL"] * (2 - len(buffers(f)))
                 sym = f.name.lower() + "_f08ts_"
-                lines.append("  static tf_f08_fn tf_lib; /* %s of the MPI library */" % sym)
-                lines.append("  tf_f08_pass tf_pass = {tf_contig ? NULL : tf_f08_lookup(\"%s\", &tf_lib), {%s}};"
+                lines.append("  static tf_lib_fn tf_lib; /* %s of the MPI library */" % sym)
+                lines.append("  tf_lib_pass tf_pass = {tf_contig ? NULL : tf_lib_lookup(\"%s\", &tf_lib), {%s}};"
                              % (sym, ", ".join(descs)))
                 cargs.append("tf_contig ? NULL : &tf_pass")
             else:
@@ -240,7 +240,7 @@ class Entry:
 
 def recorder(f):
     """The C wrapper's code as static int tf_fortran_X(void *tf_ra, C
-    parameters[, const tf_f08_pass *tf_pass]): a function with choice
+    parameters[, const tf_lib_pass *tf_pass]): a function with choice
     buffers takes the library's mpi_f08 routine to call instead of PMPI_X
     (MPICH, a non-contiguous buffer)."""
     bufs = buffers(f)
@@ -260,10 +260,10 @@ def recorder(f):
                     ptrs.append("(void *)%s" % a)
                 else:
                     ptrs.append("(void *)&%s" % a)
-            return "(tf_pass ? tf_f08_call(tf_pass, %d, (void *const[]){%s}) : PMPI_%s(%s))" % (
+            return "(tf_pass ? tf_lib_call(tf_pass, %d, (void *const[]){%s}) : PMPI_%s(%s))" % (
                 len(ptrs), ", ".join(ptrs), f.short, ", ".join(args))
     rec = emit_wrappers.wrapper(f, emit_wrappers.Body(f), "TF_FN_" + f.name, call=call)
-    params = ", ".join(["void *tf_ra"] + [p.decl for p in f.params] + (["const tf_f08_pass *tf_pass"] if bufs else []))
+    params = ", ".join(["void *tf_ra"] + [p.decl for p in f.params] + (["const tf_lib_pass *tf_pass"] if bufs else []))
     head, rest = rec.split("\n", 1)
     if not head.startswith("int MPI_%s(" % f.short):
         raise SystemExit("emit_fortran.py: unexpected wrapper of %s: %r" % (f.name, head))

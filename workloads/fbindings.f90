@@ -23,7 +23,8 @@
 !   blocking, and nonblocking where MPI_SUBARRAYS_SUPPORTED), MPI_Pack /
 !   MPI_Unpack / MPI_Pack_size, MPI_Alltoallw with arrays of datatypes, a
 !   distributed graph with MPI_UNWEIGHTED (MPI_Dist_graph_neighbors_count
-!   must say unweighted), MPI_Pcontrol.
+!   must say unweighted), MPI_Pcontrol, a user op (MPI_Op_create: only the
+!   library's binding can call a Fortran user function).
 ! Every value received goes into the checksum; any check that fails is
 ! printed. Counts oracle: wlcount.f90 (each call is counted where made).
 ! Options: -i steps (default 3), -s values per message (default 4), -c PREFIX.
@@ -46,7 +47,35 @@
 #define IGNORED_STATUS MPI_STATUS_IGNORE(MPI_SOURCE), MPI_STATUS_IGNORE(MPI_TAG), MPI_STATUSES_IGNORE(MPI_SOURCE, 1), MPI_STATUSES_IGNORE(MPI_TAG, 1)
 #endif
 
+! a user reduction (MPI_Op_create): the larger of each pair of doubles
+module fbindings_ops
+#if TF_BINDING == 3
+  use mpi_f08
+  use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer
+#endif
+  implicit none
+contains
+#if TF_BINDING == 3
+  subroutine fb_max(invec, inoutvec, len, datatype)
+    type(c_ptr), value :: invec, inoutvec
+    integer :: len
+    type(MPI_Datatype) :: datatype
+    double precision, pointer :: a(:), b(:)
+    call c_f_pointer(invec, a, [len])
+    call c_f_pointer(inoutvec, b, [len])
+    b = max(a, b)
+  end subroutine fb_max
+#else
+  subroutine fb_max(invec, inoutvec, len, datatype)
+    integer :: len, datatype
+    double precision :: invec(len), inoutvec(len)
+    inoutvec = max(invec, inoutvec)
+  end subroutine fb_max
+#endif
+end module fbindings_ops
+
 program fbindings
+  use fbindings_ops
 #if TF_BINDING == 2
   use mpi
 #elif TF_BINDING == 3
@@ -70,6 +99,7 @@ program fbindings
   HANDLE(MPI_Datatype) :: tsend, trecv, types(2), dtype
   HANDLE(MPI_Datatype), allocatable :: wtypes(:)
   HANDLE(MPI_Comm) :: graph
+  HANDLE(MPI_Op) :: maxop
   integer :: blocklens(2), srcs(1), dsts(1)
   STATUS :: st
   STATUSES(4) :: sts
@@ -274,6 +304,17 @@ program fbindings
   call MPI_Comm_free(graph, ierr)
   call wl('MPI_Pcontrol')
   call MPI_Pcontrol(1)
+
+  ! a user op: the library calls the Fortran function
+  call wl('MPI_Op_create')
+  call MPI_Op_create(fb_max, .true., maxop, ierr)
+  x = dble(mod(rank + 1, nprocs))
+  call wl('MPI_Allreduce')
+  call MPI_Allreduce(x, dval, 1, MPI_DOUBLE_PRECISION, maxop, MPI_COMM_WORLD, ierr)
+  call check(dval == dble(nprocs - 1), 'MPI_Op_create')
+  total = total + dval
+  call wl('MPI_Op_free')
+  call MPI_Op_free(maxop, ierr)
   dtype = MPI_DOUBLE_PRECISION
 
   ignored1 = [IGNORED_STATUS]

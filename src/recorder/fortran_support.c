@@ -9,7 +9,7 @@
  * mpif.h bindings call the C MPI_ functions, MPICH's mpi_f08 bindings call
  * PMPI_ or MPI_), and each call is recorded once: the library's binding is
  * not entered (except, under MPICH's mpi_f08, for a non-contiguous buffer:
- * see tf_f08_call).
+ * see tf_lib_call).
  *
  * The Fortran sentinels are the addresses of Fortran variables:
  *   Open MPI: mpi_fortran_in_place_, mpi_fortran_bottom_, ... (common
@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "object_ids.h"
 #include "runtime.h"
 #include "session.h"
 #include "tf_schema.h"
@@ -207,9 +208,9 @@ void *tf_f08_buf(const void *desc, int *contiguous) {
 
 /* ------------------------------ the library's own mpi_f08 routine (MPICH) */
 
-tf_f08_fn tf_f08_lookup(const char *name, tf_f08_fn *cache) {
-  _Atomic(tf_f08_fn) *c = (_Atomic(tf_f08_fn) *)cache;
-  tf_f08_fn fn = atomic_load(c);
+tf_lib_fn tf_lib_lookup(const char *name, tf_lib_fn *cache) {
+  _Atomic(tf_lib_fn) *c = (_Atomic(tf_lib_fn) *)cache;
+  tf_lib_fn fn = atomic_load(c);
   if (!fn) {
     void *sym = dlsym(RTLD_NEXT, name);
     memcpy(&fn, &sym, sizeof fn); /* POSIX: a function's address from dlsym */
@@ -219,11 +220,11 @@ tf_f08_fn tf_f08_lookup(const char *name, tf_f08_fn *cache) {
 }
 
 typedef void *P;
-int tf_f08_call(const tf_f08_pass *pass, int n, void *const *a) {
+int tf_lib_call(const tf_lib_pass *pass, int n, void *const *a) {
   MPI_Fint ierr = MPI_ERR_INTERN;
   if (!pass->fn) return ierr;
   P e = &ierr;
-  tf_f08_fn f = pass->fn;
+  tf_lib_fn f = pass->fn;
   tf_call_suppress(1);
   switch (n) { /* every argument of an mpi_f08 routine is passed by reference */
   case 1: ((void (*)(P, P))f)(a[0], e); break;
@@ -260,6 +261,43 @@ void *tf_f08_status_arg(MPI_Status *s) {
 #endif
   return s;
 }
+
+/* ------------------------------------------------------- MPI_OP_CREATE */
+
+/* A Fortran user function takes its arguments by reference, with a Fortran
+ * datatype handle: only the library's binding knows how to call it, so the
+ * library's own MPI_OP_CREATE (the routine of the same name after
+ * libtracefold's) makes the op. Same fields as the C wrapper (mpi.table):
+ * commute, then the new op. */
+static void fortran_op_create(void *ra, const char *name, tf_lib_fn *lib, void *user_fn, MPI_Fint *commute,
+                              MPI_Fint *op, MPI_Fint *ierr) {
+  MPI_Fint unused;
+  if (!ierr) ierr = &unused; /* optional in mpi_f08 */
+  tf_lib_pass pass = {tf_lib_lookup(name, lib), {NULL, NULL}};
+  tf_call c;
+  if (!tf_call_begin(&c, TF_FN_MPI_Op_create, ra)) {
+    *ierr = tf_lib_call(&pass, 3, (void *const[]){user_fn, commute, op});
+    return;
+  }
+  tf_put(&c, tf_int_val(*commute));
+  tf_call_clock_start(&c);
+  *ierr = tf_lib_call(&pass, 3, (void *const[]){user_fn, commute, op});
+  tf_call_clock_stop(&c);
+  tf_put(&c, *ierr == MPI_SUCCESS ? tf_op_new(PMPI_Op_f2c(*op)) : TF_NULL_HANDLE);
+  tf_call_end(&c);
+}
+
+#define TF_FORTRAN_OP_CREATE(sym)                                                                               \
+  TF_MPI_ENTRY void sym(void *user_fn, MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierr);                        \
+  void sym(void *user_fn, MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierr) {                                    \
+    static tf_lib_fn lib;                                                                                      \
+    fortran_op_create(__builtin_return_address(0), #sym, &lib, user_fn, commute, op, ierr);                    \
+  }
+TF_FORTRAN_OP_CREATE(mpi_op_create_)
+TF_FORTRAN_OP_CREATE(mpi_op_create)
+TF_FORTRAN_OP_CREATE(mpi_op_create__)
+TF_FORTRAN_OP_CREATE(MPI_OP_CREATE)
+TF_FORTRAN_OP_CREATE(mpi_op_create_f08_)
 
 /* --------------------------------------------- MPI_INIT, MPI_INIT_THREAD */
 

@@ -64,26 +64,30 @@ void *tf_f08_buf(const void *desc, int *contiguous);
 
 #endif
 
-/* ---- the library's own mpi_f08 routine (used with MPICH only) ---- */
-/* A call with a non-contiguous choice buffer is made by the library's own
- * mpi_x_f08ts_ routine, which builds a datatype from the descriptor: fn
- * (found with tf_f08_lookup), given the original descriptors and, for every
- * other argument, the address of its C value (MPICH's C handles, Fortran
- * handles and mpi_f08 handles are the same integers, and its MPI_Status has
- * the Fortran layout). The C MPI_ functions that routine calls are not
- * recorded again (tf_call_suppress): the entry point records the call once,
- * with the program's own count and datatype. */
-typedef void (*tf_f08_fn)(void);
-typedef struct tf_f08_pass {
-  tf_f08_fn fn;
-  void *desc[2]; /* the descriptors of the call's choice buffers, in order */
-} tf_f08_pass;
+/* ---- the library's own Fortran routine ---- */
+/* Where only the library's binding can make a call, the entry point records
+ * it and has the library's own routine make it, with recording suppressed
+ * on the thread (tf_call_suppress), so that the C MPI_ functions that
+ * routine may call do not record it again:
+ *   MPI_OP_CREATE (fortran_support.c): only the binding can call a Fortran
+ *     user function;
+ *   MPICH's mpi_f08 with a non-contiguous choice buffer: the library's
+ *     mpi_x_f08ts_ builds a datatype from the descriptor. It is given the
+ *     original descriptors and, for every other argument, the address of
+ *     its C value (MPICH's C handles, Fortran handles and mpi_f08 handles
+ *     are the same integers, and its MPI_Status has the Fortran layout); the
+ *     call is recorded with the program's own count and datatype. */
+typedef void (*tf_lib_fn)(void);
+typedef struct tf_lib_pass {
+  tf_lib_fn fn;
+  void *desc[2]; /* mpi_x_f08ts_: the descriptors of the call's choice buffers, in order */
+} tf_lib_pass;
 /* The library's routine `name` (the definition after libtracefold's own),
  * looked up once into *cache; NULL if there is none. */
-tf_f08_fn tf_f08_lookup(const char *name, tf_f08_fn *cache);
-/* Calls pass->fn with the n arguments and an ierror; returns the ierror
- * (MPI_ERR_INTERN if there is no such routine). */
-int tf_f08_call(const tf_f08_pass *pass, int n, void *const *args);
+tf_lib_fn tf_lib_lookup(const char *name, tf_lib_fn *cache);
+/* Calls pass->fn with the n arguments (each by reference) and an ierror;
+ * returns the ierror (MPI_ERR_INTERN if there is no such routine). */
+int tf_lib_call(const tf_lib_pass *pass, int n, void *const *args);
 /* A C status argument for such a routine: MPI_STATUS_IGNORE as mpi_f08's */
 void *tf_f08_status_arg(MPI_Status *s);
 
