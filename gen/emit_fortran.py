@@ -1,13 +1,28 @@
 #!/usr/bin/env python3
 """emit_fortran.py — writes tf_fortran.c: Fortran entry points of the recorder.
 
-For MPI libraries whose Fortran bindings call PMPI_ directly (Open MPI; the
-build compiles the file only there): for each function of mpi.table whose
-Fortran form maps mechanically onto the C one, the mpif.h / use mpi symbols
-(everything by reference) convert their arguments to C, record through the
-C wrapper's code (emit_wrappers.py's Body and wrapper(), so the same fields
-and ids) and convert the outputs back. Also writes tf_fortran_list.txt, the
-names of the functions that got one.
+For each function of mpi.table whose Fortran form maps onto the C one, the
+Fortran symbols convert their arguments to C, record through the C
+wrapper's code (emit_wrappers.py's Body and wrapper(), so the same fields
+and ids) and call the C PMPI_ function, then convert the outputs back. The
+program's call thus reaches the recorder directly (its return address is
+the call site) and the library's own Fortran binding, which would call
+PMPI_ (Open MPI, MPICH's mpi_f08) or the C MPI_ function (MPICH's mpif.h:
+recorded a second time), is never entered. The symbols:
+
+  mpif.h / use mpi   mpi_x_, mpi_x, mpi_x__, MPI_X: every argument by
+                     reference, handles MPI_Fint, choice buffers addresses
+  use mpi_f08        Open MPI: mpi_x_f08_, the same ABI.
+                     MPICH (TF_F08_MPICH): mpi_x_f08_ for a routine without
+                     a choice buffer (a status is an MPI_F08_status),
+                     mpi_x_f08ts_ for one with choice buffers, each a
+                     gfortran array descriptor; a non-contiguous one is
+                     handed to the library's own routine (tf_lib_call).
+
+The sentinels (MPI_IN_PLACE, MPI_BOTTOM, MPI_STATUS(ES)_IGNORE,
+MPI_UNWEIGHTED, MPI_WEIGHTS_EMPTY) and status conversions of each ABI are
+in src/recorder/fortran_support.c. Also writes tf_fortran_list.txt, the
+names of the functions that got entry points.
 
 Usage: emit_fortran.py mpi.table OUTDIR
 """
@@ -21,133 +36,262 @@ F_HANDLE = {"MPI_Comm": "Comm", "MPI_Datatype": "Type", "MPI_Op": "Op", "MPI_Gro
             "MPI_Request": "Request", "MPI_Message": "Message"}
 
 
+def buffers(f):
+    """f's choice buffers (void *), which mpi_f08 passes as descriptors;
+    not {addr} (a C pointer's address: MPI_Buffer_detach)."""
+    return [p for p in f.params if p.base == "void*" and "addr" not in p.ann]
+
+
 def fortran_ok(f):
-    """Functions whose Fortran form maps mechanically onto the C one."""
-    if not f.fortran:  # {nofortran}, varargs
+    """Functions whose Fortran form maps onto the C one."""
+    if not f.fortran:  # {nofortran}
         return False
     for p in f.params:
         b = p.base.rstrip("*")
-        if p.base in ("MPI_Status*", "MPI_Status") or b in F_HANDLE or b in ("int", "void", "MPI_Aint"):
-            continue
-        if "skip" in p.ann and b in ("MPI_Info", "MPI_User_function"):
+        if b in F_HANDLE or b in ("int", "void", "MPI_Aint", "MPI_Status", "MPI_Info"):
             continue
         return False
     return True
 
 
-def entry_point(f):
-    """The Fortran entry points of f (None if its arguments do not map):
-    convert arguments to C, call the C recording code (tf_fortran_X: the
-    wrapper body, calling the C PMPI_X), convert outputs back."""
-    lname = f.name.lower()
-    fparams, conv, back, cargs = [], [], [], []
-    for p in f.params:
-        b = p.base
+def fexpr(expr, conv_name):
+    """An {n=...} or {if=...} expression of mpi.table over the entry point's
+    converted (C) values."""
+    names = set(re.findall(r"\b[a-z_]\w*\b", expr))
+    for n in sorted(names, key=len, reverse=True):
+        expr = re.sub(r"\b%s\b" % n, lambda m, n=n: conv_name(n), expr)
+    expr = re.sub(r"\bINPLACE\((\w+)\)", r"((const void *)(\1) == MPI_IN_PLACE)", expr)
+    expr = re.sub(r"\bSIZE\b", "tf_fortran_coll_size(c_comm)", expr)
+    expr = re.sub(r"\bINDEG\b", "tf_neighbor_degrees(c_comm).in", expr)
+    expr = re.sub(r"\bOUTDEG\b", "tf_neighbor_degrees(c_comm).out", expr)
+    if re.search(r"\b(LOCALSIZE|ISROOT|INROOTGROUP|CARTDIM)\b", expr):
+        raise SystemExit("emit_fortran.py: no Fortran form of %r" % expr)
+    return expr
+
+
+class Entry:
+    """The conversion of one function's Fortran arguments in one ABI: abi
+    "fh" (mpif.h, use mpi; Open MPI's mpi_f08) or "f08" (MPICH's mpi_f08)."""
+
+    def __init__(self, f, abi):
+        self.f, self.abi = f, abi
+        self.ts = abi == "f08" and bool(buffers(f))  # mpi_x_f08ts_: descriptors
+        self.fparams, self.conv, self.conv_arrays, self.back, self.cargs = [], [], [], [], []
+        self.cname = {}  # parameter -> the C value's name in the entry point
+        self.nslot = 0
+        for p in f.params:
+            self.param(p)
+        if self.ts:
+            self.conv.insert(0, "int tf_contig = 1;")
+        # Fortran has no ierror in MPI_PCONTROL (mpif.h; Open MPI's mpi_f08); MPICH's mpi_f08 has an optional one
+        self.ierr = not (f.varargs and not (abi == "f08"))
+
+    def status_ignore(self, plural=False):
+        s = "statuses" if plural else "status"
+        return ("tf_f08_%s_ignore" if self.abi == "f08" else "tf_fortran_%s_ignore") % s
+
+    def status_c2f(self, c, fortran, i="0"):
+        if self.abi == "f08":
+            return "tf_f08_status_c2f(%s, %s, %s);" % (c, fortran, i)
+        return "PMPI_Status_c2f(%s, %s + (%s) * TF_F_STATUS_SIZE);" % (c, fortran, i)
+
+    def value(self, n):
+        """C value of parameter n, for {n=}/{if=} expressions."""
+        return self.cname.get(n, "(*%s)" % n)
+
+    def param(self, p):
+        f, b, n = self.f, p.base, p.name
         bare = b.rstrip("*")
-        if b in ("void*",):
-            fparams.append("void *%s" % p.name)
-            cargs.append("tf_fortran_buf(%s)" % p.name)
-        elif bare in F_HANDLE and not p.is_array:
-            fparams.append("MPI_Fint *%s" % p.name)
-            h = F_HANDLE[bare]
-            conv.append("%s c_%s = PMPI_%s_f2c(*%s);" % (bare, p.name, h, p.name))
-            if b.endswith("*"):
-                cargs.append("&c_%s" % p.name)
-                back.append("*%s = PMPI_%s_c2f(c_%s);" % (p.name, h, p.name))
+        if b == "void*" and "addr" in p.ann:  # the address of a C pointer, passed through
+            self.fparams.append("void *%s" % n)
+            self.cargs.append(n)
+        elif b == "void*":
+            self.fparams.append("void *%s" % n)
+            if self.ts:
+                self.conv.append("void *c_%s = tf_f08_buf(%s, &tf_contig);" % (n, n))
             else:
-                cargs.append("c_%s" % p.name)
-        elif bare in F_HANDLE and p.is_array:
-            fparams.append("MPI_Fint *%s" % p.name)
+                self.conv.append("void *c_%s = tf_fortran_buf(%s);" % (n, n))
+            self.cname[n] = "c_" + n
+            self.cargs.append("c_" + n)
+        elif bare in F_HANDLE and not p.is_array:
             h = F_HANDLE[bare]
-            n = "*" + p.ann["n"] if p.ann.get("n") in [q.name for q in f.params] else None
-            if n is None:
-                return None
-            conv.append("%s *c_%s = tf_fortran_scratch_%s(%s, %s);" % (bare, p.name, h.lower(), p.name, n))
-            conv.append("if (!c_%s) { *ierr = MPI_ERR_NO_MEM; return; }" % p.name)
-            cargs.append("c_%s" % p.name)
-            if bare == "MPI_Request":
-                back.append("for (int i = 0; i < %s; i++) %s[i] = PMPI_Request_c2f(c_%s[i]);" % (n, p.name, p.name))
+            self.fparams.append("MPI_Fint *%s" % n)
+            self.conv.append("%s c_%s = PMPI_%s_f2c(*%s);" % (bare, n, h, n))
+            self.cname[n] = "c_" + n
+            if b.endswith("*"):
+                self.cargs.append("&c_" + n)
+                self.back.append("*%s = PMPI_%s_c2f(c_%s);" % (n, h, n))
+            else:
+                self.cargs.append("c_" + n)
+        elif bare in F_HANDLE and p.is_array:
+            h = F_HANDLE[bare]
+            self.fparams.append("MPI_Fint *%s" % n)
+            cnt = fexpr(p.ann["n"], self.value)
+            cond = fexpr(p.ann["if"], self.value) if p.ann.get("if") else "1"
+            if h == "Request":
+                scratch = "tf_fortran_scratch_request(%s, %s)" % (n, cnt)
+            elif h == "Type":
+                scratch = "tf_fortran_scratch_type(%s, %s, %d)" % (n, cnt, self.nslot)
+                self.nslot += 1
+                if self.nslot > 2:
+                    raise SystemExit("emit_fortran.py: %s: more than two arrays of datatypes" % f.name)
+            else:
+                raise SystemExit("emit_fortran.py: %s: no Fortran form of an array of %s" % (f.name, bare))
+            # after every scalar handle: the length may be the communicator's size
+            # not significant ({if=}): passed on unconverted, never read
+            self.conv_arrays.append("%s *c_%s = (%s) ? %s : (%s *)%s;" % (bare, n, cond, scratch, bare, n))
+            self.conv_arrays.append("if ((%s) && !c_%s) { *ierr = MPI_ERR_NO_MEM; return; }" % (cond, n))
+            self.cargs.append("c_" + n)
+            if h == "Request":
+                self.back.append("for (int i = 0; i < %s; i++) %s[i] = PMPI_Request_c2f(c_%s[i]);" % (cnt, n, n))
+        elif b == "MPI_Status*" and "skip" in p.ann:  # an input status (MPI_Get_count)
+            self.fparams.append("MPI_Fint *%s" % n)
+            if self.abi == "f08":
+                self.conv.append("MPI_Status c_%s; tf_f08_status_f2c(%s, &c_%s);" % (n, n, n))
+            else:
+                self.conv.append("MPI_Status c_%s; PMPI_Status_f2c(%s, &c_%s);" % (n, n, n))
+            self.cargs.append("&c_" + n)
         elif b == "MPI_Status*":
-            fparams.append("MPI_Fint *%s" % p.name)
-            conv.append("MPI_Status c_%s; int ign_%s = %s == MPI_F_STATUS_IGNORE;" % (p.name, p.name, p.name))
-            cargs.append("ign_%s ? MPI_STATUS_IGNORE : &c_%s" % (p.name, p.name))
-            back.append("if (!ign_%s) PMPI_Status_c2f(&c_%s, %s);" % (p.name, p.name, p.name))
+            self.fparams.append("MPI_Fint *%s" % n)
+            self.conv.append("MPI_Status c_%s; int ign_%s = %s(%s);" % (n, n, self.status_ignore(), n))
+            self.cargs.append("ign_%s ? MPI_STATUS_IGNORE : &c_%s" % (n, n))
+            self.back.append("if (!ign_%s) %s" % (n, self.status_c2f("&c_" + n, n)))
         elif b == "MPI_Status" and p.is_array:
-            fparams.append("MPI_Fint *%s" % p.name)
-            n = "*" + p.ann["n"]
-            conv.append("int ign_%s = %s == MPI_F_STATUSES_IGNORE;" % (p.name, p.name))
-            conv.append("MPI_Status *c_%s = ign_%s ? MPI_STATUSES_IGNORE : tf_fortran_scratch_status(%s);"
-                        % (p.name, p.name, n))
-            conv.append("if (!ign_%s && !c_%s) { *ierr = MPI_ERR_NO_MEM; return; }" % (p.name, p.name))
-            cargs.append("c_%s" % p.name)
-            back.append("if (!ign_%s) for (int i = 0; i < %s; i++) PMPI_Status_c2f(&c_%s[i], %s + i * TF_F_STATUS_SIZE);"
-                        % (p.name, n, p.name, p.name))
+            self.fparams.append("MPI_Fint *%s" % n)
+            cnt = fexpr(p.ann["n"], self.value)
+            self.conv.append("int ign_%s = %s(%s);" % (n, self.status_ignore(True), n))
+            self.conv.append("MPI_Status *c_%s = ign_%s ? MPI_STATUSES_IGNORE : tf_fortran_scratch_status(%s);"
+                             % (n, n, cnt))
+            self.conv.append("if (!ign_%s && !c_%s) { *ierr = MPI_ERR_NO_MEM; return; }" % (n, n))
+            self.cargs.append("c_" + n)
+            self.back.append("if (!ign_%s) for (int i = 0; i < %s; i++) %s"
+                             % (n, cnt, self.status_c2f("&c_%s[i]" % n, n, "i")))
         elif bare in ("int", "MPI_Aint"):
             t = "MPI_Fint" if bare == "int" else "MPI_Aint"
-            fparams.append("%s *%s" % (t, p.name))
-            if p.name == "index":  # Fortran indices are 1-based
-                back.append("if (*ierr == MPI_SUCCESS && *index != MPI_UNDEFINED) *index += 1;")
-            if p.name == "array_of_indices":
-                back.append("if (*ierr == MPI_SUCCESS && *outcount != MPI_UNDEFINED)"
-                            " for (int i = 0; i < *outcount; i++) array_of_indices[i] += 1;")
+            self.fparams.append("%s *%s" % (t, n))
+            # Fortran indices are 1-based (but see TF_F08_INDEX_BASE)
+            base = "TF_F08_INDEX_BASE" if self.abi == "f08" else "1"
+            if n == "index":
+                self.back.append("if (*ierr == MPI_SUCCESS && *index != MPI_UNDEFINED) *index += %s;" % base)
+            if n == "array_of_indices":
+                self.back.append("if (*ierr == MPI_SUCCESS && *outcount != MPI_UNDEFINED)"
+                                 " for (int i = 0; i < *outcount; i++) array_of_indices[i] += %s;" % base)
             if p.is_array or b.endswith("*"):
-                if p.name.endswith("weights"):
-                    cargs.append("(int *)tf_fortran_weights(%s)" % p.name)
+                if n.endswith("weights"):
+                    w = "tf_f08_weights" if self.abi == "f08" else "tf_fortran_weights"
+                    self.cargs.append("(int *)%s(%s)" % (w, n))
                 elif bare == "int" and p.dims.count("[") == 2:
-                    cargs.append("(int (*)%s)%s" % (p.dims[p.dims.index("]") + 1:], p.name))
-                elif bare == "int" and p.is_array:
-                    cargs.append("(int *)%s" % p.name)  # MPI_Fint == int on this ABI
+                    self.cargs.append("(int (*)%s)%s" % (p.dims[p.dims.index("]") + 1:], n))
+                elif bare == "int":
+                    self.cargs.append("(int *)%s" % n)  # MPI_Fint == int on this ABI
                 else:
-                    cargs.append("(%s *)%s" % (bare, p.name))
+                    self.cargs.append("(%s *)%s" % (bare, n))
             else:
-                cargs.append("(%s)*%s" % (bare, p.name))
+                self.cname[n] = "(%s)*%s" % (bare, n)
+                self.cargs.append("(%s)*%s" % (bare, n))
         elif b == "MPI_Info":
-            fparams.append("MPI_Fint *%s" % p.name)
-            cargs.append("PMPI_Info_f2c(*%s)" % p.name)
-        elif "skip" in p.ann:
-            fparams.append("void *%s" % p.name)
-            cargs.append("NULL")
+            self.fparams.append("MPI_Fint *%s" % n)
+            self.cargs.append("PMPI_Info_f2c(*%s)" % n)
         else:
-            return None
-    fparams.append("MPI_Fint *ierr")
-    sig = ", ".join(fparams)
-    pnames = ", ".join(re.match(r".*?(\w+)$", x).group(1) for x in fparams)
-    lines = ["static void tf_fw_%s(void *tf_ra, %s) {" % (f.short, sig)]
-    lines.append("  MPI_Fint tf_ierr_unused;")
-    lines.append("  if (!ierr) ierr = &tf_ierr_unused; /* optional in mpi_f08 */")
-    lines += ["  " + x for x in conv]
-    lines.append("  *ierr = tf_fortran_%s(tf_ra%s);" % (f.short, "".join(", " + a for a in cargs)))
-    lines += ["  " + x for x in back]
-    lines.append("}")
-    # mpif.h / use mpi manglings, and Open MPI's mpi_f08 symbols (same
-    # by-reference ABI: handles are one-integer derived types, ierror optional)
-    for sym in (lname + "_", lname, lname + "__", f.name.upper(), lname + "_f08_"):
-        lines.append("void %s(%s);" % (sym, sig))
-        lines.append("void %s(%s) { tf_fw_%s(__builtin_return_address(0), %s); }" % (sym, sig, f.short, pnames))
-    return "\n".join(lines)
+            raise SystemExit("emit_fortran.py: %s: no Fortran form of %r" % (f.name, p.decl))
+
+    def all_fparams(self):
+        return self.fparams + (["MPI_Fint *ierr"] if self.ierr else [])
+
+    def function(self, fname):
+        """The static function fname(void *tf_ra, the Fortran arguments):
+        convert, record and call, convert back."""
+        f = self.f
+        lines = ["static void %s(void *tf_ra%s) {" % (fname, "".join(", " + x for x in self.all_fparams()))]
+        lines.append("  MPI_Fint tf_ierr_unused;")
+        if self.ierr:
+            lines.append("  if (!ierr) ierr = &tf_ierr_unused; /* optional in mpi_f08 */")
+        else:
+            lines.append("  MPI_Fint *ierr = &tf_ierr_unused; /* Fortran's MPI_PCONTROL has none */")
+        lines += ["  " + x for x in self.conv + self.conv_arrays]
+        cargs = list(self.cargs)
+        if buffers(f):
+            if self.ts:
+                descs = [p.name for p in buffers(f)] + ["NULL"] * (2 - len(buffers(f)))
+                sym = f.name.lower() + "_f08ts_"
+                lines.append("  static tf_lib_fn tf_lib; /* %s of the MPI library */" % sym)
+                lines.append("  tf_lib_pass tf_pass = {tf_contig ? NULL : tf_lib_lookup(\"%s\", &tf_lib), {%s}};"
+                             % (sym, ", ".join(descs)))
+                cargs.append("tf_contig ? NULL : &tf_pass")
+            else:
+                cargs.append("NULL")
+        lines.append("  *ierr = tf_fortran_%s(tf_ra%s);" % (f.short, "".join(", " + a for a in cargs)))
+        lines += ["  " + x for x in self.back]
+        lines.append("}")
+        return "\n".join(lines)
+
+    def symbols(self, fname, symbols):
+        """The exported entry points symbols, calling fname with the
+        program's return address."""
+        fp = self.all_fparams()
+        sig = ", ".join(fp) or "void"
+        args = "".join(", " + re.match(r".*?(\w+)$", x).group(1) for x in fp)
+        lines = []
+        for s in symbols:
+            lines.append("void %s(%s);" % (s, sig))
+            lines.append("void %s(%s) { %s(__builtin_return_address(0)%s); }" % (s, sig, fname, args))
+        return "\n".join(lines)
+
+
+def recorder(f):
+    """The C wrapper's code as static int tf_fortran_X(void *tf_ra, C
+    parameters[, const tf_lib_pass *tf_pass]): a function with choice
+    buffers takes the library's mpi_f08 routine to call instead of PMPI_X
+    (MPICH, a non-contiguous buffer)."""
+    bufs = buffers(f)
+    call = None
+    if bufs:
+        if any(p.base == "MPI_Status" and p.is_array for p in f.params):
+            raise SystemExit("emit_fortran.py: %s: statuses in a routine with choice buffers" % f.name)
+
+        def call(args):
+            ptrs = []
+            for p, a in zip(f.params, args):
+                if p in bufs:
+                    ptrs.append("tf_pass->desc[%d]" % bufs.index(p))
+                elif p.base == "MPI_Status*" and "skip" not in p.ann:
+                    ptrs.append("tf_f08_status_arg(%s)" % a)
+                elif p.is_array or p.base.endswith("*"):
+                    ptrs.append("(void *)%s" % a)
+                else:
+                    ptrs.append("(void *)&%s" % a)
+            return "(tf_pass ? tf_lib_call(tf_pass, %d, (void *const[]){%s}) : PMPI_%s(%s))" % (
+                len(ptrs), ", ".join(ptrs), f.short, ", ".join(args))
+    rec = emit_wrappers.wrapper(f, emit_wrappers.Body(f), "TF_FN_" + f.name, call=call)
+    params = ", ".join(["void *tf_ra"] + [p.decl for p in f.params] + (["const tf_lib_pass *tf_pass"] if bufs else []))
+    head, rest = rec.split("\n", 1)
+    if not head.startswith("int MPI_%s(" % f.short):
+        raise SystemExit("emit_fortran.py: unexpected wrapper of %s: %r" % (f.name, head))
+    return "static int tf_fortran_%s(%s) {\n%s" % (f.short, params, rest.replace("__builtin_return_address(0)", "tf_ra"))
 
 
 def main():
     table, outdir = sys.argv[1], sys.argv[2]
-    # static C recorders (wrapper bodies calling the C PMPI), then the
-    # Fortran symbols
     fo = ["/* tf_fortran.c — generated by gen/emit_fortran.py from gen/mpi.table; do not edit.",
-          " * Fortran entry points for MPI libraries whose Fortran bindings call PMPI_",
-          " * directly (Open MPI): convert handles, record through the C path. */",
+          " * Fortran entry points: convert the Fortran arguments, record through the",
+          " * C wrappers' code and call the C PMPI_ function (see emit_fortran.py). */",
           '#include "recorder.h"', '#include "tf_schema.h"', ""]
     names = []
     for f in mpitable.parse_table(table):
         if not fortran_ok(f):
             continue
-        text = entry_point(f)
-        if text is None:
-            continue
-        rec = emit_wrappers.wrapper(f, emit_wrappers.Body(f), "TF_FN_" + f.name)
-        head = "static int tf_fortran_%s(void *tf_ra%s" % (f.short, ", " if f.params else "")
-        rec = rec.replace("int MPI_%s(" % f.short, head, 1).replace("(void *tf_ravoid)", "(void *tf_ra)")
-        rec = rec.replace("__builtin_return_address(0)", "tf_ra")
-        fo.append(rec)
-        fo.append(text)
+        lname = f.name.lower()
+        fh = Entry(f, "fh")
+        f08 = Entry(f, "f08")
+        fo.append(recorder(f))
+        fo.append(fh.function("tf_fw_" + f.short))
+        fo.append(fh.symbols("tf_fw_" + f.short, [lname + "_", lname, lname + "__", f.name.upper()]))
+        fo.append("#if TF_F08_MPICH")
+        fo.append(f08.function("tf_f8_" + f.short))
+        fo.append(f08.symbols("tf_f8_" + f.short, [lname + ("_f08ts_" if f08.ts else "_f08_")]))
+        fo.append("#else /* Open MPI's mpi_f08: the mpif.h ABI */")
+        fo.append(fh.symbols("tf_fw_" + f.short, [lname + "_f08_"]))
+        fo.append("#endif")
         fo.append("")
         names.append(f.name)
     open(outdir + "/tf_fortran.c", "w").write("\n".join(fo))

@@ -266,12 +266,17 @@ def proto(f, prefix="MPI_"):
     return "int %s%s(%s)" % (prefix, f.short, params)
 
 
-def wrapper(f, g, fn_id):
-    """The C wrapper of f (g: its Body) recording as function fn_id."""
-    args = ", ".join(g.call_args)
+def wrapper(f, g, fn_id, call=None):
+    """The C wrapper of f (g: its Body) recording as function fn_id. call:
+    the expression that makes the MPI call, given its C arguments (default
+    PMPI_X(args); emit_fortran.py's entry points may call the library's own
+    Fortran routine instead)."""
+    if call is None:
+        def call(args):
+            return "PMPI_%s(%s)" % (f.short, ", ".join(args))
     out = [proto(f) + " {"]
-    pmpi = "PMPI_%s(%s)" % (f.short, args)
-    plain = "PMPI_%s(%s)" % (f.short, ", ".join(p.name for p in f.params))
+    pmpi = call(g.call_args)
+    plain = call([p.name for p in f.params])
     if f.lifecycle == "init":
         out.append("  uint64_t tf_t0 = tf_now_ns();")
         out.append("  int rc = %s;" % plain)

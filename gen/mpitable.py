@@ -83,7 +83,7 @@ class Param:
 
 
 FUNC_ANN = {"init", "finalize", "abort", "varargs", "complete", "outcome", "persistent", "engine", "nofortran"}
-PARAM_ANN = {"n", "if", "out", "use", "free", "inplace", "recv", "id", "skip"}
+PARAM_ANN = {"n", "if", "out", "use", "free", "inplace", "recv", "id", "skip", "addr"}
 COMPLETE = ("one", "any", "all", "some")
 
 
@@ -101,7 +101,7 @@ class Func:
         self.outcome = "outcome" in ann or self.complete is not None
         self.persistent = "persistent" in ann
         self.engine = "engine" in ann
-        self.fortran = not ("nofortran" in ann or self.varargs)
+        self.fortran = "nofortran" not in ann  # a generated Fortran entry point (emit_fortran.py)
         # derived: an int *flag output says whether what the call reports
         # happened (the Test forms, MPI_Iprobe, MPI_Improbe)
         self.flag = any(p.name == "flag" for p in params)

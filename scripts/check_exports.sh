@@ -6,10 +6,12 @@
 #
 # Every dynamic symbol the library defines must be an MPI entry point (C
 # MPI_X / PMPI_X, Fortran mpi_x_ / mpi_x / mpi_x__ / MPI_X / mpi_x_f08_ /
+# mpi_x_f08ts_ /
 # pmpi_x...) or a function declared TF_API in include/tracefold.h; any other
 # is named and fails the test. The entry points the wrappers must export
 # (MPI_Init, MPI_Send, MPI_Finalize; with Fortran entry points also
-# mpi_init_ and mpi_send_) are checked to be there.
+# mpi_init_, mpi_send_, MPI_SEND, mpi_init_f08_, mpi_wait_f08_ and
+# mpi_send_f08_ or, with MPICH, mpi_send_f08ts_) are checked to be there.
 set -euo pipefail
 nm=$1 lib=$2 header=$3 fortran=${4:-OFF}
 
@@ -27,9 +29,10 @@ while read -r s; do
 done <<<"$syms"
 
 need=(MPI_Init MPI_Send MPI_Finalize)
-[ "$fortran" = ON ] && need+=(mpi_init_ mpi_send_ MPI_SEND mpi_send_f08_)
+# mpi_f08: mpi_send_f08_ (Open MPI), mpi_send_f08ts_ (MPICH: a routine with a choice buffer)
+[ "$fortran" = ON ] && need+=(mpi_init_ mpi_send_ MPI_SEND mpi_init_f08_ mpi_wait_f08_ "mpi_send_f08_|mpi_send_f08ts_")
 for s in "${need[@]}"; do
-  if ! grep -qx -- "$s" <<<"$syms"; then
+  if ! grep -qxE -- "$s" <<<"$syms"; then
     echo "check_exports: $lib does not export the MPI entry point $s" >&2
     bad=1
   fi

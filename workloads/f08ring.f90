@@ -6,19 +6,24 @@
 ! neighbour's value arrived, so a wrong index changes the checksum -- then
 ! MPI_Waitall on the sends; every step ends with an MPI_Allreduce.
 !
-! Counts oracle (wlcount.f90), per rank, I iterations: MPI_Init 1,
-! MPI_Comm_rank 1, MPI_Comm_size 1, MPI_Irecv 2I, MPI_Isend 2I,
-! MPI_Waitany 2I, MPI_Waitall I, MPI_Allreduce I, MPI_Finalize 1.
-! Options: -i I (default 20), -s S (values per message, default 4), -c PREFIX.
+! The index base is calibrated first: MPICH before 4.1 returns a 0-based
+! index from its mpi_f08 MPI_Waitany (pmodels/mpich#6270), so each rank
+! completes one self-message with MPI_Waitany over (MPI_REQUEST_NULL, the
+! receive) and takes the index it gets for the second request as the
+! library's. A tracer that returned another index than the library's own
+! binding, or changed it between the calibration and the loop, changes the
+! checksum.
 !
-! Note: MPICH 4.0.2's own mpi_f08 MPI_Waitany returns a 0-based index (seen
-! here without tracefold), so under MPICH this program's checksum is wrong by
-! construction; it is tested where mpi_f08 is intercepted (Open MPI).
+! Counts oracle (wlcount.f90), per rank, I iterations: MPI_Init 1,
+! MPI_Comm_rank 1, MPI_Comm_size 1, MPI_Irecv 2I+1, MPI_Send 1,
+! MPI_Isend 2I, MPI_Waitany 2I+1, MPI_Waitall I, MPI_Allreduce I,
+! MPI_Finalize 1.
+! Options: -i I (default 20), -s S (values per message, default 4), -c PREFIX.
 program f08ring
   use mpi_f08
   use wlcount
   implicit none
-  integer :: iters, n, rank, nprocs, left, right, step, k, idx
+  integer :: iters, n, rank, nprocs, left, right, step, k, idx, second, probe
   character(len=4096) :: prefix
   logical :: have_prefix
   type(MPI_Request) :: rreq(2), sreq(2)
@@ -40,6 +45,14 @@ program f08ring
   right = mod(rank + 1, nprocs)
   mine = rank + 1
   acc = 0
+  ! the index MPI_Waitany returns for the second request of an array
+  rreq(1) = MPI_REQUEST_NULL
+  call wl('MPI_Irecv')
+  call MPI_Irecv(probe, 1, MPI_INTEGER, rank, 3, MPI_COMM_WORLD, rreq(2))
+  call wl('MPI_Send')
+  call MPI_Send(rank, 1, MPI_INTEGER, rank, 3, MPI_COMM_WORLD)
+  call wl('MPI_Waitany')
+  call MPI_Waitany(2, rreq, second, MPI_STATUS_IGNORE)
   do step = 1, iters
     call wl('MPI_Irecv')
     call MPI_Irecv(fromleft, n, MPI_DOUBLE_PRECISION, left, 1, MPI_COMM_WORLD, rreq(1))
@@ -52,12 +65,12 @@ program f08ring
     do k = 1, 2
       call wl('MPI_Waitany')
       call MPI_Waitany(2, rreq, idx, MPI_STATUS_IGNORE)
-      if (idx == 1) then
+      if (idx == second - 1) then
         acc = acc + 3.0d0 * sum(fromleft)
-      else if (idx == 2) then
+      else if (idx == second) then
         acc = acc + 5.0d0 * sum(fromright)
       else
-        acc = acc - 1.0d6   ! an index outside 1..2 is a bug in someone's bindings
+        acc = acc - 1.0d6   ! an index outside the calibrated pair is a bug in someone's bindings
       end if
     end do
     call wl('MPI_Waitall')

@@ -7,25 +7,33 @@
  * trace so the site can be resolved later to function and file:line
  * (addr2line -e MODULE OFFSET-1).
  *
- * When the caller is inside an MPI library (MPICH's Fortran bindings call
- * the C MPI_ functions), the return address would be the binding's and all
- * Fortran calls would collapse into one site; then the stack is walked to
- * the first frame outside libtracefold and the MPI libraries. Results are
- * cached per return address, so dladdr runs once per distinct address.
+ * Sites are cached per return address, so dladdr runs once per distinct
+ * address. When the caller is inside an MPI library, though (a Fortran
+ * binding of the library calling the C MPI_ function; the recorder's own
+ * Fortran entry points make this rare: functions without one, calls the MPI
+ * library makes itself), the return address is the binding's, reached from
+ * every place in the program that calls it, so no per-address cache can
+ * give the program's site; the stack is walked to the first frame outside
+ * libtracefold and the MPI libraries. That walk stops at that frame, and
+ * which module each frame address belongs to is cached too, so a call
+ * through a binding costs one short unwind (~1-2 us), not a dladdr per frame.
  */
 #define _GNU_SOURCE
 #include "callsite.h"
 
 #include <dlfcn.h>
-#include <execinfo.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unwind.h>
 
 #include "handle_map.h"
 
 static tf_handle_map by_ra; /* ra -> id = site index, kind = 1 when inside an MPI library */
 static tf_site *sites;
 static uint32_t nsites, capsites;
+
+enum { FRAME_PROGRAM = 1, FRAME_SELF, FRAME_MPI }; /* where a frame's address is (frames.kind) */
+static tf_handle_map frames;                       /* frame address -> kind */
 
 static uint64_t fnv1a(const char *s) {
   uint64_t h = 0xcbf29ce484222325ULL;
@@ -43,23 +51,46 @@ static int in_mpi_library(const char *module) {
   return strncmp(b, "libmpi", 6) == 0 || strncmp(b, "libpmpi", 7) == 0 || strncmp(b, "libopen-", 8) == 0;
 }
 
-static int in_self(void *addr) {
-  Dl_info me, it;
-  if (!dladdr((void *)&tf_callsite_index, &me) || !dladdr(addr, &it)) return 0;
-  return me.dli_fbase == it.dli_fbase;
+/* where addr is: libtracefold, an MPI library, or the program (anything
+ * else, and addresses dladdr does not know); cached per address */
+static int frame_kind(void *addr) {
+  static void *self_base;
+  if (!self_base) {
+    Dl_info me;
+    if (dladdr((void *)&tf_callsite_index, &me)) self_base = me.dli_fbase;
+  }
+  tf_obj *o = tf_map_find(&frames, (uint64_t)(uintptr_t)addr);
+  if (o) return o->kind;
+  Dl_info di;
+  int kind = FRAME_PROGRAM;
+  if (dladdr(addr, &di) && di.dli_fname) {
+    if (di.dli_fbase == self_base) kind = FRAME_SELF;
+    else if (in_mpi_library(di.dli_fname)) kind = FRAME_MPI;
+  }
+  o = tf_map_put(&frames, (uint64_t)(uintptr_t)addr);
+  if (o) o->kind = (uint8_t)kind;
+  return kind;
+}
+
+typedef struct walk {
+  void *found;
+  int frames;
+} walk;
+
+static _Unwind_Reason_Code walk_frame(struct _Unwind_Context *ctx, void *arg) {
+  walk *w = arg;
+  void *ip = (void *)_Unwind_GetIP(ctx);
+  if (!ip || ++w->frames > 64) return _URC_END_OF_STACK;
+  if (frame_kind(ip) != FRAME_PROGRAM) return _URC_NO_REASON;
+  w->found = ip; /* a return address, like backtrace(3)'s */
+  return _URC_END_OF_STACK;
 }
 
 /* first frame outside libtracefold and the MPI libraries */
 static void *outer_caller(void) {
-  void *frames[32];
-  int n = backtrace(frames, 32);
-  for (int i = 0; i < n; i++) {
-    Dl_info di;
-    if (!dladdr(frames[i], &di) || !di.dli_fname) return frames[i];
-    if (in_self(frames[i]) || in_mpi_library(di.dli_fname)) continue;
-    return frames[i];
-  }
-  return NULL;
+  walk w = {NULL, 0};
+  _Unwind_Backtrace(walk_frame, &w);
+  return w.found;
 }
 
 static int64_t add_site(void *ra) {
@@ -119,4 +150,5 @@ void tf_callsites_free(void) {
   sites = NULL;
   nsites = capsites = 0;
   tf_map_free(&by_ra);
+  tf_map_free(&frames);
 }

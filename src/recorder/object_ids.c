@@ -18,7 +18,11 @@
  *   Ids are 31-bit values >= 16.
  * Requests: per rank, 1, 2, 3, ... in creation order. The record is dropped
  *   when the request completes (Wait/Test...) or is freed, so a handle value
- *   the MPI library reuses (MPICH does) gets a new id.
+ *   the MPI library reuses (MPICH does) gets a new id. Live requests can
+ *   also share a handle value: MPICH gives every receive from
+ *   MPI_PROC_NULL the same builtin handle. Such requests are equivalent (they
+ *   are complete at once, with the same status), so their ids are used
+ *   oldest first: a call that names the handle k times uses the k oldest.
  * Datatypes and ops: predefined ones by their position in
  *   tracefold_predefined.h; derived/user ones per rank from 1000 in creation
  *   order. Groups: MPI_GROUP_EMPTY = 1, others per rank from 2; matched
@@ -43,6 +47,10 @@
 
 static struct {
   tf_handle_map comms, reqs, dtypes, ops, groups, msgs;
+  struct {
+    tf_obj *v; /* requests whose handle value an older live request has, oldest first */
+    size_t n, cap;
+  } shared;
   int64_t next_req, next_dtype, next_op, next_group, next_msg;
   int64_t next_group_comm; /* sequence for MPI_Comm_create_group */
   tf_comm_info world;      /* hot path: MPI_COMM_WORLD */
@@ -284,24 +292,48 @@ tf_msg_snap tf_msg_take(MPI_Message m) {
 
 /* --------------------------------------------------------------- requests */
 
+static void fill_req(tf_obj *o, int64_t id, int kind, int persistent, const tf_comm_info *ci) {
+  o->id = id;
+  o->kind = (uint8_t)kind;
+  o->persistent = (uint8_t)persistent;
+  o->comm_id = ci->id;
+  o->rank = ci->rank;
+  o->size = ci->size;
+  o->remote_size = ci->remote_size;
+  o->is_inter = (uint8_t)ci->is_inter;
+}
+
 int64_t tf_req_new(MPI_Request r, int kind, int persistent, const tf_comm_info *ci) {
   if (r == MPI_REQUEST_NULL) return TF_NULL_HANDLE;
+  uint64_t key = key_of_req(r);
   tf_lock();
-  tf_obj *o = tf_map_put(&h.reqs, key_of_req(r));
   int64_t id = h.next_req++;
+  tf_obj *o = tf_map_find(&h.reqs, key);
+  if (o) { /* a live request has this handle too: this one waits behind it */
+    if (h.shared.n == h.shared.cap) {
+      size_t cap = h.shared.cap ? 2 * h.shared.cap : 16;
+      tf_obj *v = realloc(h.shared.v, cap * sizeof *v);
+      if (v) {
+        h.shared.v = v;
+        h.shared.cap = cap;
+      }
+    }
+    o = h.shared.n < h.shared.cap ? &h.shared.v[h.shared.n++] : NULL;
+    if (o) memset(o, 0, sizeof *o);
+  } else {
+    o = tf_map_put(&h.reqs, key);
+  }
   if (o) {
-    o->id = id;
-    o->kind = (uint8_t)kind;
-    o->persistent = (uint8_t)persistent;
-    o->comm_id = ci->id;
-    o->rank = ci->rank;
-    o->size = ci->size;
-    o->remote_size = ci->remote_size;
-    o->is_inter = (uint8_t)ci->is_inter;
+    o->key = key;
+    fill_req(o, id, kind, persistent, ci);
   }
   tf_unlock();
   if (!o) out_of_memory();
   return id;
+}
+
+static tf_req_snap snap_of(MPI_Request r, const tf_obj *o) {
+  return (tf_req_snap){r, o->id, o->kind, o->persistent, {o->comm_id, o->rank, o->size, o->remote_size, o->is_inter}};
 }
 
 static tf_req_snap snap_locked(MPI_Request r) {
@@ -313,11 +345,15 @@ static tf_req_snap snap_locked(MPI_Request r) {
     if (!o) return s;
     o->id = h.next_req++;
   }
-  s.id = o->id;
-  s.kind = o->kind;
-  s.persistent = o->persistent;
-  s.ci = (tf_comm_info){o->comm_id, o->rank, o->size, o->remote_size, o->is_inter};
-  return s;
+  return snap_of(r, o);
+}
+
+/* the k-th oldest live request with handle r (k = 0: the one in the map) */
+static tf_req_snap snap_nth_locked(MPI_Request r, int k) {
+  uint64_t key = key_of_req(r);
+  for (size_t i = 0; k > 0 && i < h.shared.n; i++)
+    if (h.shared.v[i].key == key && --k == 0) return snap_of(r, &h.shared.v[i]);
+  return snap_locked(r);
 }
 
 tf_req_snap tf_req_get(MPI_Request r) {
@@ -341,7 +377,14 @@ tf_req_snap *tf_req_get_all(tf_call *c, const MPI_Request *rs, int n) {
     snaps = s;
     nsnaps = n;
   }
-  for (int i = 0; i < n; i++) snaps[i] = tf_req_get(rs[i]);
+  for (int i = 0; i < n; i++) {
+    int k = 0; /* earlier mentions of the same handle, which only shared handles have */
+    if (h.shared.n)
+      for (int j = 0; j < i; j++) k += rs[j] == rs[i] && rs[i] != MPI_REQUEST_NULL;
+    tf_lock();
+    snaps[i] = snap_nth_locked(rs[i], k);
+    tf_unlock();
+  }
   return snaps;
 }
 
@@ -352,8 +395,19 @@ void tf_req_completed(const tf_req_snap *s) {
 
 void tf_req_forget(const tf_req_snap *s) {
   if (s->handle == MPI_REQUEST_NULL) return;
+  uint64_t key = key_of_req(s->handle);
   tf_lock();
-  tf_map_remove(&h.reqs, key_of_req(s->handle));
+  tf_map_remove(&h.reqs, key);
+  for (size_t i = 0; i < h.shared.n; i++) { /* the next oldest with this handle takes its place */
+    if (h.shared.v[i].key != key) continue;
+    tf_obj *o = tf_map_put(&h.reqs, key);
+    if (o) fill_req(o, h.shared.v[i].id, h.shared.v[i].kind, h.shared.v[i].persistent,
+                    &(tf_comm_info){h.shared.v[i].comm_id, h.shared.v[i].rank, h.shared.v[i].size,
+                                    h.shared.v[i].remote_size, h.shared.v[i].is_inter});
+    memmove(&h.shared.v[i], &h.shared.v[i + 1], (h.shared.n - i - 1) * sizeof *h.shared.v);
+    h.shared.n--;
+    break;
+  }
   tf_unlock();
 }
 
@@ -399,4 +453,7 @@ void tf_object_ids_free(void) {
   tf_map_free(&h.ops);
   tf_map_free(&h.groups);
   tf_map_free(&h.msgs);
+  free(h.shared.v);
+  h.shared.v = NULL;
+  h.shared.n = h.shared.cap = 0;
 }

@@ -46,6 +46,7 @@
  * compute delta starts. */
 typedef struct thread_clock {
   int registered;
+  int suppressed; /* tf_call_suppress */
   uint32_t index;
   uint64_t last_end;
   uint64_t last_volume; /* time-independent mode: the volume counter when its last call ended */
@@ -78,16 +79,16 @@ static void on_signal_now(int sig);
 
 __attribute__((constructor)) static void tf_on_load(void) { g.t_load = tf_now_ns(); }
 
-/* A program whose MPI calls never reach the recorder (MPICH's mpi_f08
- * bindings call the library internally) must not go silently untraced. */
+/* A program whose MPI calls never reach the recorder (a Fortran binding
+ * without entry points here, say) must not go silently untraced. */
 __attribute__((destructor)) static void tf_on_unload(void) {
   if (g.started) return;
   int init = 0, fin = 0;
   PMPI_Initialized(&init);
   PMPI_Finalized(&fin);
   if (init || fin)
-    fprintf(stderr, "tracefold: warning: this program used MPI but its calls never reached tracefold (the mpi_f08 "
-                    "bindings of this MPI library are not intercepted); no trace was written\n");
+    fprintf(stderr, "tracefold: warning: this program used MPI but its calls never reached tracefold (MPI_Init was "
+                    "not intercepted); no trace was written\n");
 }
 
 /* ------------------------------------------------------------ the call */
@@ -99,7 +100,10 @@ static void register_thread(thread_clock *th) {
   th->last_volume = 0;
 }
 
+void tf_call_suppress(int on) { ts.suppressed = on; }
+
 int tf_call_begin(tf_call *c, uint32_t fn, void *ra) {
+  if (ts.suppressed) return 0;
   tf_rec_state st = tf_state();
   if (st != TF_STATE_RECORDING) {
     if (st == TF_STATE_FAILED) tf_lost_add(1);

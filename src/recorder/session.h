@@ -22,6 +22,11 @@ void tf_recorder_abort(void);           /* MPI_Abort: flush what we have */
 
 /* ---- one call ---- */
 int tf_call_begin(tf_call *c, uint32_t fn, void *ra); /* 0: do not record */
+/* While on (per thread), tf_call_begin records nothing: a Fortran entry
+ * point that has recorded a call has the MPI library's own binding make it
+ * (fortran_support.c, tf_lib_call), and the C MPI_ functions that binding
+ * calls must not record it a second time. */
+void tf_call_suppress(int on);
 void tf_call_clock_start(tf_call *c);
 void tf_call_clock_stop(tf_call *c);
 void tf_call_end(tf_call *c);
