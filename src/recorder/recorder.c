@@ -357,13 +357,6 @@ void tf_recorder_start(int init_rc) {
                        .unit = g.unit,
                        .nfuncs = TF_FN_COUNT,
                        .funcs = tf_schema};
-  if (g.cfg.mode == TF_MODE_FLAT || g.cfg.mode == TF_MODE_BOTH) {
-    snprintf(file, sizeof file, "%s/rank-%d.flat", g.path, g.rank);
-    if (!(g.flat = tf_file_writer_open(file, TF_FILE_FLAT, &info, err, sizeof err))) {
-      tf_recorder_fail(err);
-      return;
-    }
-  }
   catch_stops();
   if (g.cfg.mode == TF_MODE_COMPRESSED || g.cfg.mode == TF_MODE_BOTH) {
     snprintf(file, sizeof file, "%s/rank-%d.tfc", g.path, g.rank);
@@ -376,6 +369,15 @@ void tf_recorder_start(int init_rc) {
       return;
     }
     tf_compressor_set_timing(&g.compressor, (tf_timing_mode)g.cfg.timing, g.cfg.bins);
+  }
+  /* after the compressed trace: a rank whose flat file cannot be created
+   * still takes part in the merge, with its lost calls counted */
+  if (g.cfg.mode == TF_MODE_FLAT || g.cfg.mode == TF_MODE_BOTH) {
+    snprintf(file, sizeof file, "%s/rank-%d.flat", g.path, g.rank);
+    if (!(g.flat = tf_file_writer_open(file, TF_FILE_FLAT, &info, err, sizeof err))) {
+      tf_recorder_fail(err);
+      return;
+    }
   }
   tf_state_recording();
 }

@@ -43,8 +43,13 @@ void tf_state_recording(void) { atomic_store(&rt.state, TF_STATE_RECORDING); }
 tf_rec_state tf_state_done(void) { return (tf_rec_state)atomic_exchange(&rt.state, TF_STATE_DONE); }
 
 void tf_recorder_fail(const char *what) {
+  /* from RECORDING, or from IDLE (MPI_Init could not open the trace): the
+   * calls from here on are counted as lost */
   int expected = TF_STATE_RECORDING;
-  atomic_compare_exchange_strong(&rt.state, &expected, TF_STATE_FAILED);
+  if (!atomic_compare_exchange_strong(&rt.state, &expected, TF_STATE_FAILED)) {
+    expected = TF_STATE_IDLE;
+    atomic_compare_exchange_strong(&rt.state, &expected, TF_STATE_FAILED);
+  }
   if (!atomic_flag_test_and_set(&rt.warned))
     fprintf(stderr, "tracefold: warning: rank %d: %s; recording stopped, the trace keeps what was recorded before\n",
             rt.rank, what);

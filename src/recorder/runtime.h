@@ -39,8 +39,8 @@ typedef enum tf_rec_state { TF_STATE_IDLE, TF_STATE_RECORDING, TF_STATE_FAILED, 
 tf_rec_state tf_state(void);
 void tf_state_recording(void);   /* IDLE -> RECORDING: MPI_Init is done */
 tf_rec_state tf_state_done(void); /* -> DONE; returns the state it was in */
-/* Warn once on stderr (per process) and stop recording (RECORDING ->
- * FAILED); the application goes on. */
+/* Warn once on stderr (per process) and stop recording (RECORDING or
+ * IDLE -> FAILED); the application goes on. */
 void tf_recorder_fail(const char *what);
 /* Calls not recorded (after a failure, or dropped by one). */
 void tf_lost_add(uint64_t n);

@@ -183,6 +183,10 @@ static int checks(rp_engine *E, char *err, size_t errlen) {
   if (in->partial || in->nranks_present != in->nranks)
     return snprintf(err, errlen, "%s: a partial trace (the run stopped before MPI_Finalize, or ranks are missing: "
                     "%d of %d present) cannot be replayed", E->opt.trace, in->nranks_present, in->nranks), -1;
+  if (in->lost_events)
+    return snprintf(err, errlen, "%s: a lossy trace (%llu calls were not recorded: the recorder stopped after an "
+                    "internal failure) cannot be replayed: its ranks' calls would not match", E->opt.trace,
+                    (unsigned long long)in->lost_events), -1;
   if (in->nranks != E->size)
     return snprintf(err, errlen, "%s was recorded with %d ranks; launched with %d (launch " RP_PROGRAM
                     " with -np %d)", E->opt.trace, in->nranks, E->size, in->nranks), -1;
