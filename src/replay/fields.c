@@ -15,12 +15,7 @@ void rp_fninfo_init(void) {
     rp_fninfo *x = &rp_info[fn];
     for (uint32_t i = 0; i < d->nfields && i < RP_MAXFIELDS; i++) {
       const tf_field_desc *fd = &d->fields[i];
-      x->role[i] = fd->kind == TF_FIELD_COUNT ? RP_ROLE_COUNT
-                   : fd->kind == TF_FIELD_INT && (strstr(fd->name, "count") || strstr(fd->name, "size")) ? RP_ROLE_COUNT
-                   : fd->kind == TF_FIELD_INT && strstr(fd->name, "displ") ? RP_ROLE_DISPL
-                   : fd->kind == TF_FIELD_DTYPE ? RP_ROLE_DTYPE
-                   : fd->kind == TF_FIELD_BYTES ? RP_ROLE_BYTES
-                                                : RP_ROLE_NONE;
+      x->role[i] = fd->kind == TF_FIELD_BYTES ? RP_ROLE_BYTES : RP_ROLE_NONE;
     }
     x->flag = (int8_t)rp_field_index(fn, "flag");
     x->index = (int8_t)rp_field_index(fn, "index");

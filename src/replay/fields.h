@@ -8,9 +8,9 @@
 #include "engine.h"
 
 /* What the engine needs to know of each function's fields, found once. */
-enum { RP_ROLE_NONE, RP_ROLE_COUNT, RP_ROLE_DISPL, RP_ROLE_DTYPE, RP_ROLE_BYTES };
+enum { RP_ROLE_NONE, RP_ROLE_BYTES };
 typedef struct rp_fninfo {
-  uint8_t role[RP_MAXFIELDS];     /* for the payload size and bytes */
+  uint8_t role[RP_MAXFIELDS];     /* the payload bytes fields (RP_ROLE_BYTES) */
   int8_t flag, index, indices;    /* outcome fields (-1: none) */
   int8_t request, requests;       /* the request(s) a call uses */
   int8_t status_src, statuses_src;

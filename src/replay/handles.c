@@ -125,14 +125,14 @@ static rp_obj *put_or_die(rp_thread *T, rp_map *m, int64_t id) {
   return o;
 }
 
-/* The bytes a buffer needs per element of d: the larger of its extent and
- * true extent, plus a positive true lower bound. */
-static MPI_Aint span_of(MPI_Datatype d) {
-  MPI_Aint lb, ext = 1, tlb = 0, text = 1;
-  if (d == MPI_DATATYPE_NULL) return 1;
-  PMPI_Type_get_extent(d, &lb, &ext);
-  PMPI_Type_get_true_extent(d, &tlb, &text);
-  return (ext > text ? ext : text) + (tlb > 0 ? tlb : 0);
+/* d's extent and true bounds (a null datatype: one byte). */
+static rp_typespan span_of(MPI_Datatype d) {
+  MPI_Aint lb = 0, ext = 1, tlb = 0, text = 1;
+  if (d != MPI_DATATYPE_NULL) {
+    PMPI_Type_get_extent(d, &lb, &ext);
+    PMPI_Type_get_true_extent(d, &tlb, &text);
+  }
+  return (rp_typespan){ext, tlb, tlb + text};
 }
 
 /* ------------------------------------------------------------ set-up */
@@ -142,7 +142,7 @@ int rp_handles_init(rp_engine *E) {
 #define X(d) E->predef_dtypes[E->npredef_dtypes++] = d;
   TF_PREDEFINED_DTYPES(X)
 #undef X
-  for (uint32_t k = 0; k < E->npredef_dtypes; k++) E->predef_extents[k] = span_of(E->predef_dtypes[k]);
+  for (uint32_t k = 0; k < E->npredef_dtypes; k++) E->predef_spans[k] = span_of(E->predef_dtypes[k]);
 #define X(o) E->predef_ops[E->npredef_ops++] = o;
   TF_PREDEFINED_OPS(X)
 #undef X
@@ -173,6 +173,39 @@ int rp_comm_rank(MPI_Comm c) {
   return r;
 }
 
+int rp_coll_size(MPI_Comm c) {
+  int inter = 0, n = 0;
+  if (c == MPI_COMM_NULL) return 0;
+  PMPI_Comm_test_inter(c, &inter);
+  if (inter)
+    PMPI_Comm_remote_size(c, &n);
+  else
+    PMPI_Comm_size(c, &n);
+  return n;
+}
+
+int rp_local_size(MPI_Comm c) {
+  int n = 0;
+  if (c != MPI_COMM_NULL) PMPI_Comm_size(c, &n);
+  return n;
+}
+
+int rp_neighbors(MPI_Comm c, int out) {
+  int topo = MPI_UNDEFINED, in = 0, outd = 0;
+  if (c == MPI_COMM_NULL || PMPI_Topo_test(c, &topo) != MPI_SUCCESS) return 0;
+  if (topo == MPI_CART) {
+    PMPI_Cartdim_get(c, &in);
+    in = outd = 2 * in;
+  } else if (topo == MPI_GRAPH) {
+    PMPI_Graph_neighbors_count(c, rp_comm_rank(c), &in);
+    outd = in;
+  } else if (topo == MPI_DIST_GRAPH) {
+    int weighted = 0;
+    PMPI_Dist_graph_neighbors_count(c, &in, &outd, &weighted);
+  }
+  return out ? outd : in;
+}
+
 MPI_Comm rp_comm(rp_thread *T, int i) {
   int64_t id = id_at(T, i);
   if (id == TF_NONE || id == TF_NULL_HANDLE) return MPI_COMM_NULL;
@@ -194,15 +227,15 @@ void rp_comm_forget(rp_thread *T, int i) { forget(T, &T->E->comms, i); }
 
 /* ------------------------------------------------------------ datatypes */
 
-static MPI_Datatype dtype_of(rp_thread *T, int64_t id, MPI_Aint *extent) {
+static MPI_Datatype dtype_of(rp_thread *T, int64_t id, rp_typespan *span) {
   rp_engine *E = T->E;
   if (id == TF_NONE || id == TF_NULL_HANDLE) return MPI_DATATYPE_NULL;
   if (id >= 1 && id <= (int64_t)E->npredef_dtypes) {
-    if (extent) *extent = E->predef_extents[id - 1];
+    if (span) *span = E->predef_spans[id - 1];
     return E->predef_dtypes[id - 1];
   }
   rp_obj o = lookup(T, &E->dtypes, id, "datatype %lld is used before the trace creates it");
-  if (extent) *extent = o.extent;
+  if (span) *span = o.span;
   return o.h.dtype;
 }
 
@@ -214,19 +247,19 @@ MPI_Datatype *rp_dtypes(rp_thread *T, int i) {
   return a;
 }
 
-MPI_Aint rp_dtype_extent(rp_thread *T, int64_t id) {
-  MPI_Aint e = 1;
-  dtype_of(T, id, &e);
-  return e;
+rp_typespan rp_dtype_span(rp_thread *T, int64_t id) {
+  rp_typespan s = {1, 0, 1};
+  dtype_of(T, id, &s);
+  return s;
 }
 
 static void dtype_set(rp_thread *T, int64_t id, MPI_Datatype d) {
   if (id <= TF_SPECIAL_MAX || id < TF_DTYPE_DERIVED_BASE || d == MPI_DATATYPE_NULL) return;
-  MPI_Aint span = span_of(d);
+  rp_typespan span = span_of(d);
   rp_lock(T->E);
   rp_obj *o = put_or_die(T, &T->E->dtypes, id);
   o->h.dtype = d;
-  o->extent = span;
+  o->span = span;
   rp_unlock(T->E);
 }
 

@@ -10,11 +10,14 @@ int rp_handles_init(rp_engine *E);
 void rp_handles_free(rp_engine *E);
 MPI_Comm rp_comm(rp_thread *T, int i);
 int rp_comm_rank(MPI_Comm c); /* the caller's rank in c (PMPI) */
+int rp_coll_size(MPI_Comm c);  /* the processes a collective on c reaches: its size, remote size if inter */
+int rp_local_size(MPI_Comm c); /* its (local group's) size */
+int rp_neighbors(MPI_Comm c, int out); /* in-degree (out 0) or out-degree (1) of c's topology; 0 without one */
 void rp_comm_new(rp_thread *T, int i, MPI_Comm c);
 void rp_comm_forget(rp_thread *T, int i);
 MPI_Datatype rp_dtype(rp_thread *T, int i);
 MPI_Datatype *rp_dtypes(rp_thread *T, int i);
-MPI_Aint rp_dtype_extent(rp_thread *T, int64_t id);
+rp_typespan rp_dtype_span(rp_thread *T, int64_t id); /* datatype id's extent and true bounds */
 void rp_dtype_new(rp_thread *T, int i, MPI_Datatype d);
 void rp_dtype_back(rp_thread *T, int i, MPI_Datatype d);
 void rp_dtype_forget(rp_thread *T, int i);
