@@ -99,6 +99,12 @@ class Call:
                 self.decl.append("if (rp_int(T, %d) == 1) s_%s = rp_span_union(s_%s, s_%s);" % (
                     self.fi(p.rec.fields[0].name), other[0].name, other[0].name, p.name))
 
+    def kept(self):
+        """The suffix of the array helpers: "_kept" in a call that makes a
+        request (a nonblocking collective: MPI may read its arrays until the
+        operation completes, handles.c rp_req_new keeps them until then)."""
+        return "_kept" if self.f.creates_request() else ""
+
     def buffer(self, p):
         return "%s(T, s_%s)" % ("rp_rbuf" if recv_side(self.f, p) else "rp_sbuf", p.name)
 
@@ -134,7 +140,7 @@ class Call:
         if b in ("int", "MPI_Aint") and p.is_array and has:
             if p.dims.count("[") == 2:  # int ranges[][3]
                 return "(int (*)[3])rp_ints(T, %d)" % self.fi(n)
-            return ("rp_ints(T, %d)" if b == "int" else "rp_aints(T, %d)") % self.fi(n)
+            return ("rp_ints%s(T, %d)" if b == "int" else "rp_aints%s(T, %d)") % (self.kept(), self.fi(n))
         if b == "int*":
             self.decl.append("int o_%s = 0;" % n)
             return "&o_%s" % n
@@ -144,7 +150,7 @@ class Call:
         if b == "MPI_Datatype" and not p.is_array:
             return "rp_dtype(T, %d)" % self.fi(n)
         if b == "MPI_Datatype" and p.is_array:
-            return "rp_dtypes(T, %d)" % self.fi(n)
+            return "rp_dtypes%s(T, %d)" % (self.kept(), self.fi(n))
         if b == "MPI_Datatype*":
             return self.handle_ptr(p, "MPI_Datatype", "dtype")
         if b == "MPI_Comm":

@@ -58,6 +58,7 @@ typedef struct rp_obj {
     MPI_Message msg;
   } h;
   rp_typespan span;     /* datatypes: their extent and true bounds */
+  void *kept;           /* requests: the array arguments of the call that made it (rp_kept), until it completes */
 } rp_obj;
 
 typedef struct rp_map {
@@ -112,6 +113,7 @@ typedef struct rp_thread {
   void **retired;
   size_t nretired;
   rp_arena_chunk *arena;       /* per-call scratch */
+  void *kept;                  /* this call's array arguments that must outlive it (rp_alloc_kept) */
   MPI_Status status, last_status;
   const uint8_t *hidden;       /* this call: request array entries hidden from it (outcome.c) */
   /* look-ahead for wildcard receives whose source a later completion tells */

@@ -33,6 +33,8 @@ int rp_root(const rp_thread *T, int i);         /* TF_ROOT -> MPI_ROOT, TF_PROC_
 int rp_max_int(const rp_thread *T);             /* the largest scalar int of the event (room for skipped outputs) */
 int *rp_ints(rp_thread *T, int i);              /* array field as int[] (scratch, modifiable) */
 MPI_Aint *rp_aints(rp_thread *T, int i);
+int *rp_ints_kept(rp_thread *T, int i);         /* the same, kept until the request the call makes completes */
+MPI_Aint *rp_aints_kept(rp_thread *T, int i);
 int *rp_scratch_ints(rp_thread *T, int n);      /* n zeroed ints */
 /* The event's payload bytes: its bytes fields summed. */
 uint64_t rp_event_bytes(const rp_thread *T);

@@ -241,11 +241,14 @@ static MPI_Datatype dtype_of(rp_thread *T, int64_t id, rp_typespan *span) {
 
 MPI_Datatype rp_dtype(rp_thread *T, int i) { return dtype_of(T, id_at(T, i), NULL); }
 
-MPI_Datatype *rp_dtypes(rp_thread *T, int i) {
-  MPI_Datatype *a = rp_alloc(T, (T->field[i].n + 1) * sizeof *a);
+static MPI_Datatype *dtypes_in(rp_thread *T, int i, int keep) {
+  size_t bytes = (T->field[i].n + 1) * sizeof(MPI_Datatype);
+  MPI_Datatype *a = keep ? rp_alloc_kept(T, bytes) : rp_alloc(T, bytes);
   for (uint32_t k = 0; k < T->field[i].n; k++) a[k] = dtype_of(T, T->field[i].v[k], NULL);
   return a;
 }
+MPI_Datatype *rp_dtypes(rp_thread *T, int i) { return dtypes_in(T, i, 0); }
+MPI_Datatype *rp_dtypes_kept(rp_thread *T, int i) { return dtypes_in(T, i, 1); }
 
 rp_typespan rp_dtype_span(rp_thread *T, int64_t id) {
   rp_typespan s = {1, 0, 1};
@@ -362,7 +365,13 @@ int rp_objects_ready(rp_thread *T) {
 /* ------------------------------------------------------------ requests */
 
 rp_obj *rp_req_obj(rp_engine *E, int64_t id) { return map_find(&E->reqs, id); }
+void rp_req_completed(rp_obj *o) {
+  rp_kept_free(o->kept);
+  o->kept = NULL;
+}
+
 void rp_req_drop(rp_engine *E, rp_obj *o) {
+  rp_req_completed(o);
   o->used = 2;
   E->reqs.live--;
 }
@@ -393,6 +402,9 @@ void rp_req_new(rp_thread *T, int i, MPI_Request r) {
   o->h.req = r;
   o->persistent = rp_info[T->fn].persistent;
   o->done = r == MPI_REQUEST_NULL && !o->persistent;
+  o->kept = T->kept; /* the call's array arguments live as long as the operation */
+  T->kept = NULL;
+  if (o->done) rp_req_completed(o);
   rp_unlock(T->E);
 }
 
@@ -411,4 +423,10 @@ void rp_reqs_back(rp_thread *T, int i, const MPI_Request *r) {
     if (!T->hidden || !T->hidden[k]) req_set(T, T->field[i].v[k], r[k]);
 }
 
-void rp_req_forget(rp_thread *T, int i) { forget(T, &T->E->reqs, i); }
+void rp_req_forget(rp_thread *T, int i) {
+  rp_lock(T->E);
+  rp_obj *o = map_find(&T->E->reqs, id_at(T, i));
+  if (o) rp_req_completed(o);
+  rp_unlock(T->E);
+  forget(T, &T->E->reqs, i);
+}

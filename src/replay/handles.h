@@ -17,6 +17,7 @@ void rp_comm_new(rp_thread *T, int i, MPI_Comm c);
 void rp_comm_forget(rp_thread *T, int i);
 MPI_Datatype rp_dtype(rp_thread *T, int i);
 MPI_Datatype *rp_dtypes(rp_thread *T, int i);
+MPI_Datatype *rp_dtypes_kept(rp_thread *T, int i); /* kept until the request the call makes completes */
 rp_typespan rp_dtype_span(rp_thread *T, int64_t id); /* datatype id's extent and true bounds */
 void rp_dtype_new(rp_thread *T, int i, MPI_Datatype d);
 void rp_dtype_back(rp_thread *T, int i, MPI_Datatype d);
@@ -41,6 +42,7 @@ void rp_req_forget(rp_thread *T, int i);
 /* The live request of a recorded id (NULL if unknown); *persistent, *done. */
 rp_obj *rp_req_obj(rp_engine *E, int64_t id);
 void rp_req_drop(rp_engine *E, rp_obj *o); /* delete a request found by rp_req_obj (lock held) */
+void rp_req_completed(rp_obj *o);           /* its operation is over: free what it kept (lock held) */
 /* Every communicator, datatype, op and group the current event uses exists. */
 int rp_objects_ready(rp_thread *T);
 void rp_lock(rp_engine *E);
