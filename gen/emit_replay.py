@@ -84,13 +84,27 @@ class Call:
             return "rp_span_bytes(T, %d)" % self.fi(a[0])
         raise SystemExit("%s: no replay rule for layout %s" % (self.f.name, k))
 
+    # {simoutofplace}: the send-side parameter standing for each receive-side one
+    SEND_OF = {"sendcount": "recvcount", "sendtype": "recvtype", "sendcounts": "recvcounts", "sdispls": "rdispls",
+               "sendtypes": "recvtypes"}
+
+    def sim_inplace(self):
+        """The C condition "made out of place under SimGrid although
+        recorded in place" ({simoutofplace}), or None."""
+        if not self.f.sim_out_of_place:
+            return None
+        return "(RP_SIMGRID && rp_int(T, %d) == 1)" % self.fi("inplace")
+
     def spans(self):
         """s_<buffer>: the span of each buffer; a buffer recorded as
         MPI_IN_PLACE is replaced by the call's other buffer, which then
-        spans both."""
+        spans both ({simoutofplace} under SimGrid: the send buffer spans the
+        receive buffer's layout too)."""
         bufs = [p for p in self.f.params if p.base == "void*" and p.layout]
         for p in bufs:
             self.decl.append("rp_span s_%s = %s;" % (p.name, self.span(p.layout)))
+        if self.sim_inplace():
+            self.decl.append("if %s s_sendbuf = rp_span_union(s_sendbuf, s_recvbuf);" % self.sim_inplace())
         for p in bufs:
             if p.rec and p.rec.role == "inplace":
                 other = [q for q in bufs if q is not p]
@@ -112,6 +126,15 @@ class Call:
         return self.f.ctx or "MPI_COMM_NULL"
 
     def param(self, p):
+        expr = self.param_expr(p)
+        if self.sim_inplace() and p.name in self.SEND_OF:  # out of place under SimGrid: the receive side's
+            return "%s ? %s : %s" % (self.sim_inplace(), self.param_expr(self.param_named(self.SEND_OF[p.name])), expr)
+        return expr
+
+    def param_named(self, name):
+        return next(q for q in self.f.params if q.name == name)
+
+    def param_expr(self, p):
         f, a, b, n = self.f, p.ann, p.base, p.name
         has = n in self.idx
         if "skip" in a:
@@ -119,7 +142,8 @@ class Call:
         if b == "void*":
             buf = self.buffer(p)
             if p.rec:  # its "inplace" field
-                return "rp_int(T, %d) == 1 ? MPI_IN_PLACE : %s" % (self.fi(p.rec.fields[0].name), buf)
+                sim = " && !RP_SIMGRID" if self.sim_inplace() and p.name == "sendbuf" else ""
+                return "rp_int(T, %d) == 1%s ? MPI_IN_PLACE : %s" % (self.fi(p.rec.fields[0].name), sim, buf)
             return buf
         if b == "int" and not p.is_array:
             if p.rec.role == "peer":

@@ -93,7 +93,7 @@ class Param:
 
 
 FUNC_ANN = {"init", "finalize", "abort", "varargs", "complete", "outcome", "persistent", "engine", "nofortran",
-            "nosim"}
+            "nosim", "simoutofplace"}
 PARAM_ANN = {"n", "if", "out", "use", "free", "inplace", "recv", "id", "skip", "layout"}
 COMPLETE = ("one", "any", "all", "some")
 
@@ -114,6 +114,7 @@ class Func:
         self.engine = "engine" in ann
         self.fortran = not ("nofortran" in ann or self.varargs)
         self.sim = "nosim" not in ann  # SimGrid's SMPI implements it
+        self.sim_out_of_place = "simoutofplace" in ann  # ... but not in place
         # derived: an int *flag output says whether what the call reports
         # happened (the Test forms, MPI_Iprobe, MPI_Improbe)
         self.flag = any(p.name == "flag" for p in params)

@@ -4,7 +4,7 @@
  * for (issue 15, point 1).
  *
  * Each iteration runs one round per case (element type, per-peer count):
- *   double    MPI_DOUBLE                               1, 200, 16 Ki
+ *   double    MPI_DOUBLE                               1, 200
  *   int       MPI_INT                                  S (-s, default 64 Ki)
  *   contig    3 ints (MPI_Type_contiguous)             1,000
  *   vector    2 doubles, stride 3 (MPI_Type_vector)    500
@@ -19,9 +19,9 @@
  * per-peer counts n and n-1, displacements reversed with gaps, byte
  * displacements for w); for the basic types MPI_(I)reduce, (I)allreduce,
  * (I)reduce_scatter(_block), (I)scan, (I)exscan and MPI_Reduce_local; for
- * 200 doubles and the ints each again with MPI_IN_PLACE where the
- * standard allows (an in-place MPI_Reduce at root 0: MPICH 4.0.2
- * crashes at another root from 1,000 ints); and on a 2-D Cartesian
+ * 200 doubles each again with MPI_IN_PLACE where the standard allows (an
+ * in-place MPI_Reduce at root 0: MPICH 4.0.2 crashes at another root from
+ * 1,000 ints); and on a 2-D Cartesian
  * communicator (one dimension
  * periodic, so some neighbours are MPI_PROC_NULL) MPI_(I)neighbor_allgather(v)
  * and MPI_(I)neighbor_alltoall(v,w). MPI_(I)barrier once per round.
@@ -408,12 +408,11 @@ int main(int argc, char **argv) {
   WL(MPI_Type_free, &column);
   WL(MPI_Type_commit, &resized);
 
-  ecase cases[7];
+  ecase cases[6];
   int ncases = 0;
   make_case(&cases[ncases++], "double", MPI_DOUBLE, 1, 1, 0);
   make_case(&cases[ncases++], "double", MPI_DOUBLE, 1, 200, 1);
-  make_case(&cases[ncases++], "double", MPI_DOUBLE, 1, 16384, 0);
-  make_case(&cases[ncases++], "int", MPI_INT, 2, args.size, 1);
+  make_case(&cases[ncases++], "int", MPI_INT, 2, args.size, 0);
   make_case(&cases[ncases++], "contig", contig, 0, 1000, 0);
   make_case(&cases[ncases++], "vector", vector, 0, 500, 0);
   make_case(&cases[ncases++], "resized", resized, 0, ncol, 0);

@@ -45,6 +45,13 @@
 #include "scratch.h"
 #include "sync.h"
 
+/* 1 in tracefold-sim (the engine built with smpicc), 0 in tracefold-replay */
+#ifdef TF_SIMGRID
+#define RP_SIMGRID 1
+#else
+#define RP_SIMGRID 0
+#endif
+
 typedef int (*rp_call_fn)(rp_thread *T);
 extern const rp_call_fn rp_calls[TF_FN_COUNT]; /* NULL: the engine does it (replay.c) */
 /* The call started in its nonblocking form (blocking functions that have
