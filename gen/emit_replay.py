@@ -4,8 +4,12 @@
 mpitable.py's schema says which value of an event's parameter vector each
 MPI parameter became. This emitter inverts it: for every function it writes
 a C function that turns a recorded event back into the same MPI call, with
-live handles for recorded ids, buffers of the recorded sizes, peers made
-absolute again, and the created objects registered under their recorded ids.
+live handles for recorded ids, buffers as large as each buffer's layout
+(mpitable.py, {layout=...}: the spans rp_span_* of payload.h, over the
+communicator or the neighbours, at displacements, with per-peer datatypes;
+when a buffer is MPI_IN_PLACE the call's other buffer spans both), peers
+made absolute again, and the created objects registered under their
+recorded ids.
 
 Output: tf_replay_calls.c with
   rp_call_MPI_X(rp_thread *T)        one per function (fields in T->f)
@@ -16,6 +20,8 @@ Output: tf_replay_calls.c with
                                      + Irecv for MPI_Sendrecv): the same call,
                                      started; the request(s) it made
   const rp_start_fn rp_starts[TF_FN_COUNT]  by schema id (NULL: none)
+  const uint8_t rp_nosim[TF_FN_COUNT]       by schema id: 1 if SimGrid's SMPI
+                                     lacks the function ({nosim})
 
 Functions with {outcome} or {complete=...} are wrapped in
 rp_outcome_before/after (outcome.c), which make the recorded outcome happen.
@@ -54,21 +60,90 @@ class Call:
         # the context communicator first: peers are relative to it
         if ctx:
             self.decl.append("MPI_Comm %s = rp_comm(T, %d);" % (ctx, self.fi(ctx)))
+        self.spans()
         for p in f.params:
             self.args.append(self.param(p))
+
+    SIZES = {"SIZE": "rp_coll_size(%s)", "LOCALSIZE": "rp_local_size(%s)", "INDEG": "rp_neighbors(%s, 0)",
+             "OUTDEG": "rp_neighbors(%s, 1)"}
+
+    def span(self, lay):
+        """C expression of a buffer layout's span (payload.h)."""
+        k, a = lay.kind, lay.args
+        if k == "block":
+            return "rp_span_block(T, %d, %d, 1)" % (self.fi(a[0]), self.fi(a[1]))
+        if k == "blocks":
+            return "rp_span_block(T, %d, %d, %s)" % (self.fi(a[0]), self.fi(a[1]), self.SIZES[a[2]] % self.ctx_comm())
+        if k == "displs":
+            return "rp_span_displs(T, %d, %d, %d)" % tuple(self.fi(x) for x in a)
+        if k == "sum":
+            return "rp_span_sum(T, %d, %d)" % (self.fi(a[0]), self.fi(a[1]))
+        if k == "mine":
+            return "rp_span_mine(T, %d, %d, %s)" % (self.fi(a[0]), self.fi(a[1]), self.ctx_comm())
+        if k == "bytes":
+            return "rp_span_bytes(T, %d)" % self.fi(a[0])
+        raise SystemExit("%s: no replay rule for layout %s" % (self.f.name, k))
+
+    # {simoutofplace}: the send-side parameter standing for each receive-side one
+    SEND_OF = {"sendcount": "recvcount", "sendtype": "recvtype", "sendcounts": "recvcounts", "sdispls": "rdispls",
+               "sendtypes": "recvtypes"}
+
+    def sim_inplace(self):
+        """The C condition "made out of place under SimGrid although
+        recorded in place" ({simoutofplace}), or None."""
+        if not self.f.sim_out_of_place:
+            return None
+        return "(RP_SIMGRID && rp_int(T, %d) == 1)" % self.fi("inplace")
+
+    def spans(self):
+        """s_<buffer>: the span of each buffer; a buffer recorded as
+        MPI_IN_PLACE is replaced by the call's other buffer, which then
+        spans both ({simoutofplace} under SimGrid: the send buffer spans the
+        receive buffer's layout too)."""
+        bufs = [p for p in self.f.params if p.base == "void*" and p.layout]
+        for p in bufs:
+            self.decl.append("rp_span s_%s = %s;" % (p.name, self.span(p.layout)))
+        if self.sim_inplace():
+            self.decl.append("if %s s_sendbuf = rp_span_union(s_sendbuf, s_recvbuf);" % self.sim_inplace())
+        for p in bufs:
+            if p.rec and p.rec.role == "inplace":
+                other = [q for q in bufs if q is not p]
+                if len(other) != 1:
+                    raise SystemExit("%s: %s can be MPI_IN_PLACE, but which buffer stands in for it?" % (self.f.name, p.name))
+                self.decl.append("if (rp_int(T, %d) == 1) s_%s = rp_span_union(s_%s, s_%s);" % (
+                    self.fi(p.rec.fields[0].name), other[0].name, other[0].name, p.name))
+
+    def kept(self):
+        """The suffix of the array helpers: "_kept" in a call that makes a
+        request (a nonblocking collective: MPI may read its arrays until the
+        operation completes, handles.c rp_req_new keeps them until then)."""
+        return "_kept" if self.f.creates_request() else ""
+
+    def buffer(self, p):
+        return "%s(T, s_%s)" % ("rp_rbuf" if recv_side(self.f, p) else "rp_sbuf", p.name)
 
     def ctx_comm(self):
         return self.f.ctx or "MPI_COMM_NULL"
 
     def param(self, p):
+        expr = self.param_expr(p)
+        if self.sim_inplace() and p.name in self.SEND_OF:  # out of place under SimGrid: the receive side's
+            return "%s ? %s : %s" % (self.sim_inplace(), self.param_expr(self.param_named(self.SEND_OF[p.name])), expr)
+        return expr
+
+    def param_named(self, name):
+        return next(q for q in self.f.params if q.name == name)
+
+    def param_expr(self, p):
         f, a, b, n = self.f, p.ann, p.base, p.name
         has = n in self.idx
         if "skip" in a:
             return self.skipped(p)
         if b == "void*":
-            buf = "rp_rbuf(T)" if recv_side(f, p) else "rp_sbuf(T)"
+            buf = self.buffer(p)
             if p.rec:  # its "inplace" field
-                return "rp_int(T, %d) == 1 ? MPI_IN_PLACE : %s" % (self.fi(p.rec.fields[0].name), buf)
+                sim = " && !RP_SIMGRID" if self.sim_inplace() and p.name == "sendbuf" else ""
+                return "rp_int(T, %d) == 1%s ? MPI_IN_PLACE : %s" % (self.fi(p.rec.fields[0].name), sim, buf)
             return buf
         if b == "int" and not p.is_array:
             if p.rec.role == "peer":
@@ -89,7 +164,7 @@ class Call:
         if b in ("int", "MPI_Aint") and p.is_array and has:
             if p.dims.count("[") == 2:  # int ranges[][3]
                 return "(int (*)[3])rp_ints(T, %d)" % self.fi(n)
-            return ("rp_ints(T, %d)" if b == "int" else "rp_aints(T, %d)") % self.fi(n)
+            return ("rp_ints%s(T, %d)" if b == "int" else "rp_aints%s(T, %d)") % (self.kept(), self.fi(n))
         if b == "int*":
             self.decl.append("int o_%s = 0;" % n)
             return "&o_%s" % n
@@ -99,7 +174,7 @@ class Call:
         if b == "MPI_Datatype" and not p.is_array:
             return "rp_dtype(T, %d)" % self.fi(n)
         if b == "MPI_Datatype" and p.is_array:
-            return "rp_dtypes(T, %d)" % self.fi(n)
+            return "rp_dtypes%s(T, %d)" % (self.kept(), self.fi(n))
         if b == "MPI_Datatype*":
             return self.handle_ptr(p, "MPI_Datatype", "dtype")
         if b == "MPI_Comm":
@@ -168,7 +243,7 @@ class Call:
         """Parameters the trace does not keep: what the call needs instead."""
         b, n = p.base, p.name
         if b in ("void*", "constvoid*"):
-            return "rp_rbuf(T)" if recv_side(self.f, p) else "rp_sbuf(T)"
+            return self.buffer(p)
         if b == "MPI_Info":
             return "MPI_INFO_NULL"
         if b == "MPI_User_function*":
@@ -259,6 +334,9 @@ def main():
     out += ["};", ""]
     out.append("const rp_start_fn rp_starts[TF_FN_COUNT] = {")
     out += ["  %s," % n for n in starts]
+    out += ["};", ""]
+    out.append("const uint8_t rp_nosim[TF_FN_COUNT] = {")
+    out += ["  %d, /* %s */" % (0 if f.sim else 1, f.name) for f in funcs]
     out += ["};", ""]
     open(os.path.join(outdir, "tf_replay_calls.c"), "w").write("\n".join(out))
 

@@ -20,11 +20,20 @@ Field rules: what a parameter records follows from its type and name.
   MPI_Op, MPI_Group, MPI_Message: ids, created or used
 Annotations in {} adjust this (see the head of mpi.table).
 
-The result, per function (Func): params (Param, each with .rec), ann (its
-annotations), the properties below, ctx (the communicator peers are
-relative to), recs (Rec: how each recorded parameter, or derived value,
-becomes fields, in value-vector order) and fields (Field: name, kind,
-is_array; the schema).
+Buffer layouts: what memory a buffer argument spans, from the call's
+other arguments (the replay engine sizes its buffers from it; nothing of it
+is recorded). A buffer's {layout=...} annotation says it, and every buffer
+of a collective ([coll]) must have one; elsewhere, a buffer without one
+whose name gives a prefix (sendbuf: send, recvbuf: recv; buf, buffer,
+inbuf, inoutbuf: none) spans one block of the count and datatype of that
+prefix (sendcount and sendtype; count and datatype). See Layout and
+derive_layout.
+
+The result, per function (Func): params (Param, each with .rec, and
+.layout for buffers), ann (its annotations), the properties below, ctx (the
+communicator peers are relative to), recs (Rec: how each recorded
+parameter, or derived value, becomes fields, in value-vector order) and
+fields (Field: name, kind, is_array; the schema).
 """
 import re
 from collections import namedtuple
@@ -80,10 +89,12 @@ class Param:
         self.base = self.ctype.replace("const", "").replace(" ", "")
         self.is_array = bool(self.dims)
         self.rec = None  # how it is recorded (derive), None if it is not
+        self.layout = None  # buffers: the memory they span (Layout, derive_layout)
 
 
-FUNC_ANN = {"init", "finalize", "abort", "varargs", "complete", "outcome", "persistent", "engine", "nofortran"}
-PARAM_ANN = {"n", "if", "out", "use", "free", "inplace", "recv", "id", "skip", "addr"}
+FUNC_ANN = {"init", "finalize", "abort", "varargs", "complete", "outcome", "persistent", "engine", "nofortran",
+            "nosim", "simoutofplace"}
+PARAM_ANN = {"n", "if", "out", "use", "free", "inplace", "recv", "id", "skip", "addr", "layout"}
 COMPLETE = ("one", "any", "all", "some")
 
 
@@ -102,6 +113,8 @@ class Func:
         self.persistent = "persistent" in ann
         self.engine = "engine" in ann
         self.fortran = "nofortran" not in ann  # a generated Fortran entry point (emit_fortran.py)
+        self.sim = "nosim" not in ann  # SimGrid's SMPI implements it
+        self.sim_out_of_place = "simoutofplace" in ann  # ... but not in place
         # derived: an int *flag output says whether what the call reports
         # happened (the Test forms, MPI_Iprobe, MPI_Improbe)
         self.flag = any(p.name == "flag" for p in params)
@@ -364,3 +377,62 @@ def derive(f):
         raise SystemExit("%s: an input follows an output in the value vector" % f.name)
     f.fields = [x for r in f.recs for x in r.fields]
     f.field_index = {x.name: i for i, x in enumerate(f.fields)}
+    for p in f.params:
+        if p.base == "void*":
+            p.layout = derive_layout(f, p)
+
+# ---------------------------------------------------------- buffer layouts
+
+# The layouts a buffer can have ({layout=KIND(ARGS)}); ARGS name recorded
+# parameters of the function (or, for N, a size):
+#   block(COUNT, TYPE)          COUNT elements of TYPE
+#   blocks(COUNT, TYPE, N)      N consecutive blocks of COUNT elements of TYPE
+#                               (N: SIZE, LOCALSIZE, INDEG, OUTDEG as in n=)
+#   displs(COUNTS, DISPLS, TYPE)  block i: COUNTS[i] elements of TYPE at
+#                               DISPLS[i] extents of TYPE; if TYPE is an
+#                               array (the w forms): COUNTS[i] elements of
+#                               TYPE[i] at DISPLS[i] bytes
+#   sum(COUNTS, TYPE)           COUNTS[0] + ... elements of TYPE
+#   mine(COUNTS, TYPE)          COUNTS[rank] elements of TYPE (the caller's
+#                               rank in the call's communicator)
+#   bytes(N)                    N bytes
+# A count or datatype recorded as "-" (not significant on this rank) spans
+# nothing. In place: when a buffer is MPI_IN_PLACE (its "inplace" field),
+# the other buffer of the call stands in for it and spans what both span.
+LAYOUT_ARGS = {"block": 2, "blocks": 3, "displs": 3, "sum": 2, "mine": 2, "bytes": 1}
+LAYOUT_SIZES = ("SIZE", "LOCALSIZE", "INDEG", "OUTDEG")
+Layout = namedtuple("Layout", "kind args")
+
+BUFFER_PREFIX = {"sendbuf": "send", "recvbuf": "recv", "buf": "", "buffer": "", "inbuf": "", "inoutbuf": ""}
+
+
+def derive_layout(f, p):
+    """p's Layout: its {layout=} annotation, else (not in [coll]) one block
+    of the count and datatype its name gives; None where the replay passes
+    no buffer ({engine} functions)."""
+    spec = p.ann.get("layout")
+    if spec is None and f.category == "coll" and not f.engine:
+        raise SystemExit("%s: buffer %s of a collective needs a {layout=...} annotation" % (f.name, p.name))
+    if spec is None:
+        pre = BUFFER_PREFIX.get(p.name)
+        count = (pre + "count") if pre is not None else None
+        dtype = (pre + "type") if pre else "datatype"
+        if pre is not None and count in f.field_index and dtype in f.field_index:
+            return Layout("block", (count, dtype))
+        if f.engine:
+            return None
+        raise SystemExit("%s: buffer %s needs a {layout=...} annotation (no %s and %s fields)" %
+                         (f.name, p.name, count or "<prefix>count", dtype))
+    m = re.match(r"^(\w+)\((.*)\)$", spec.strip())
+    if not m or m.group(1) not in LAYOUT_ARGS:
+        raise SystemExit("%s: %s: unknown layout %r (known: %s)" % (f.name, p.name, spec, ", ".join(LAYOUT_ARGS)))
+    kind, args = m.group(1), tuple(a.strip() for a in m.group(2).split(","))
+    if len(args) != LAYOUT_ARGS[kind]:
+        raise SystemExit("%s: %s: layout %s takes %d arguments" % (f.name, p.name, kind, LAYOUT_ARGS[kind]))
+    fields = args[:2] if kind == "blocks" else args
+    for a in fields:
+        if a not in f.field_index:
+            raise SystemExit("%s: %s: layout %s: %s is not a recorded field" % (f.name, p.name, spec, a))
+    if kind == "blocks" and args[2] not in LAYOUT_SIZES:
+        raise SystemExit("%s: %s: layout %s: the block count is one of %s" % (f.name, p.name, spec, LAYOUT_SIZES))
+    return Layout(kind, args)

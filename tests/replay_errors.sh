@@ -6,7 +6,8 @@
 #   one it calls that is recorded with other fields (while such a function
 #   the trace never calls is no obstacle);
 #   corrupted, truncated and missing files; bad options; --compute mean on a
-#   trace recorded without times; a partial trace (MPI_Abort).
+#   trace recorded without times; a partial trace (MPI_Abort); a lossy trace
+#   (rank 0's recorder could not create its file: its calls are lost).
 # And `tracefold replay` launches it with the trace's rank count.
 #
 # usage: replay_errors.sh "MPIRUN ARGS" LIBTRACEFOLD TRACEFOLD TRACEFOLD_REPLAY WL_RING WL_ABORT_MIDWAY
@@ -114,6 +115,11 @@ expect no_times 2 "keeps no times" --compute mean "$work/notime/trace.tf"
 # a partial trace: the run called MPI_Abort
 tf_traced 4 "$work/partial" -- "$abort_wl" -i 10 -a 5 >/dev/null 2>&1
 expect partial 4 "partial trace" "$work/partial"
+
+# a lossy trace: rank 0's recorder could not create its flat file, its calls were not recorded
+mkdir -p "$work/lossy/rank-0.flat.part"
+tf_traced 4 "$work/lossy" TRACEFOLD_MODE=both -- "$ring" -i 5 >/dev/null 2>&1
+expect lossy 4 "a lossy trace" "$work/lossy/trace.tf"
 
 # what does replay: --compute none on the trace without times, and the CLI verb
 # shellcheck disable=SC2086

@@ -17,19 +17,36 @@
 #      threads per rank, replayed as lanes of one actor, the lanes' MPI
 #      times overlap one another and the compute: compute <= time <=
 #      compute + MPI.)
+# With --refused MESSAGE the workload calls a function SimGrid's SMPI does
+# not implement ({nosim} in gen/mpi.table): the simulation must be refused
+# before any call, exit 2, with MESSAGE (naming the function) on stderr.
 #
-# usage: simulate.sh --mpirun "CMD ARGS" --np P --lib LIBTRACEFOLD --cli TRACEFOLD -- PROGRAM [ARGS...]
+# usage: simulate.sh --mpirun "CMD ARGS" --np P --lib LIBTRACEFOLD --cli TRACEFOLD [--refused MESSAGE]
+#                    -- PROGRAM [ARGS...]
 # shellcheck disable=SC2154 # the option variables: set by tf_options (lib.sh)
 set -euo pipefail
 
 # shellcheck source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-tf_options "mpirun np lib cli --:prog" "$@"
+refused=""
+tf_options "mpirun np lib cli refused --:prog" "$@"
 tf_prefix+=": $name np$np"
 tf_workdir simulate
 
 # ---- the traced run; the workload counts its own calls
 tf_record "$work/run" "$work/trace" -- "${prog[@]}" -c "$work/counts"
+
+# ---- refused: SMPI lacks a function the trace calls
+if [ -n "$refused" ]; then
+  rc=0
+  "$cli" simulate --compute mean --keep "$work/sim" "$work/trace/trace.tf" >"$work/sim.log" 2>"$work/sim.err" || rc=$?
+  [ $rc -eq 2 ] || { cat "$work/sim.log" "$work/sim.err" >&2; fail "the simulation exited $rc, expected its refusal (2)"; }
+  grep -qF -- "$refused" "$work/sim.err" ||
+    { cat "$work/sim.err" >&2; fail "the refusal does not say: $refused"; }
+  [ ! -s "$work/sim/report" ] || fail "a report was written: the refusal came after the simulation ran"
+  say "refused as expected: $(grep -F -- "$refused" "$work/sim.err" | head -1 | cut -c1-160)"
+  exit 0
+fi
 
 # ---- 1. the simulation
 "$cli" simulate --compute mean --keep "$work/sim" "$work/trace/trace.tf" >"$work/sim.log" 2>"$work/sim.err" ||

@@ -21,14 +21,16 @@ void wl_parse_args(int argc, char **argv, int default_iters, int default_size, w
   out->iters = default_iters;
   out->size = default_size;
   out->counts_prefix = NULL;
+  out->smpi_subset = 0;
   int opt;
-  while ((opt = getopt(argc, argv, "i:s:c:")) != -1) {
+  while ((opt = getopt(argc, argv, "i:s:c:x")) != -1) {
     switch (opt) {
     case 'i': out->iters = atoi(optarg); break;
     case 's': out->size = atoi(optarg); break;
     case 'c': out->counts_prefix = optarg; break;
+    case 'x': out->smpi_subset = 1; break;
     default:
-      fprintf(stderr, "usage: %s [-i iters] [-s size] [-c counts_prefix]\n", argv[0]);
+      fprintf(stderr, "usage: %s [-i iters] [-s size] [-c counts_prefix] [-x]\n", argv[0]);
       exit(2);
     }
   }

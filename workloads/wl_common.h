@@ -9,6 +9,9 @@
  * Command line common to all workloads:
  *   -i ITERS   iterations (timesteps)      -s SIZE   problem size
  *   -c PREFIX  write per-rank call counts to PREFIX.<rank>
+ *   -x         leave out the MPI functions SimGrid's SMPI does not implement
+ *              ({nosim} in gen/mpi.table), for workloads that call some:
+ *              the rest of them can then be simulated
  * Rank 0 prints deterministic lines only (no timings), the last being
  * "checksum: <value>", so that output with and without the tracer is
  * byte-identical.
@@ -25,13 +28,14 @@ typedef struct wl_args {
   int iters;
   int size;
   const char *counts_prefix; /* NULL: do not write counts */
+  int smpi_subset;           /* -x: no calls SimGrid's SMPI lacks */
 } wl_args;
 
 /* The common start of a workload: MPI_Init, MPI_Comm_rank and MPI_Comm_size
  * of MPI_COMM_WORLD (each counted), then wl_parse_args. */
 void wl_start(int *argc, char ***argv, int default_iters, int default_size, wl_args *args, int *rank, int *nprocs);
 
-/* Parse -i/-s/-c; unknown options print usage and exit(2). */
+/* Parse -i/-s/-c/-x; unknown options print usage and exit(2). */
 void wl_parse_args(int argc, char **argv, int default_iters, int default_size, wl_args *out);
 
 /* Increment the call counter of function `name` (a string literal). */

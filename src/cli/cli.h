@@ -17,6 +17,13 @@ typedef struct tf_input {
 } tf_input;
 
 int tf_input_open(int argc, char **argv, unsigned flags, const char *verb, tf_input *in);
+/* The exit status of a verb that read a trace with lost calls (the
+ * recorder stopped recording after an internal failure): its output is
+ * what the trace holds, and incomplete. */
+#define TF_EXIT_LOSSY 3
+/* After the verb (rc: its exit status): if the trace it opened lost calls,
+ * a "LOSSY" line on stderr, and TF_EXIT_LOSSY instead of 0; else rc. */
+int tf_input_lossy(int rc);
 void tf_input_close(tf_input *in);
 /* A cursor over one rank's events, or NULL after printing why. */
 tf_rank_cursor *tf_input_cursor(tf_input *in, int32_t rank);

@@ -86,7 +86,10 @@ int cmd_stats(int argc, char **argv) {
     printf("trace:     %s, %s%s\n", argv[0], source[ti->source], ti->partial ? " (partial)" : "");
     printf("program:   %s\nMPI:       %s\n", ti->exe, ti->mpi);
     printf("ranks:     %d of %d\n", ti->nranks_present, ti->nranks);
-    printf("events:    %" PRIu64 "%s\n", events, ti->lost_events ? " (some calls were not recorded)" : "");
+    printf("events:    %" PRIu64 "\n", events);
+    if (ti->lost_events)
+      printf("LOSSY:     %" PRIu64 " calls were not recorded (the recorder stopped after an internal failure)\n",
+             ti->lost_events);
     printf("bytes:     %" PRIu64 " (flat encoding of the same events: %" PRIu64 ", %.1fx)\n", ti->bytes, flat,
            ti->bytes ? (double)flat / (double)ti->bytes : 0.0);
     if (ti->merge_ns) printf("merge:     %.3f ms at MPI_Finalize\n", (double)ti->merge_ns / 1e6);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 
@@ -13,6 +14,26 @@ static const char *partial_reason(uint32_t why) {
   case TF_PARTIAL_EXIT: return "an exit without MPI_Finalize";
   }
   return "an unknown reason";
+}
+
+/* Calls the opened trace lost (the recorder stopped after an internal
+ * failure): on how many ranks, how many in all. */
+static struct {
+  uint64_t calls;
+  int ranks, of;
+  int missing; /* ranks without a file in a trace directory (not a partial trace) */
+} lossy;
+
+int tf_input_lossy(int rc) {
+  if (!lossy.calls && !lossy.missing) return rc;
+  if (lossy.calls)
+    fprintf(stderr, "tracefold: LOSSY: %llu calls were not recorded, on %d of %d ranks (the recorder stopped "
+                    "recording after an internal failure, named in its warning at run time): what this trace holds "
+                    "is incomplete\n", (unsigned long long)lossy.calls, lossy.ranks, lossy.of);
+  if (lossy.missing)
+    fprintf(stderr, "tracefold: LOSSY: %d of %d ranks have no file in this trace directory (their recorder could not "
+                    "write one): what this trace holds is incomplete\n", lossy.missing, lossy.of);
+  return rc == 0 ? TF_EXIT_LOSSY : rc;
 }
 
 int tf_input_open(int argc, char **argv, unsigned flags, const char *verb, tf_input *in) {
@@ -46,10 +67,19 @@ int tf_input_open(int argc, char **argv, unsigned flags, const char *verb, tf_in
   for (int i = 0; i < in->n; i++) {
     uint64_t lost = 0;
     tf_trace_rank(in->t, in->ranks[i], NULL, &lost);
-    if (lost)
+    if (lost && lossy.ranks < 8)
       fprintf(stderr, "tracefold: note: rank %d: %llu calls were not recorded (the recorder stopped after an "
                       "internal failure)\n", in->ranks[i], (unsigned long long)lost);
+    if (lost) {
+      lossy.calls += lost;
+      lossy.ranks++;
+    }
   }
+  lossy.of = in->info->nranks;
+  struct stat sb;
+  if (!in->info->partial && in->info->nranks_present < in->info->nranks && stat(argv[0], &sb) == 0 &&
+      S_ISDIR(sb.st_mode))
+    lossy.missing = in->info->nranks - in->info->nranks_present;
   return 0;
 }
 

@@ -31,7 +31,9 @@ static void usage(FILE *f) {
   for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) fprintf(f, "  %-9s %s\n", verbs[i].name, verbs[i].help);
   fprintf(f, "\nTRACE is a trace directory (tracefold-<program>-<P>p), its trace.tf, or one rank's file (rank-<R>.tfc,\n"
              "rank-<R>.flat).\n"
-             "Record with: mpirun -np P env LD_PRELOAD=/path/to/libtracefold.so ./program\n");
+             "Record with: mpirun -np P env LD_PRELOAD=/path/to/libtracefold.so ./program\n"
+             "Exit status: 0, or 3 (and a LOSSY line) when the trace lost calls (its recorder stopped recording), or\n"
+             "1 or 2 on errors; replay, simulate and export refuse such a trace.\n");
 }
 
 int main(int argc, char **argv) {
@@ -44,7 +46,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
-    if (strcmp(argv[1], verbs[i].name) == 0) return verbs[i].run(argc - 2, argv + 2);
+    if (strcmp(argv[1], verbs[i].name) == 0) return tf_input_lossy(verbs[i].run(argc - 2, argv + 2));
   fprintf(stderr, "tracefold: unknown verb \"%s\"\n\n", argv[1]);
   usage(stderr);
   return 2;

@@ -363,20 +363,10 @@ tf_req_snap tf_req_get(MPI_Request r) {
   return s;
 }
 
-static _Thread_local tf_req_snap *snaps; /* tf_req_get_all's scratch, per thread, never freed */
-static _Thread_local int nsnaps;
-
 tf_req_snap *tf_req_get_all(tf_call *c, const MPI_Request *rs, int n) {
   if (n <= 0) return NULL;
-  if (n > nsnaps) {
-    tf_req_snap *s = realloc(snaps, (size_t)n * sizeof *s);
-    if (!s) {
-      tf_call_oom(c);
-      return NULL;
-    }
-    snaps = s;
-    nsnaps = n;
-  }
+  tf_req_snap *snaps = tf_call_scratch(c, TF_SCRATCH_SNAPS, (size_t)n * sizeof *snaps);
+  if (!snaps) return NULL;
   for (int i = 0; i < n; i++) {
     int k = 0; /* earlier mentions of the same handle, which only shared handles have */
     if (h.shared.n)

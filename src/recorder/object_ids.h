@@ -65,7 +65,7 @@ typedef struct tf_req_snap {
 } tf_req_snap;
 int64_t tf_req_new(MPI_Request r, int kind, int persistent, const tf_comm_info *ci);
 tf_req_snap tf_req_get(MPI_Request r);
-/* Snapshots of n requests in per-thread scratch, valid until the call ends;
+/* Snapshots of n requests in the call's scratch, valid until the call ends;
  * NULL for n <= 0, and on allocation failure (the call is then dropped,
  * tf_call_oom). */
 tf_req_snap *tf_req_get_all(tf_call *c, const MPI_Request *rs, int n);

@@ -40,6 +40,7 @@
 #include "rank_merge.h"
 #include "runtime.h"
 #include "tf_schema.h"
+#include "util/fields.h"
 #include "volume.h"
 
 /* A thread's place in the event path: its index, and where its next
@@ -130,24 +131,42 @@ void tf_call_clock_resume(void) {
   if (g.volume) ts.last_volume = tf_volume_now();
 }
 
+/* Why writing into w failed (rc: what the writer returned). */
+static void writer_failure(tf_file_writer *w, int rc, const char *what, char *msg, size_t len) {
+  int e = tf_file_writer_errno(w);
+  if (e)
+    snprintf(msg, len, "cannot write %s: %s", tf_file_writer_path(w), strerror(e));
+  else
+    snprintf(msg, len, "out of memory while %s%s", what, rc == -2 ? " (values refused by the writer)" : "");
+}
+
 void tf_call_end(tf_call *c) {
-  tf_thread *th = c->th; /* its values */
   thread_clock *tc = &ts;
-  if (th->oom) {
+  uint32_t nvals;
+  const int64_t *vals = tf_call_values(c, &nvals);
+  const char *name = c->fn < TF_FN_COUNT ? tf_schema[c->fn].name : "an MPI call";
+  char msg[768];
+  if (c->oom) {
+    tf_call_done(c);
     tf_lost_add(1);
-    tf_recorder_fail("out of memory while recording a call");
+    snprintf(msg, sizeof msg, "out of memory while recording %s", name);
+    tf_recorder_fail(msg);
     return;
   }
   /* compute: from when the previous wrapper returned to the application to
    * when this one was entered, so that the recorder's own work is in neither
-   * delta (MPI_Init's wrapper is entered after PMPI_Init: its t0 is earlier) */
+   * delta (MPI_Init's wrapper is entered after PMPI_Init: its t0 is earlier).
+   * A call made from inside another call (application code that MPI runs,
+   * such as a user-defined op) has no compute delta of its own, and leaves
+   * the thread's clock to the enclosing call. */
+  const int nested = c->depth > 0;
   uint64_t enter = c->te && c->te < c->t0 ? c->te : c->t0;
-  uint64_t compute = tc->last_end && enter > tc->last_end ? enter - tc->last_end : 0;
+  uint64_t compute = !nested && tc->last_end && enter > tc->last_end ? enter - tc->last_end : 0;
   uint64_t duration = c->t1 > c->t0 ? c->t1 - c->t0 : 0;
   if (g.volume) { /* time-independent: the compute volume; communication is kept as bytes only */
-    compute = tc->last_volume && c->v0 > tc->last_volume ? c->v0 - tc->last_volume : 0;
+    compute = !nested && tc->last_volume && c->v0 > tc->last_volume ? c->v0 - tc->last_volume : 0;
     duration = 0;
-    if (c->v1) tc->last_volume = c->v1; /* 0: MPI_Init, whose volume is not measured */
+    if (c->v1 && !nested) tc->last_volume = c->v1; /* 0: MPI_Init, whose volume is not measured */
   }
   const char *failure = NULL;
   in_record = 1;
@@ -156,24 +175,38 @@ void tf_call_end(tf_call *c) {
     tf_lost_add(1); /* the recorder failed during this call */
   } else {
     int is_new = 0;
-    int64_t site = tf_callsite_index(c->ra, &is_new);
-    if (site < 0) {
+    int64_t site = -1;
+    char why[512];
+    /* the values must fit the function's fields: the readers split them so */
+    if (tf_event_fields_why(&tf_schema[c->fn], vals, nvals, why, sizeof why) != TF_OK) {
+      snprintf(msg, sizeof msg, "the values recorded for %s do not fit its fields (%s); this is a bug in tracefold",
+               name, why);
+      failure = msg;
+    } else if ((site = tf_callsite_index(c->ra, &is_new)) < 0) {
       failure = "cannot determine the call site (out of memory, or no caller frame outside MPI)";
     } else {
       uint32_t si = (uint32_t)site;
+      int rc = 0;
       if (is_new) {
         const tf_site *s = tf_callsite_get(si);
-        if ((g.flat && tf_file_writer_callsite(g.flat, si, s->sig, s->module, s->offset)) ||
-            (g.comp && tf_file_writer_callsite(g.comp, si, s->sig, s->module, s->offset)))
-          failure = "out of memory in the trace buffer";
+        tf_file_writer *w[2] = {g.flat, g.comp};
+        for (int i = 0; i < 2 && !failure; i++)
+          if (w[i] && (rc = tf_file_writer_callsite(w[i], si, s->sig, s->module, s->offset))) {
+            writer_failure(w[i], rc, "buffering a call site", msg, sizeof msg);
+            failure = msg;
+          }
       }
       if (!failure && g.flat &&
-          tf_file_writer_event(g.flat, c->fn, tc->index, si, compute, duration, th->nvals, th->vals))
-        failure = "cannot write the trace (out of memory or I/O error)";
+          (rc = tf_file_writer_event(g.flat, c->fn, tc->index, si, compute, duration, nvals, vals))) {
+        writer_failure(g.flat, rc, "buffering the flat trace", msg, sizeof msg);
+        failure = msg;
+      }
       if (!failure && g.comp) {
-        int rc = tf_compressor_event(&g.compressor, g.comp, c->fn, tc->index, si, compute, duration, th->nvals,
-                                     th->vals);
-        if (rc < 0) failure = "cannot fold or write the compressed trace (out of memory or I/O error)";
+        rc = tf_compressor_event(&g.compressor, g.comp, c->fn, tc->index, si, compute, duration, nvals, vals);
+        if (rc < 0) {
+          writer_failure(g.comp, rc, "folding the trace", msg, sizeof msg);
+          failure = msg;
+        }
         if (rc == 1 && !g.cap_warned) {
           g.cap_warned = 1;
           fprintf(stderr, "tracefold: warning: rank %d: the folded trace reached TRACEFOLD_MEMORY (%zu bytes); it is "
@@ -186,9 +219,10 @@ void tf_call_end(tf_call *c) {
   }
   tf_unlock();
   in_record = 0;
+  tf_call_done(c);
   if (pending_signal) on_signal_now(pending_signal);
   if (failure) tf_recorder_fail(failure);
-  tc->last_end = tf_now_ns(); /* back to the application */
+  if (!nested) tc->last_end = tf_now_ns(); /* back to the application */
 }
 
 /* ------------------------------------------------------------ lifecycle */
@@ -327,13 +361,6 @@ void tf_recorder_start(int init_rc) {
                        .unit = g.unit,
                        .nfuncs = TF_FN_COUNT,
                        .funcs = tf_schema};
-  if (g.cfg.mode == TF_MODE_FLAT || g.cfg.mode == TF_MODE_BOTH) {
-    snprintf(file, sizeof file, "%s/rank-%d.flat", g.path, g.rank);
-    if (!(g.flat = tf_file_writer_open(file, TF_FILE_FLAT, &info, err, sizeof err))) {
-      tf_recorder_fail(err);
-      return;
-    }
-  }
   catch_stops();
   if (g.cfg.mode == TF_MODE_COMPRESSED || g.cfg.mode == TF_MODE_BOTH) {
     snprintf(file, sizeof file, "%s/rank-%d.tfc", g.path, g.rank);
@@ -346,6 +373,15 @@ void tf_recorder_start(int init_rc) {
       return;
     }
     tf_compressor_set_timing(&g.compressor, (tf_timing_mode)g.cfg.timing, g.cfg.bins);
+  }
+  /* after the compressed trace: a rank whose flat file cannot be created
+   * still takes part in the merge, with its lost calls counted */
+  if (g.cfg.mode == TF_MODE_FLAT || g.cfg.mode == TF_MODE_BOTH) {
+    snprintf(file, sizeof file, "%s/rank-%d.flat", g.path, g.rank);
+    if (!(g.flat = tf_file_writer_open(file, TF_FILE_FLAT, &info, err, sizeof err))) {
+      tf_recorder_fail(err);
+      return;
+    }
   }
   tf_state_recording();
 }

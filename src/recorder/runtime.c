@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static struct {
@@ -42,8 +43,13 @@ void tf_state_recording(void) { atomic_store(&rt.state, TF_STATE_RECORDING); }
 tf_rec_state tf_state_done(void) { return (tf_rec_state)atomic_exchange(&rt.state, TF_STATE_DONE); }
 
 void tf_recorder_fail(const char *what) {
+  /* from RECORDING, or from IDLE (MPI_Init could not open the trace): the
+   * calls from here on are counted as lost */
   int expected = TF_STATE_RECORDING;
-  atomic_compare_exchange_strong(&rt.state, &expected, TF_STATE_FAILED);
+  if (!atomic_compare_exchange_strong(&rt.state, &expected, TF_STATE_FAILED)) {
+    expected = TF_STATE_IDLE;
+    atomic_compare_exchange_strong(&rt.state, &expected, TF_STATE_FAILED);
+  }
   if (!atomic_flag_test_and_set(&rt.warned))
     fprintf(stderr, "tracefold: warning: rank %d: %s; recording stopped, the trace keeps what was recorded before\n",
             rt.rank, what);
@@ -56,14 +62,22 @@ uint64_t tf_lost(void) { return atomic_load(&rt.lost); }
 
 void tf_call_init(tf_call *c, uint32_t fn, void *ra) {
   tf_thread *th = &ts;
-  th->nvals = 0;
-  th->oom = 0;
+  if (th->depth == 0) th->nvals = 0;
   c->fn = fn;
   c->ra = ra;
   c->th = th;
   c->te = 0;
   c->t0 = c->t1 = 0;
   c->v0 = c->v1 = 0;
+  c->base = th->nvals;
+  c->depth = th->depth++;
+  c->oom = 0;
+}
+
+void tf_call_done(tf_call *c) {
+  tf_thread *th = c->th;
+  th->nvals = c->base;
+  if (th->depth) th->depth--;
 }
 
 void tf_put(tf_call *c, int64_t v) {
@@ -72,7 +86,7 @@ void tf_put(tf_call *c, int64_t v) {
     uint32_t cap = th->cap ? 2 * th->cap : 256;
     int64_t *nv = realloc(th->vals, cap * sizeof *nv);
     if (!nv) {
-      th->oom = 1;
+      c->oom = 1;
       return;
     }
     th->vals = nv;
@@ -81,17 +95,34 @@ void tf_put(tf_call *c, int64_t v) {
   th->vals[th->nvals++] = v;
 }
 
-MPI_Status *tf_statuses_scratch(tf_call *c, int n) {
+void *tf_call_scratch(tf_call *c, int kind, size_t bytes) {
   tf_thread *th = c->th;
-  if (n <= 0) return MPI_STATUSES_IGNORE;
-  if (n > th->nstatuses) {
-    MPI_Status *s = realloc(th->statuses, (size_t)n * sizeof *s);
-    if (!s) {
-      th->oom = 1;
-      return MPI_STATUSES_IGNORE;
+  if (c->depth >= th->nscratch) {
+    uint32_t n = c->depth + 4;
+    tf_scratch(*ns)[TF_SCRATCH_KINDS] = realloc(th->scratch, n * sizeof *ns);
+    if (!ns) {
+      c->oom = 1;
+      return NULL;
     }
-    th->statuses = s;
-    th->nstatuses = n;
+    memset(ns + th->nscratch, 0, (n - th->nscratch) * sizeof *ns);
+    th->scratch = ns;
+    th->nscratch = n;
   }
-  return th->statuses;
+  tf_scratch *s = &th->scratch[c->depth][kind];
+  if (bytes > s->cap) {
+    void *p = realloc(s->p, bytes);
+    if (!p) {
+      c->oom = 1;
+      return NULL;
+    }
+    s->p = p;
+    s->cap = bytes;
+  }
+  return s->p;
+}
+
+MPI_Status *tf_statuses_scratch(tf_call *c, int n) {
+  if (n <= 0) return MPI_STATUSES_IGNORE;
+  MPI_Status *s = tf_call_scratch(c, TF_SCRATCH_STATUSES, (size_t)n * sizeof *s);
+  return s ? s : MPI_STATUSES_IGNORE;
 }

@@ -18,6 +18,7 @@
 #define TF_RECORDER_RUNTIME_H
 
 #include <mpi.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* ---- clock ---- */
@@ -38,20 +39,37 @@ typedef enum tf_rec_state { TF_STATE_IDLE, TF_STATE_RECORDING, TF_STATE_FAILED, 
 tf_rec_state tf_state(void);
 void tf_state_recording(void);   /* IDLE -> RECORDING: MPI_Init is done */
 tf_rec_state tf_state_done(void); /* -> DONE; returns the state it was in */
-/* Warn once on stderr (per process) and stop recording (RECORDING ->
- * FAILED); the application goes on. */
+/* Warn once on stderr (per process) and stop recording (RECORDING or
+ * IDLE -> FAILED); the application goes on. */
 void tf_recorder_fail(const char *what);
 /* Calls not recorded (after a failure, or dropped by one). */
 void tf_lost_add(uint64_t n);
 uint64_t tf_lost(void);
 
 /* ---- the call being recorded ---- */
-typedef struct tf_thread { /* one per thread, never freed */
-  int64_t *vals;           /* the call's parameter values, in schema order */
+/* A call can start while another call of the same thread is in progress:
+ * MPI runs application code inside a call (a user-defined reduction op,
+ * an attribute or error-handler callback, a generalized request's query)
+ * and that code calls MPI. Calls nest like a stack: the nested call's
+ * values go on top of the enclosing call's in the thread's buffer, it is
+ * recorded (and written) when it returns, before the enclosing call, and
+ * the enclosing call then goes on with its own values where it left them.
+ * Per-call scratch (statuses, request snapshots) is kept per depth for the
+ * same reason. */
+#define TF_SCRATCH_STATUSES 0 /* tf_statuses_scratch */
+#define TF_SCRATCH_SNAPS 1    /* tf_req_get_all (object_ids.c) */
+#define TF_SCRATCH_KINDS 2
+typedef struct tf_scratch {
+  void *p;
+  size_t cap; /* bytes */
+} tf_scratch;
+
+typedef struct tf_thread {  /* one per thread, never freed */
+  int64_t *vals;            /* the values of its calls in progress, outermost first */
   uint32_t nvals, cap;
-  int oom;                 /* an allocation failed during this call: it is dropped */
-  MPI_Status *statuses;    /* tf_statuses_scratch */
-  int nstatuses;
+  uint32_t depth;           /* calls of this thread in progress */
+  uint32_t nscratch;        /* depths with scratch */
+  tf_scratch (*scratch)[TF_SCRATCH_KINDS]; /* per depth */
 } tf_thread;
 
 typedef struct tf_call {
@@ -61,20 +79,33 @@ typedef struct tf_call {
   uint64_t t0, t1;
   uint64_t v0, v1; /* time-independent mode: the thread's volume counter at t0 and t1 */
   tf_thread *th;
+  uint32_t base;   /* its values are th->vals[base .. th->nvals) */
+  uint32_t depth;  /* 0: called by the application; > 0: from inside another call of this thread */
+  int oom;         /* an allocation failed during this call: it is dropped */
 } tf_call;
 
 /* A new call on the calling thread: c names function fn called from ra,
- * times and volumes 0, the thread's value buffer empty. */
+ * times and volumes 0, no values yet. Every tf_call_init is followed by
+ * one tf_call_done. */
 void tf_call_init(tf_call *c, uint32_t fn, void *ra);
 void tf_put(tf_call *c, int64_t v);
 static inline void tf_put_len(tf_call *c, int n) { tf_put(c, n); }
+/* The call's values so far (valid until the next tf_put). */
+static inline const int64_t *tf_call_values(const tf_call *c, uint32_t *n) {
+  *n = c->th->nvals - c->base;
+  return c->th->vals + c->base;
+}
+/* The call is recorded (or dropped): its values leave the thread's buffer. */
+void tf_call_done(tf_call *c);
 /* Mark the call as failed for lack of memory: tf_call_end drops it and the
  * recorder stops with a warning. */
-static inline void tf_call_oom(tf_call *c) { c->th->oom = 1; }
+static inline void tf_call_oom(tf_call *c) { c->oom = 1; }
 
-/* Per-thread scratch, valid until the call ends. MPI_STATUSES_IGNORE for
- * n <= 0, and on allocation failure (the event is then dropped and the
- * recorder stops with a warning). */
+/* Per-call scratch of `bytes` (kind: TF_SCRATCH_*), valid until the call
+ * ends; NULL on allocation failure (the call is then marked tf_call_oom). */
+void *tf_call_scratch(tf_call *c, int kind, size_t bytes);
+/* n statuses of scratch: MPI_STATUSES_IGNORE for n <= 0, and on allocation
+ * failure (the event is then dropped and the recorder stops with a warning). */
 MPI_Status *tf_statuses_scratch(tf_call *c, int n);
 
 #endif

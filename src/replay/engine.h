@@ -37,6 +37,12 @@ typedef struct rp_options {
 } rp_options;
 
 /* ---- live objects under their recorded ids (handles.c) ---- */
+/* What count elements of a datatype touch: element k lies at k x extent,
+ * its data at [true_lb, true_ub) from there. */
+typedef struct rp_typespan {
+  MPI_Aint extent, true_lb, true_ub;
+} rp_typespan;
+
 typedef struct rp_obj {
   int64_t id;
   uint8_t used;         /* 0 free, 1 used, 2 deleted */
@@ -51,8 +57,8 @@ typedef struct rp_obj {
     MPI_Request req;
     MPI_Message msg;
   } h;
-  MPI_Aint extent;      /* datatypes: bytes a buffer needs per element (larger of extent and
-                           true extent, plus a positive true lower bound) */
+  rp_typespan span;     /* datatypes: their extent and true bounds */
+  void *kept;           /* requests: the array arguments of the call that made it (rp_kept), until it completes */
 } rp_obj;
 
 typedef struct rp_map {
@@ -76,7 +82,7 @@ typedef struct rp_engine {
   int threaded;
   rp_map comms, dtypes, ops, groups, reqs, msgs;
   MPI_Datatype predef_dtypes[128];
-  MPI_Aint predef_extents[128];  /* their spans (bytes a buffer needs per element) */
+  rp_typespan predef_spans[128]; /* their extents and true bounds */
   uint32_t npredef_dtypes;
   MPI_Op predef_ops[32];
   uint32_t npredef_ops;
@@ -100,7 +106,6 @@ typedef struct rp_thread {
   uint32_t fn;                 /* schema id of the current event */
   uint32_t nf;
   tf_field_value field[RP_MAXFIELDS]; /* its fields (tf_event_fields) */
-  size_t need;                 /* payload bytes this call's buffers must hold */
   /* payload buffers: grown by replacement, old ones kept until the end
    * (a pending nonblocking call may still use them) */
   void *sbuf, *rbuf;
@@ -108,6 +113,7 @@ typedef struct rp_thread {
   void **retired;
   size_t nretired;
   rp_arena_chunk *arena;       /* per-call scratch */
+  void *kept;                  /* this call's array arguments that must outlive it (rp_alloc_kept) */
   MPI_Status status, last_status;
   const uint8_t *hidden;       /* this call: request array entries hidden from it (outcome.c) */
   /* look-ahead for wildcard receives whose source a later completion tells */

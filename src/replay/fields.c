@@ -15,12 +15,7 @@ void rp_fninfo_init(void) {
     rp_fninfo *x = &rp_info[fn];
     for (uint32_t i = 0; i < d->nfields && i < RP_MAXFIELDS; i++) {
       const tf_field_desc *fd = &d->fields[i];
-      x->role[i] = fd->kind == TF_FIELD_COUNT ? RP_ROLE_COUNT
-                   : fd->kind == TF_FIELD_INT && (strstr(fd->name, "count") || strstr(fd->name, "size")) ? RP_ROLE_COUNT
-                   : fd->kind == TF_FIELD_INT && strstr(fd->name, "displ") ? RP_ROLE_DISPL
-                   : fd->kind == TF_FIELD_DTYPE ? RP_ROLE_DTYPE
-                   : fd->kind == TF_FIELD_BYTES ? RP_ROLE_BYTES
-                                                : RP_ROLE_NONE;
+      x->role[i] = fd->kind == TF_FIELD_BYTES ? RP_ROLE_BYTES : RP_ROLE_NONE;
     }
     x->flag = (int8_t)rp_field_index(fn, "flag");
     x->index = (int8_t)rp_field_index(fn, "index");
@@ -84,18 +79,25 @@ int rp_max_int(const rp_thread *T) {
   return (int)m;
 }
 
-int *rp_ints(rp_thread *T, int i) {
+static int *ints_in(rp_thread *T, int i, int keep) {
   const tf_field_value *f = &T->field[i];
-  int *a = rp_alloc(T, (f->n + 1) * sizeof *a);
+  size_t bytes = (f->n + 1) * sizeof(int);
+  int *a = keep ? rp_alloc_kept(T, bytes) : rp_alloc(T, bytes);
   for (uint32_t k = 0; k < f->n; k++) a[k] = f->v[k] == TF_UNDEFINED ? MPI_UNDEFINED : (int)f->v[k];
   return a;
 }
 
-MPI_Aint *rp_aints(rp_thread *T, int i) {
-  MPI_Aint *a = rp_alloc(T, (T->field[i].n + 1) * sizeof *a);
+int *rp_ints(rp_thread *T, int i) { return ints_in(T, i, 0); }
+int *rp_ints_kept(rp_thread *T, int i) { return ints_in(T, i, 1); }
+
+static MPI_Aint *aints_in(rp_thread *T, int i, int keep) {
+  size_t bytes = (T->field[i].n + 1) * sizeof(MPI_Aint);
+  MPI_Aint *a = keep ? rp_alloc_kept(T, bytes) : rp_alloc(T, bytes);
   for (uint32_t k = 0; k < T->field[i].n; k++) a[k] = (MPI_Aint)T->field[i].v[k];
   return a;
 }
+MPI_Aint *rp_aints(rp_thread *T, int i) { return aints_in(T, i, 0); }
+MPI_Aint *rp_aints_kept(rp_thread *T, int i) { return aints_in(T, i, 1); }
 
 int *rp_scratch_ints(rp_thread *T, int n) { return rp_alloc(T, (size_t)(n > 0 ? n : 1) * sizeof(int)); }
 

@@ -8,9 +8,9 @@
 #include "engine.h"
 
 /* What the engine needs to know of each function's fields, found once. */
-enum { RP_ROLE_NONE, RP_ROLE_COUNT, RP_ROLE_DISPL, RP_ROLE_DTYPE, RP_ROLE_BYTES };
+enum { RP_ROLE_NONE, RP_ROLE_BYTES };
 typedef struct rp_fninfo {
-  uint8_t role[RP_MAXFIELDS];     /* for the payload size and bytes */
+  uint8_t role[RP_MAXFIELDS];     /* the payload bytes fields (RP_ROLE_BYTES) */
   int8_t flag, index, indices;    /* outcome fields (-1: none) */
   int8_t request, requests;       /* the request(s) a call uses */
   int8_t status_src, statuses_src;
@@ -33,6 +33,8 @@ int rp_root(const rp_thread *T, int i);         /* TF_ROOT -> MPI_ROOT, TF_PROC_
 int rp_max_int(const rp_thread *T);             /* the largest scalar int of the event (room for skipped outputs) */
 int *rp_ints(rp_thread *T, int i);              /* array field as int[] (scratch, modifiable) */
 MPI_Aint *rp_aints(rp_thread *T, int i);
+int *rp_ints_kept(rp_thread *T, int i);         /* the same, kept until the request the call makes completes */
+MPI_Aint *rp_aints_kept(rp_thread *T, int i);
 int *rp_scratch_ints(rp_thread *T, int n);      /* n zeroed ints */
 /* The event's payload bytes: its bytes fields summed. */
 uint64_t rp_event_bytes(const rp_thread *T);

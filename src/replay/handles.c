@@ -125,14 +125,14 @@ static rp_obj *put_or_die(rp_thread *T, rp_map *m, int64_t id) {
   return o;
 }
 
-/* The bytes a buffer needs per element of d: the larger of its extent and
- * true extent, plus a positive true lower bound. */
-static MPI_Aint span_of(MPI_Datatype d) {
-  MPI_Aint lb, ext = 1, tlb = 0, text = 1;
-  if (d == MPI_DATATYPE_NULL) return 1;
-  PMPI_Type_get_extent(d, &lb, &ext);
-  PMPI_Type_get_true_extent(d, &tlb, &text);
-  return (ext > text ? ext : text) + (tlb > 0 ? tlb : 0);
+/* d's extent and true bounds (a null datatype: one byte). */
+static rp_typespan span_of(MPI_Datatype d) {
+  MPI_Aint lb = 0, ext = 1, tlb = 0, text = 1;
+  if (d != MPI_DATATYPE_NULL) {
+    PMPI_Type_get_extent(d, &lb, &ext);
+    PMPI_Type_get_true_extent(d, &tlb, &text);
+  }
+  return (rp_typespan){ext, tlb, tlb + text};
 }
 
 /* ------------------------------------------------------------ set-up */
@@ -142,7 +142,7 @@ int rp_handles_init(rp_engine *E) {
 #define X(d) E->predef_dtypes[E->npredef_dtypes++] = d;
   TF_PREDEFINED_DTYPES(X)
 #undef X
-  for (uint32_t k = 0; k < E->npredef_dtypes; k++) E->predef_extents[k] = span_of(E->predef_dtypes[k]);
+  for (uint32_t k = 0; k < E->npredef_dtypes; k++) E->predef_spans[k] = span_of(E->predef_dtypes[k]);
 #define X(o) E->predef_ops[E->npredef_ops++] = o;
   TF_PREDEFINED_OPS(X)
 #undef X
@@ -173,6 +173,39 @@ int rp_comm_rank(MPI_Comm c) {
   return r;
 }
 
+int rp_coll_size(MPI_Comm c) {
+  int inter = 0, n = 0;
+  if (c == MPI_COMM_NULL) return 0;
+  PMPI_Comm_test_inter(c, &inter);
+  if (inter)
+    PMPI_Comm_remote_size(c, &n);
+  else
+    PMPI_Comm_size(c, &n);
+  return n;
+}
+
+int rp_local_size(MPI_Comm c) {
+  int n = 0;
+  if (c != MPI_COMM_NULL) PMPI_Comm_size(c, &n);
+  return n;
+}
+
+int rp_neighbors(MPI_Comm c, int out) {
+  int topo = MPI_UNDEFINED, in = 0, outd = 0;
+  if (c == MPI_COMM_NULL || PMPI_Topo_test(c, &topo) != MPI_SUCCESS) return 0;
+  if (topo == MPI_CART) {
+    PMPI_Cartdim_get(c, &in);
+    in = outd = 2 * in;
+  } else if (topo == MPI_GRAPH) {
+    PMPI_Graph_neighbors_count(c, rp_comm_rank(c), &in);
+    outd = in;
+  } else if (topo == MPI_DIST_GRAPH) {
+    int weighted = 0;
+    PMPI_Dist_graph_neighbors_count(c, &in, &outd, &weighted);
+  }
+  return out ? outd : in;
+}
+
 MPI_Comm rp_comm(rp_thread *T, int i) {
   int64_t id = id_at(T, i);
   if (id == TF_NONE || id == TF_NULL_HANDLE) return MPI_COMM_NULL;
@@ -194,39 +227,42 @@ void rp_comm_forget(rp_thread *T, int i) { forget(T, &T->E->comms, i); }
 
 /* ------------------------------------------------------------ datatypes */
 
-static MPI_Datatype dtype_of(rp_thread *T, int64_t id, MPI_Aint *extent) {
+static MPI_Datatype dtype_of(rp_thread *T, int64_t id, rp_typespan *span) {
   rp_engine *E = T->E;
   if (id == TF_NONE || id == TF_NULL_HANDLE) return MPI_DATATYPE_NULL;
   if (id >= 1 && id <= (int64_t)E->npredef_dtypes) {
-    if (extent) *extent = E->predef_extents[id - 1];
+    if (span) *span = E->predef_spans[id - 1];
     return E->predef_dtypes[id - 1];
   }
   rp_obj o = lookup(T, &E->dtypes, id, "datatype %lld is used before the trace creates it");
-  if (extent) *extent = o.extent;
+  if (span) *span = o.span;
   return o.h.dtype;
 }
 
 MPI_Datatype rp_dtype(rp_thread *T, int i) { return dtype_of(T, id_at(T, i), NULL); }
 
-MPI_Datatype *rp_dtypes(rp_thread *T, int i) {
-  MPI_Datatype *a = rp_alloc(T, (T->field[i].n + 1) * sizeof *a);
+static MPI_Datatype *dtypes_in(rp_thread *T, int i, int keep) {
+  size_t bytes = (T->field[i].n + 1) * sizeof(MPI_Datatype);
+  MPI_Datatype *a = keep ? rp_alloc_kept(T, bytes) : rp_alloc(T, bytes);
   for (uint32_t k = 0; k < T->field[i].n; k++) a[k] = dtype_of(T, T->field[i].v[k], NULL);
   return a;
 }
+MPI_Datatype *rp_dtypes(rp_thread *T, int i) { return dtypes_in(T, i, 0); }
+MPI_Datatype *rp_dtypes_kept(rp_thread *T, int i) { return dtypes_in(T, i, 1); }
 
-MPI_Aint rp_dtype_extent(rp_thread *T, int64_t id) {
-  MPI_Aint e = 1;
-  dtype_of(T, id, &e);
-  return e;
+rp_typespan rp_dtype_span(rp_thread *T, int64_t id) {
+  rp_typespan s = {1, 0, 1};
+  dtype_of(T, id, &s);
+  return s;
 }
 
 static void dtype_set(rp_thread *T, int64_t id, MPI_Datatype d) {
   if (id <= TF_SPECIAL_MAX || id < TF_DTYPE_DERIVED_BASE || d == MPI_DATATYPE_NULL) return;
-  MPI_Aint span = span_of(d);
+  rp_typespan span = span_of(d);
   rp_lock(T->E);
   rp_obj *o = put_or_die(T, &T->E->dtypes, id);
   o->h.dtype = d;
-  o->extent = span;
+  o->span = span;
   rp_unlock(T->E);
 }
 
@@ -329,7 +365,13 @@ int rp_objects_ready(rp_thread *T) {
 /* ------------------------------------------------------------ requests */
 
 rp_obj *rp_req_obj(rp_engine *E, int64_t id) { return map_find(&E->reqs, id); }
+void rp_req_completed(rp_obj *o) {
+  rp_kept_free(o->kept);
+  o->kept = NULL;
+}
+
 void rp_req_drop(rp_engine *E, rp_obj *o) {
+  rp_req_completed(o);
   o->used = 2;
   E->reqs.live--;
 }
@@ -360,6 +402,9 @@ void rp_req_new(rp_thread *T, int i, MPI_Request r) {
   o->h.req = r;
   o->persistent = rp_info[T->fn].persistent;
   o->done = r == MPI_REQUEST_NULL && !o->persistent;
+  o->kept = T->kept; /* the call's array arguments live as long as the operation */
+  T->kept = NULL;
+  if (o->done) rp_req_completed(o);
   rp_unlock(T->E);
 }
 
@@ -378,4 +423,10 @@ void rp_reqs_back(rp_thread *T, int i, const MPI_Request *r) {
     if (!T->hidden || !T->hidden[k]) req_set(T, T->field[i].v[k], r[k]);
 }
 
-void rp_req_forget(rp_thread *T, int i) { forget(T, &T->E->reqs, i); }
+void rp_req_forget(rp_thread *T, int i) {
+  rp_lock(T->E);
+  rp_obj *o = map_find(&T->E->reqs, id_at(T, i));
+  if (o) rp_req_completed(o);
+  rp_unlock(T->E);
+  forget(T, &T->E->reqs, i);
+}

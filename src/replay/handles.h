@@ -10,11 +10,15 @@ int rp_handles_init(rp_engine *E);
 void rp_handles_free(rp_engine *E);
 MPI_Comm rp_comm(rp_thread *T, int i);
 int rp_comm_rank(MPI_Comm c); /* the caller's rank in c (PMPI) */
+int rp_coll_size(MPI_Comm c);  /* the processes a collective on c reaches: its size, remote size if inter */
+int rp_local_size(MPI_Comm c); /* its (local group's) size */
+int rp_neighbors(MPI_Comm c, int out); /* in-degree (out 0) or out-degree (1) of c's topology; 0 without one */
 void rp_comm_new(rp_thread *T, int i, MPI_Comm c);
 void rp_comm_forget(rp_thread *T, int i);
 MPI_Datatype rp_dtype(rp_thread *T, int i);
 MPI_Datatype *rp_dtypes(rp_thread *T, int i);
-MPI_Aint rp_dtype_extent(rp_thread *T, int64_t id);
+MPI_Datatype *rp_dtypes_kept(rp_thread *T, int i); /* kept until the request the call makes completes */
+rp_typespan rp_dtype_span(rp_thread *T, int64_t id); /* datatype id's extent and true bounds */
 void rp_dtype_new(rp_thread *T, int i, MPI_Datatype d);
 void rp_dtype_back(rp_thread *T, int i, MPI_Datatype d);
 void rp_dtype_forget(rp_thread *T, int i);
@@ -38,6 +42,7 @@ void rp_req_forget(rp_thread *T, int i);
 /* The live request of a recorded id (NULL if unknown); *persistent, *done. */
 rp_obj *rp_req_obj(rp_engine *E, int64_t id);
 void rp_req_drop(rp_engine *E, rp_obj *o); /* delete a request found by rp_req_obj (lock held) */
+void rp_req_completed(rp_obj *o);           /* its operation is over: free what it kept (lock held) */
 /* Every communicator, datatype, op and group the current event uses exists. */
 int rp_objects_ready(rp_thread *T);
 void rp_lock(rp_engine *E);

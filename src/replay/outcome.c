@@ -169,7 +169,7 @@ static void wait_until_complete(rp_thread *T, int64_t id, MPI_Request *reqs, int
   PMPI_Wait(&reqs[k], MPI_STATUS_IGNORE);
   rp_lock(T->E);
   rp_obj *o = rp_req_obj(T->E, id);
-  if (o && !o->persistent) o->done = 1, o->h.req = MPI_REQUEST_NULL;
+  if (o && !o->persistent) o->done = 1, o->h.req = MPI_REQUEST_NULL, rp_req_completed(o);
   rp_unlock(T->E);
 #else
   (void)reqs, (void)k;
@@ -237,7 +237,8 @@ void rp_outcome_after(rp_thread *T, uint32_t fn, int rc, MPI_Request *live) {
         rp_req_drop(T->E, o); /* completed: the id is never used again */
     } else {
       o->h.req = r;
-      if (r == MPI_REQUEST_NULL && !o->persistent) o->done = 1; /* completed earlier than recorded */
+      if (r == MPI_REQUEST_NULL && !o->persistent) /* completed earlier than recorded */
+        o->done = 1, rp_req_completed(o);
     }
   }
   rp_unlock(T->E);

@@ -1,6 +1,6 @@
 /* payload.c — the payload buffers the replayed calls send from and receive
- * into (contents arbitrary), sized from each call's counts, displacements
- * and datatype extents; see payload.h. */
+ * into (contents arbitrary), sized from each buffer's layout; see
+ * payload.h. */
 #include <stdlib.h>
 
 #include "fields.h"
@@ -8,52 +8,96 @@
 #include "payload.h"
 #include "scratch.h"
 
-/* ------------------------------------------------------------ payload buffers */
+/* ------------------------------------------------------------ spans */
 
-size_t rp_payload_need(rp_thread *T) {
-  const uint8_t *role = rp_info[T->fn].role;
-  int64_t count = 0, displ = 0;
-  MPI_Aint ext = 1;
-  for (uint32_t i = 0; i < T->nf; i++) {
-    if (role[i] == RP_ROLE_NONE || role[i] == RP_ROLE_BYTES) continue;
-    for (uint32_t k = 0; k < T->field[i].n; k++) {
-      int64_t v = T->field[i].v[k];
-      if (v <= TF_SPECIAL_MAX) continue;
-      if (role[i] == RP_ROLE_COUNT) {
-        if (v > count) count = v;
-      } else if (role[i] == RP_ROLE_DISPL) {
-        if (v > displ) displ = v;
-      } else {
-        MPI_Aint e = rp_dtype_extent(T, v);
-        if (e > ext) ext = e;
-      }
+rp_span rp_span_union(rp_span a, rp_span b) {
+  return (rp_span){a.lo < b.lo ? a.lo : b.lo, a.hi > b.hi ? a.hi : b.hi};
+}
+
+/* n elements of a datatype whose extent and true bounds are ts, the first
+ * at byte off: element k's data is at off + k x extent + [true_lb, true_ub). */
+static rp_span elements(rp_thread *T, int64_t n, rp_typespan ts, int64_t off) {
+  if (n <= 0) return RP_SPAN_NONE;
+  const int64_t limit = (int64_t)1 << 50; /* beyond any memory: a corrupted trace */
+  if (n > limit || ts.extent > limit || ts.extent < -limit || (ts.extent && n > limit / llabs(ts.extent)))
+    rp_die(T, "a buffer of %lld elements of extent %lld: too large", (long long)n, (long long)ts.extent);
+  int64_t last = (n - 1) * (int64_t)ts.extent; /* where the last element starts */
+  return (rp_span){off + ts.true_lb + (last < 0 ? last : 0), off + ts.true_ub + (last > 0 ? last : 0)};
+}
+
+static int64_t scalar(const rp_thread *T, int i) { return T->field[i].n ? T->field[i].v[0] : TF_NONE; }
+
+static rp_typespan span_at(rp_thread *T, int dtype, uint32_t k) {
+  const tf_field_value *f = &T->field[dtype];
+  return rp_dtype_span(T, k < f->n ? f->v[k] : TF_NONE);
+}
+
+rp_span rp_span_block(rp_thread *T, int count, int dtype, int64_t times) {
+  int64_t n = scalar(T, count), id = scalar(T, dtype);
+  if (n <= 0 || times <= 0 || id == TF_NONE) return RP_SPAN_NONE; /* "-": not significant here */
+  return elements(T, n * times, rp_dtype_span(T, id), 0);
+}
+
+rp_span rp_span_displs(rp_thread *T, int counts, int displs, int dtype) {
+  const tf_field_value *c = &T->field[counts], *d = &T->field[displs];
+  int w = T->field[dtype].desc->is_array; /* per-peer datatypes: displacements in bytes */
+  rp_typespan one = w ? (rp_typespan){1, 0, 1} : span_at(T, dtype, 0);
+  rp_span s = RP_SPAN_NONE;
+  for (uint32_t k = 0; k < c->n && k < d->n; k++) {
+    if (c->v[k] <= 0 || d->v[k] <= TF_SPECIAL_MAX) continue;
+    rp_typespan ts = w ? span_at(T, dtype, k) : one;
+    s = rp_span_union(s, elements(T, c->v[k], ts, w ? d->v[k] : d->v[k] * (int64_t)ts.extent));
+  }
+  return s;
+}
+
+rp_span rp_span_sum(rp_thread *T, int counts, int dtype) {
+  const tf_field_value *c = &T->field[counts];
+  int64_t n = 0;
+  for (uint32_t k = 0; k < c->n; k++)
+    if (c->v[k] > 0) n += c->v[k];
+  return scalar(T, dtype) == TF_NONE ? RP_SPAN_NONE : elements(T, n, span_at(T, dtype, 0), 0);
+}
+
+rp_span rp_span_mine(rp_thread *T, int counts, int dtype, MPI_Comm comm) {
+  const tf_field_value *c = &T->field[counts];
+  int r = rp_comm_rank(comm);
+  if (r < 0 || (uint32_t)r >= c->n || scalar(T, dtype) == TF_NONE) return RP_SPAN_NONE;
+  return elements(T, c->v[r], span_at(T, dtype, 0), 0);
+}
+
+rp_span rp_span_bytes(rp_thread *T, int n) {
+  int64_t b = scalar(T, n);
+  return b > 0 ? (rp_span){0, b} : RP_SPAN_NONE;
+}
+
+/* ------------------------------------------------------------ buffers */
+
+/* A buffer of *cap bytes at *buf holding s: the pointer p with [p + s.lo,
+ * p + s.hi) inside it (p itself inside too, for the calls' sake). */
+static void *hold(rp_thread *T, void **buf, size_t *cap, rp_span s) {
+  if (s.lo > s.hi) s = (rp_span){0, 0};
+  int64_t lo = s.lo < 0 ? s.lo : 0, hi = s.hi > 0 ? s.hi : 0;
+  size_t need = (size_t)(hi - lo) + 64;
+  if (*cap < need || !*buf) {
+    size_t ncap = *cap ? *cap : 4096;
+    while (ncap < need) ncap *= 2;
+    void *nb = calloc(1, ncap);
+    if (!nb) rp_die(T, "out of memory (a payload buffer of %zu bytes)", ncap);
+    if (*buf) { /* a pending nonblocking call may still use the old one */
+      void **nr = realloc(T->retired, (T->nretired + 1) * sizeof *nr);
+      if (!nr) rp_die(T, "out of memory");
+      T->retired = nr;
+      T->retired[T->nretired++] = *buf;
     }
+    *buf = nb;
+    *cap = ncap;
   }
-  /* (largest displacement + largest count) x largest extent covers every
-   * (count, datatype, displacement) of the call, whatever unit the
-   * displacements are in (elements, or bytes for the w forms) */
-  return (size_t)((displ + count) * ext) + 64;
+  return (char *)*buf - lo;
 }
 
-static void *grow(rp_thread *T, void **buf, size_t *cap) {
-  if (*cap >= T->need && *buf) return *buf;
-  size_t ncap = *cap ? *cap : 4096;
-  while (ncap < T->need) ncap *= 2;
-  void *nb = calloc(1, ncap);
-  if (!nb) rp_die(T, "out of memory (a payload buffer of %zu bytes)", ncap);
-  if (*buf) { /* a pending nonblocking call may still use the old one */
-    void **nr = realloc(T->retired, (T->nretired + 1) * sizeof *nr);
-    if (!nr) rp_die(T, "out of memory");
-    T->retired = nr;
-    T->retired[T->nretired++] = *buf;
-  }
-  *buf = nb;
-  *cap = ncap;
-  return nb;
-}
-
-void *rp_sbuf(rp_thread *T) { return grow(T, &T->sbuf, &T->scap); }
-void *rp_rbuf(rp_thread *T) { return grow(T, &T->rbuf, &T->rcap); }
+void *rp_sbuf(rp_thread *T, rp_span s) { return hold(T, &T->sbuf, &T->scap, s); }
+void *rp_rbuf(rp_thread *T, rp_span s) { return hold(T, &T->rbuf, &T->rcap, s); }
 
 void rp_buffers_free(rp_thread *T) {
   for (size_t i = 0; i < T->nretired; i++) free(T->retired[i]);
@@ -64,4 +108,3 @@ void rp_buffers_free(rp_thread *T) {
   T->sbuf = T->rbuf = NULL;
   T->nretired = 0;
 }
-

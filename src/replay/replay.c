@@ -21,6 +21,9 @@
 #include <string.h>
 
 #include "replay.h"
+#ifdef TF_SIMGRID
+#include <simgrid/version.h>
+#endif
 
 #ifdef TF_SIMGRID
 #define LAUNCH "smpirun -np P -platform XML -hostfile HOSTS"
@@ -145,6 +148,20 @@ static void cannot_replay(const rp_engine *E, uint32_t j, char *buf, size_t len)
              j < E->info->nfuncs ? E->info->funcs[j].name : "an unnamed function");
 }
 
+/* Under SimGrid: -1 (and why) if SMPI does not implement schema function
+ * fn ({nosim} in mpi.table); its calls would abort the simulation. */
+static int cannot_simulate(const rp_engine *E, uint32_t fn, char *err, size_t errlen) {
+#ifdef TF_SIMGRID
+  if (fn < TF_FN_COUNT && rp_nosim[fn])
+    return snprintf(err, errlen, "%s: the trace calls %s, which SimGrid's SMPI does not implement (SimGrid %d.%d): it "
+                    "cannot be simulated (doc/SIMULATE.md, \"What SMPI lacks\")", E->opt.trace, tf_schema[fn].name,
+                    SIMGRID_VERSION_MAJOR, SIMGRID_VERSION_MINOR), -1;
+#else
+  (void)E, (void)fn, (void)err, (void)errlen;
+#endif
+  return 0;
+}
+
 /* Functions used by the events (of the merged structure), and the threads of `rank`. */
 static int check_nodes(rp_engine *E, const tf_node *const *nodes, uint32_t n, uint32_t *threads, char *err,
                        size_t errlen) {
@@ -160,6 +177,7 @@ static int check_nodes(rp_engine *E, const tf_node *const *nodes, uint32_t n, ui
       cannot_replay(E, ni.fn, why, sizeof why);
       return snprintf(err, errlen, "%s: %s", E->opt.trace, why), -1;
     }
+    if (cannot_simulate(E, E->fnmap[ni.fn], err, errlen)) return -1;
     if (tf_node_has_rank(nodes[i], E->rank) && ni.thread + 1 > *threads) *threads = ni.thread + 1;
   }
   return 0;
@@ -171,11 +189,16 @@ static int flat_threads(rp_engine *E, uint32_t *threads, char *err, size_t errle
   tf_event ev;
   int rc;
   if (tf_rank_cursor_open(E->trace, E->rank, &c, err, errlen) != TF_OK) return -1;
-  while ((rc = tf_rank_cursor_next(c, &ev)) == 1)
+  while ((rc = tf_rank_cursor_next(c, &ev)) == 1) {
     if (ev.thread + 1 > *threads) *threads = ev.thread + 1;
-  if (rc < 0) snprintf(err, errlen, "%s: rank %d: %s", E->opt.trace, E->rank, tf_rank_cursor_error(c));
+    if (ev.fn < E->info->nfuncs && cannot_simulate(E, E->fnmap[ev.fn], err, errlen)) {
+      rc = -2;
+      break;
+    }
+  }
+  if (rc == -1) snprintf(err, errlen, "%s: rank %d: %s", E->opt.trace, E->rank, tf_rank_cursor_error(c));
   tf_rank_cursor_close(c);
-  return rc;
+  return rc < 0 ? -1 : rc;
 }
 
 static int checks(rp_engine *E, char *err, size_t errlen) {
@@ -183,6 +206,10 @@ static int checks(rp_engine *E, char *err, size_t errlen) {
   if (in->partial || in->nranks_present != in->nranks)
     return snprintf(err, errlen, "%s: a partial trace (the run stopped before MPI_Finalize, or ranks are missing: "
                     "%d of %d present) cannot be replayed", E->opt.trace, in->nranks_present, in->nranks), -1;
+  if (in->lost_events)
+    return snprintf(err, errlen, "%s: a lossy trace (%llu calls were not recorded: the recorder stopped after an "
+                    "internal failure) cannot be replayed: its ranks' calls would not match", E->opt.trace,
+                    (unsigned long long)in->lost_events), -1;
   if (in->nranks != E->size)
     return snprintf(err, errlen, "%s was recorded with %d ranks; launched with %d (launch " RP_PROGRAM
                     " with -np %d)", E->opt.trace, in->nranks, E->size, in->nranks), -1;
@@ -299,7 +326,7 @@ static int next_event(rp_run *R) {
   }
 }
 
-/* The compute delay before the event, then its fields and payload size:
+/* The compute delay before the event, then its fields:
  * 1, or 0 for MPI_Finalize (main() calls it after the report). */
 static int prepare_event(rp_run *R) {
   rp_thread *T = &R->T;
@@ -309,7 +336,6 @@ static int prepare_event(rp_run *R) {
     if (rp_fields(T)) rp_die(T, "malformed event: %s", T->error);
     rp_arena_reset(T);
     T->hidden = NULL;
-    T->need = rp_payload_need(T);
     T->bytes[T->fn] += rp_event_bytes(T);
   }
   double c0 = rp_now();

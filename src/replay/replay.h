@@ -45,6 +45,13 @@
 #include "scratch.h"
 #include "sync.h"
 
+/* 1 in tracefold-sim (the engine built with smpicc), 0 in tracefold-replay */
+#ifdef TF_SIMGRID
+#define RP_SIMGRID 1
+#else
+#define RP_SIMGRID 0
+#endif
+
 typedef int (*rp_call_fn)(rp_thread *T);
 extern const rp_call_fn rp_calls[TF_FN_COUNT]; /* NULL: the engine does it (replay.c) */
 /* The call started in its nonblocking form (blocking functions that have
@@ -52,6 +59,9 @@ extern const rp_call_fn rp_calls[TF_FN_COUNT]; /* NULL: the engine does it (repl
  * MPI_REQUEST_NULL). Used where one actor replays several threads. */
 typedef int (*rp_start_fn)(rp_thread *T, MPI_Request *req);
 extern const rp_start_fn rp_starts[TF_FN_COUNT]; /* NULL: no nonblocking form */
+/* 1: SimGrid's SMPI does not implement the function ({nosim} in mpi.table);
+ * tracefold-sim refuses a trace that calls it. */
+extern const uint8_t rp_nosim[TF_FN_COUNT];
 
 /* ---- what the recording saw (outcome.c) ---- */
 /* An absolute peer: field i is an offset from the caller's rank in comm;

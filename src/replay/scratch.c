@@ -62,9 +62,33 @@ void *rp_grow(rp_thread *T, void *arr, uint32_t n, uint32_t *cap, size_t elem) {
 
 void rp_arena_reset(rp_thread *T) {
   for (rp_arena_chunk *c = T->arena; c; c = c->next) c->used = 0;
+  rp_kept_free(T->kept); /* the call made no request that took it */
+  T->kept = NULL;
+}
+
+typedef struct rp_kept_block {
+  struct rp_kept_block *next;
+  _Alignas(16) unsigned char data[];
+} rp_kept_block;
+
+void *rp_alloc_kept(rp_thread *T, size_t bytes) {
+  rp_kept_block *b = calloc(1, sizeof *b + (bytes ? bytes : 1));
+  if (!b) rp_die(T, "out of memory (%zu bytes of arguments)", bytes);
+  b->next = T->kept;
+  T->kept = b;
+  return b->data;
+}
+
+void rp_kept_free(void *kept) {
+  for (rp_kept_block *b = kept, *n; b; b = n) {
+    n = b->next;
+    free(b);
+  }
 }
 
 void rp_arena_free(rp_thread *T) {
+  rp_kept_free(T->kept);
+  T->kept = NULL;
   while (T->arena) {
     rp_arena_chunk *n = T->arena->next;
     free(T->arena);

@@ -23,6 +23,9 @@ struct tf_file_writer {
   uint32_t crc;
   uint64_t nevents;
   int io_error; /* errno of the first failed write, 0 if none */
+  const tf_func_desc *funcs; /* the function table written in the header: events must fit it */
+  uint32_t nfuncs;
+  uint64_t ncallsites; /* declared so far: events refer to them, indices are dense */
 };
 
 /* A lazy writer creates its file at the first flush. */
@@ -70,6 +73,8 @@ static tf_file_writer *open_writer(const char *path, tf_file_kind kind, const tf
   tf_buf_put_uvar(b, info->bins);
   tf_buf_put_uvar(b, info->unit);
   tf_functable_encode(b, info->funcs, info->nfuncs);
+  w->funcs = info->funcs;
+  w->nfuncs = info->nfuncs;
   return w;
 }
 
@@ -86,7 +91,9 @@ tf_file_writer *tf_file_writer_open_lazy(const char *path, tf_file_kind kind, co
 int tf_file_writer_callsite(tf_file_writer *w, uint32_t index, uint64_t sig, const char *module, uint64_t offset) {
   tf_buf *b = &w->buf;
   size_t mlen = module ? strlen(module) : 0;
+  if (index != w->ncallsites) return -2; /* the reader takes them dense, in order */
   if (w->io_error || tf_buf_reserve(b, 1 + 10 + 8 + 10 + mlen + 10)) return -1; /* whole record or nothing */
+  w->ncallsites++;
   tf_buf_put_u8(b, REC_CALLSITE);
   tf_buf_put_uvar(b, index);
   tf_buf_put_u64(b, sig);
@@ -98,6 +105,10 @@ int tf_file_writer_callsite(tf_file_writer *w, uint32_t index, uint64_t sig, con
 int tf_file_writer_event(tf_file_writer *w, uint32_t fn, uint32_t thread, uint32_t callsite_index,
                          uint64_t compute_ns, uint64_t duration_ns, uint32_t nvals, const int64_t *vals) {
   tf_buf *b = &w->buf;
+  /* what the reader would refuse is not written: the same checks, the same splitter */
+  if (fn >= w->nfuncs || callsite_index >= w->ncallsites ||
+      tf_event_fields(&w->funcs[fn], vals, nvals, NULL) != TF_OK)
+    return -2;
   /* reserve the worst case first: an event is written whole or not at all */
   if (w->io_error || tf_buf_reserve(b, 1 + 6 * 10 + (size_t)nvals * 10)) return -1;
   tf_buf_put_u8(b, REC_EVENT);
@@ -124,6 +135,9 @@ int tf_file_writer_segment(tf_file_writer *w, const uint8_t *nodes, size_t len, 
   if (b->len >= TF_FLUSH_AT) flush_buf(w);
   return w->io_error ? -1 : 0;
 }
+
+int tf_file_writer_errno(const tf_file_writer *w) { return w->io_error; }
+const char *tf_file_writer_path(const tf_file_writer *w) { return w->path; }
 
 void tf_file_writer_lost(tf_file_writer *w, uint64_t n) {
   tf_buf_put_u8(&w->buf, REC_LOST);

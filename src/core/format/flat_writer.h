@@ -13,7 +13,8 @@
 
 typedef struct tf_file_writer tf_file_writer;
 
-/* Create `path` and write the header. The file is written as `path.part`
+/* Create `path` and write the header. info->funcs must outlive the writer:
+ * it checks every event against that table. The file is written as `path.part`
  * and renamed to `path` once complete, so a process killed while writing
  * leaves no file under the final name. info->funcs/nfuncs give the function
  * table; nevents/callsites are ignored. NULL on failure (message in err). */
@@ -28,14 +29,25 @@ tf_file_writer *tf_file_writer_open_lazy(const char *path, tf_file_kind kind, co
 
 /* Declare call site `index` (indices are dense, in order of first use).
  * Like tf_file_writer_event: 0 on success; -1 when the record could not be
- * buffered (it is then left out whole) or an earlier flush failed. */
+ * buffered (it is then left out whole) or an earlier flush failed; -2 (and
+ * nothing written) when index is not the next one. */
 int tf_file_writer_callsite(tf_file_writer *w, uint32_t index, uint64_t sig, const char *module, uint64_t offset);
 
+/* One event: 0 on success; -1 when it could not be buffered (out of
+ * memory; left out whole) or a flush failed (tf_file_writer_errno); -2,
+ * and nothing written, when the reader would refuse it: a function outside
+ * the table, a call site not declared, or values that do not fit the
+ * function's fields (tf_event_fields). So the writer never writes what its
+ * readers reject. */
 int tf_file_writer_event(tf_file_writer *w, uint32_t fn, uint32_t thread, uint32_t callsite_index,
                           uint64_t compute_ns, uint64_t duration_ns, uint32_t nvals, const int64_t *vals);
 
 /* Compressed files: one segment record, the encoded nodes of `nevents` events. */
 int tf_file_writer_segment(tf_file_writer *w, const uint8_t *nodes, size_t len, uint64_t nevents);
+
+/* The errno of the first failed write (0: none), and the file's path. */
+int tf_file_writer_errno(const tf_file_writer *w);
+const char *tf_file_writer_path(const tf_file_writer *w);
 
 /* Record that `n` calls were not recorded (after an internal failure). */
 void tf_file_writer_lost(tf_file_writer *w, uint64_t n);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "util/bytes.h"
+#include "util/fields.h"
 #include "util/file_io.h"
 #include "format/functable.h"
 #include "format/rank_reader.h"
@@ -97,8 +98,10 @@ static int grow_vals(tf_file_reader *r, uint64_t n) {
   return 0;
 }
 
-/* Decode one event record body (after the tag) into ev; 0 ok, -1 malformed. */
-static int decode_event(tf_file_reader *r, tf_cursor *c, tf_event *ev, int check) {
+/* Decode one event record body (after the tag) into ev; 0 ok, -1 malformed
+ * (with check, why the values do not fit their function's fields in why,
+ * if they do not). */
+static int decode_event(tf_file_reader *r, tf_cursor *c, tf_event *ev, int check, char *why, size_t whylen) {
   uint64_t fn = tf_cur_uvar(c), thread = tf_cur_uvar(c), cs = tf_cur_uvar(c);
   uint64_t comp = tf_cur_uvar(c), dur = tf_cur_uvar(c), nvals = tf_cur_uvar(c);
   if (c->bad) return -1;
@@ -108,7 +111,7 @@ static int decode_event(tf_file_reader *r, tf_cursor *c, tf_event *ev, int check
   if (grow_vals(r, nvals)) return -1;
   for (uint64_t i = 0; i < nvals; i++) r->vals[i] = tf_cur_svar(c);
   if (c->bad) return -1;
-  if (check && tf_event_fields(&r->info.funcs[fn], r->vals, (uint32_t)nvals, NULL) != TF_OK) return -1;
+  if (check && tf_event_fields_why(&r->info.funcs[fn], r->vals, (uint32_t)nvals, why, whylen) != TF_OK) return -1;
   ev->fn = (uint32_t)fn;
   ev->thread = (uint32_t)thread;
   ev->callsite = r->callsites[cs].sig;
@@ -148,6 +151,7 @@ tf_status tf_file_open_mem(uint8_t *data, size_t len, const char *name, tf_file_
 
 static tf_status parse(tf_file_reader *r, const char *path, tf_file_reader **out, char *err, size_t errlen) {
   tf_status st;
+  char bad_event[384] = ""; /* why an event's values do not fit its fields */
   int comp = r->len >= 8 && memcmp(r->data, TF_COMP_MAGIC, 8) == 0;
   if (r->len < 12 || (!comp && memcmp(r->data, TF_FLAT_MAGIC, 8) != 0)) {
     tf_file_close(r);
@@ -239,7 +243,7 @@ static tf_status parse(tf_file_reader *r, const char *path, tf_file_reader **out
       in->partial = (uint32_t)why;
     } else if (tag == REC_EVENT && !comp) {
       tf_event ev;
-      if (decode_event(r, &c, &ev, 1)) goto malformed_or_truncated;
+      if (decode_event(r, &c, &ev, 1, bad_event, sizeof bad_event)) goto malformed_or_truncated;
       nev++;
     } else if (tag == REC_SEGMENT && comp) {
       uint64_t segev = tf_cur_uvar(&c), seglen = tf_cur_uvar(&c);
@@ -292,8 +296,9 @@ malformed_or_truncated:
   if (c.p >= c.end) goto truncated;
 malformed:
   st = crc_ok ? TF_ERR_FORMAT : TF_ERR_CHECKSUM;
-  tf_failf(err, errlen, st, "%s: %s at byte %zu", path, crc_ok ? "malformed content" : "corrupted (checksum mismatch)",
-       (size_t)(c.p - r->data));
+  tf_failf(err, errlen, st, "%s: %s at byte %zu%s%s%s", path,
+           crc_ok ? "malformed content" : "corrupted (checksum mismatch)", (size_t)(c.p - r->data),
+           crc_ok && bad_event[0] ? " (event " : "", crc_ok ? bad_event : "", crc_ok && bad_event[0] ? ")" : "");
   tf_file_close(r);
   return st;
 truncated:
@@ -354,6 +359,6 @@ int tf_file_next(tf_file_reader *r, tf_event *ev) {
       tf_cur_uvar(&r->cur);
       continue;
     }
-    return decode_event(r, &r->cur, ev, 0) == 0;
+    return decode_event(r, &r->cur, ev, 0, NULL, 0) == 0;
   }
 }

@@ -1,11 +1,16 @@
 /* fields.c — an event's value vector split into its function's fields
  * (tf_event_fields in tracefold.h): the one place that knows the layout of
  * tf_event.vals. Depends on nothing but the public header, so every stage
- * of the core (fold/ included), the tools and the replay can use it. */
-#include "tracefold.h"
+ * of the core (fold/ included), the tools and the replay can use it; and
+ * why values do not fit (util/fields.h), for the messages. */
+#include "util/fields.h"
 
-tf_status tf_event_fields(const tf_func_desc *fd, const int64_t *vals, uint32_t nvals, tf_field_value *out) {
-  if (!fd || (!vals && nvals)) return TF_ERR_ARG;
+#include <stdio.h>
+
+/* The one walk over the values: fields 0..*k-1 fit, the first *pos values
+ * used; TF_OK if every field fits and every value is used. */
+static tf_status split(const tf_func_desc *fd, const int64_t *vals, uint32_t nvals, tf_field_value *out, uint32_t *kp,
+                       uint32_t *posp) {
   uint32_t pos = 0, k = 0;
   for (; k < fd->nfields && pos < nvals; k++) {
     uint32_t at = pos, n = 1;
@@ -18,7 +23,34 @@ tf_status tf_event_fields(const tf_func_desc *fd, const int64_t *vals, uint32_t 
     if (out) out[k] = (tf_field_value){&fd->fields[k], n, vals + at};
     pos = at + n;
   }
+  *kp = k;
+  *posp = pos;
   if (k == fd->nfields && pos == nvals) return TF_OK;
   for (; out && k < fd->nfields; k++) out[k] = (tf_field_value){&fd->fields[k], 0, NULL};
   return TF_ERR_FORMAT;
+}
+
+tf_status tf_event_fields(const tf_func_desc *fd, const int64_t *vals, uint32_t nvals, tf_field_value *out) {
+  if (!fd || (!vals && nvals)) return TF_ERR_ARG;
+  uint32_t k, pos;
+  return split(fd, vals, nvals, out, &k, &pos);
+}
+
+tf_status tf_event_fields_why(const tf_func_desc *fd, const int64_t *vals, uint32_t nvals, char *why, size_t len) {
+  if (!fd || (!vals && nvals)) {
+    if (why && len) snprintf(why, len, "no function, or values missing");
+    return TF_ERR_ARG;
+  }
+  uint32_t k, pos;
+  tf_status st = split(fd, vals, nvals, NULL, &k, &pos);
+  if (st == TF_OK || !why || !len) return st;
+  if (k == fd->nfields)
+    snprintf(why, len, "%s: %u values, but its %u fields take %u", fd->name, nvals, fd->nfields, pos);
+  else if (pos >= nvals)
+    snprintf(why, len, "%s: its %u values end before field %s (field %u of %u)", fd->name, nvals,
+             fd->fields[k].name, k + 1, fd->nfields);
+  else
+    snprintf(why, len, "%s: field %s, an array, has length %lld at value %u, where %u values remain", fd->name,
+             fd->fields[k].name, (long long)vals[pos], pos, nvals - pos - 1);
+  return st;
 }

@@ -1,0 +1,17 @@
+/* fields.h — why an event's values do not fit its function's fields
+ * (fields.c; the split itself is tf_event_fields of the public API). For
+ * the messages of every place that checks values against a schema: the
+ * recorder before it writes an event, the flat writer, the readers. */
+#ifndef TF_UTIL_FIELDS_H
+#define TF_UTIL_FIELDS_H
+
+#include <stddef.h>
+
+#include "tracefold.h"
+
+/* TF_OK if vals fit fd's fields (tf_event_fields); otherwise
+ * TF_ERR_FORMAT with a message naming the function and the first field
+ * that does not fit, or the values left over, in why. */
+tf_status tf_event_fields_why(const tf_func_desc *fd, const int64_t *vals, uint32_t nvals, char *why, size_t len);
+
+#endif
