@@ -69,6 +69,8 @@ static tf_file_writer *open_writer(const char *path, tf_file_kind kind, const tf
   tf_buf_put_uvar(b, info->timing);
   tf_buf_put_uvar(b, info->bins);
   tf_buf_put_uvar(b, info->unit);
+  tf_buf_put_u64(b, info->run_id); /* version 3 */
+  tf_buf_put_uvar(b, info->run_start_unix_ns);
   tf_functable_encode(b, info->funcs, info->nfuncs);
   return w;
 }
