@@ -14,6 +14,14 @@
  *              runs; one run's files in one directory still read;
  *   partial    per-rank partial reasons (a signal, a checkpoint) survive
  *              opening a directory and the merged file;
+ *   checkpoint the recorder's checkpoints (a snapshot of the compressor's
+ *              live structure and of the writer, written atomically while
+ *              folding goes on): at many points of a stream with loops and
+ *              noise, under a small memory cap (segments spilled, over 1
+ *              MiB flushed to the file, so snapshots copy its prefix), the
+ *              snapshot reads back as exactly the events pushed so far,
+ *              marked a checkpoint, and folding is not changed by taking
+ *              them (the final file equals one written without);
  *   validate   tf_trace_validate accepts a sound merged trace and refuses
  *              one whose RANKS event count of a rank is wrong (checksums
  *              intact), naming the rank; flat input is valid as opened.
@@ -380,6 +388,109 @@ static void test_partial(void) {
   empty_dir(dir);
 }
 
+/* ------------------------------------------------------------ checkpoint */
+
+/* Event i of the test stream: loops of MPI_Send with counts 0..k, and
+ * noise (random dest) now and then. */
+static void stream_event(uint64_t i, uint32_t *fn, int64_t v[2], uint32_t *nv) {
+  uint64_t z = i * 0x9e3779b97f4a7c15ull;
+  z ^= z >> 29;
+  if (i == 0) {
+    *fn = 0;
+    *nv = 0;
+    return;
+  }
+  *fn = 1;
+  *nv = 2;
+  v[0] = (int64_t)(i % 7);
+  v[1] = z % 13 == 0 ? (int64_t)(z % 1000) : 1;
+}
+
+static void push_one(tf_compressor *c, tf_file_writer *w, uint64_t i, uint32_t *sites) {
+  uint32_t fn, nv;
+  int64_t v[2];
+  stream_event(i, &fn, v, &nv);
+  uint32_t site = (uint32_t)(i % 3);
+  if (site >= *sites) { /* sites 0, 1, 2 declared in order of first use */
+    CHECK(tf_file_writer_callsite(w, *sites, 0x1000 + *sites, "m", *sites) == 0);
+    (*sites)++;
+  }
+  CHECK(tf_compressor_event(c, w, fn, 0, site, 10 + i % 5, 20, nv, v) >= 0);
+}
+
+static void test_checkpoint(void) {
+  char dir[128], p[256], q[256], err[512];
+  snprintf(dir, sizeof dir, "%s/ckpt", workdir);
+  empty_dir(dir);
+  snprintf(p, sizeof p, "%s/rank-0.tfc", dir);
+  snprintf(q, sizeof q, "%s/plain.tfc", dir);
+  enum { N = 150000 };
+  for (int with = 1; with >= 0; with--) {
+    tf_file_info info = {.rank = 0, .nranks = 1, .exe = "x", .mpi = "y", .timing = TF_TIMING_PATH, .bins = 5,
+                         .nfuncs = 2, .funcs = funcs, .run_id = 5, .run_start_unix_ns = 5};
+    tf_file_writer *w = tf_file_writer_open_lazy(with ? p : q, TF_FILE_COMPRESSED, &info, err, sizeof err);
+    CHECK(w != NULL);
+    if (!w) return;
+    tf_compressor c;
+    CHECK(tf_compressor_init(&c, funcs, 2, 4096) == 0); /* a small cap: many segments */
+    tf_compressor_set_timing(&c, TF_TIMING_PATH, 5);
+    uint32_t sites = 0;
+    int checks = 0, copied = 0;
+    for (uint64_t i = 0; i < N; i++) {
+      push_one(&c, w, i, &sites);
+      if (!with || !(i < 20 || i % 19997 == 0 || i == N - 1)) continue;
+      tf_buf seg = {0};
+      uint64_t segev;
+      tf_file_snapshot snap;
+      CHECK(tf_compressor_snapshot(&c, &seg, &segev) == 0);
+      CHECK(tf_file_writer_snapshot(w, seg.data, seg.len, segev, 0, TF_PARTIAL_CHECKPOINT, &snap) == 0);
+      copied += snap.prefix > 0;
+      CHECK(tf_file_snapshot_write(&snap, p) == 0);
+      tf_file_snapshot_free(&snap);
+      tf_buf_free(&seg);
+      tf_file_reader *r;
+      tf_status st = tf_file_open(p, &r, err, sizeof err);
+      CHECKF(st == TF_OK, "the checkpoint after event %" PRIu64 ": %s", i, err);
+      if (st != TF_OK) break;
+      const tf_file_info *in = tf_file_get_info(r);
+      CHECKF(in->nevents == i + 1 && in->partial == TF_PARTIAL_CHECKPOINT && in->run_id == 5,
+             "after event %" PRIu64 ": %" PRIu64 " events, partial %u", i, in->nevents, in->partial);
+      tf_event ev;
+      uint64_t k = 0;
+      int rc;
+      while ((rc = tf_file_next(r, &ev)) == 1) {
+        uint32_t fn, nv;
+        int64_t v[2];
+        stream_event(k, &fn, v, &nv);
+        if (ev.fn != fn || ev.nvals != nv || (nv && (ev.vals[0] != v[0] || ev.vals[1] != v[1]))) {
+          CHECKF(0, "the checkpoint after event %" PRIu64 ": event %" PRIu64 " differs", i, k);
+          break;
+        }
+        k++;
+      }
+      CHECKF(rc == 0 && k == i + 1, "the checkpoint after event %" PRIu64 ": %" PRIu64 " events read (%s)", i, k,
+             tf_file_error(r));
+      tf_file_close(r);
+      checks++;
+    }
+    CHECK(tf_compressor_finish(&c, w) == 0);
+    tf_compressor_free(&c);
+    CHECK(tf_file_writer_close(w, err, sizeof err) == TF_OK);
+    if (with) {
+      CHECKF(copied > 0, "no checkpoint copied a flushed prefix (%d checkpoints)", checks);
+      printf("   %d checkpoints read back, %d of them with a flushed prefix copied\n", checks, copied);
+    }
+  }
+  uint8_t *a, *b;
+  size_t na, nb;
+  if (!load(p, &a, &na) && !load(q, &b, &nb)) {
+    CHECKF(na == nb && memcmp(a, b, na) == 0, "checkpoints changed what was written (%zu vs %zu bytes)", na, nb);
+    free(a);
+    free(b);
+  }
+  empty_dir(dir);
+}
+
 /* ------------------------------------------------------------ validate */
 
 static void test_validate(void) {
@@ -435,6 +546,7 @@ int main(int argc, char **argv) {
       {"versions", test_versions},
       {"mixed", test_mixed},
       {"partial", test_partial},
+      {"checkpoint", test_checkpoint},
       {"validate", test_validate},
   };
   int rc = run_cases("test_runs", cases, TEST_NCASES(cases), argc, argv);

@@ -47,6 +47,36 @@ void tf_file_writer_partial(tf_file_writer *w, uint32_t reason);
  * Returns TF_OK or the first error met while writing (message in err). */
 tf_status tf_file_writer_close(tf_file_writer *w, char *err, size_t errlen);
 
+/* errno of the writer's first failure (ENOMEM when its buffer could not
+ * grow), 0 if none. */
+int tf_file_writer_error(const tf_file_writer *w);
+
+/* Give up: close and remove what was written (path.part), free w. The
+ * final name is untouched. NULL: nothing. */
+void tf_file_writer_abandon(tf_file_writer *w);
+
+/* A snapshot: the complete file the writer would make if it ended now
+ * with one more segment (seg, seglen bytes of nodes for segevents events;
+ * none if seglen is 0), a lost record (if lost), a partial record (if
+ * partial), the end record and the checksum, taken without changing the
+ * writer. The bytes it flushed (prefix of them, in part) are copied from
+ * its file when the snapshot is written; the rest is in data. */
+typedef struct tf_file_snapshot {
+  char *part;      /* the writer's file, NULL when nothing was flushed */
+  uint64_t prefix; /* bytes to copy from it */
+  uint8_t *data;   /* the rest of the file */
+  size_t len;
+} tf_file_snapshot;
+/* 0, or -1 (out of memory, or the writer has failed). Cheap: no I/O. */
+int tf_file_writer_snapshot(const tf_file_writer *w, const uint8_t *seg, size_t seglen, uint64_t segevents,
+                            uint64_t lost, uint32_t partial, tf_file_snapshot *out);
+/* Write a snapshot to `path` atomically (path.ckpt, then renamed over
+ * path). 0, or the errno of the first failure (path.ckpt removed, path
+ * untouched). While it runs, the writer may go on (it only appends to
+ * its file), but must not be closed. */
+int tf_file_snapshot_write(const tf_file_snapshot *s, const char *path);
+void tf_file_snapshot_free(tf_file_snapshot *s);
+
 /* Finish the file and hand over its bytes (malloc'ed) instead of closing
  * it: if it was never flushed, no file is created (*on_disk = 0);
  * otherwise the file is completed and read back (*on_disk = 1). Frees w. */
