@@ -460,15 +460,16 @@ static int close_files(tf_rec_state was, uint32_t partial) {
     tf_compressor_free(&g.compressor);
     if (lost) tf_file_writer_lost(g.comp, lost);
     if (partial) tf_file_writer_partial(g.comp, partial);
-    if (tf_file_writer_close(g.comp, NULL, 0) != TF_OK) err = g.comp_errno = g.comp_errno ? g.comp_errno : EIO;
+    int e;
+    if (tf_file_writer_close_errno(g.comp, NULL, 0, &e) != TF_OK) err = g.comp_errno = g.comp_errno ? g.comp_errno : e;
     g.comp = NULL;
   }
   if (g.flat) {
     if (tf_lost()) tf_file_writer_lost(g.flat, tf_lost());
     if (partial) tf_file_writer_partial(g.flat, partial);
-    int e = tf_file_writer_error(g.flat);
-    if (tf_file_writer_close(g.flat, NULL, 0) != TF_OK) {
-      g.flat_errno = g.flat_errno ? g.flat_errno : e ? e : EIO;
+    int e;
+    if (tf_file_writer_close_errno(g.flat, NULL, 0, &e) != TF_OK) {
+      g.flat_errno = g.flat_errno ? g.flat_errno : e;
       if (!err) err = g.flat_errno;
     }
     g.flat = NULL;
@@ -731,8 +732,10 @@ void tf_recorder_before_finalize(void) {
     snprintf(out, sizeof out, "%s/%s", g.path, TF_TRACE_FILE);
     if (merge_ok && g.rank == 0) werr = tf_save_file(out, merged.data, merged.len);
     if (merge_ok) PMPI_Bcast(&werr, 1, MPI_INT, 0, g.comm);
-    if (werr && out_of_space(werr) && sum(g.flat != NULL)) {
-      /* both: the flat files make room for the merged trace */
+    if (werr && out_of_space(werr)) {
+      /* room for the merged trace: the checkpoints go (each rank still holds its
+       * whole trace, written below if this fails again), and the flat files */
+      if (!on_disk) remove(g.tfc);
       if (g.flat) {
         g.flat_errno = g.flat_errno ? g.flat_errno : werr;
         tf_file_writer_abandon(g.flat);
@@ -754,8 +757,8 @@ void tf_recorder_before_finalize(void) {
   /* the flat files, complete */
   if (g.flat && !stopped && recorded) {
     if (tf_lost()) tf_file_writer_lost(g.flat, tf_lost());
-    int e = tf_file_writer_error(g.flat);
-    if (tf_file_writer_close(g.flat, NULL, 0) != TF_OK) g.flat_errno = g.flat_errno ? g.flat_errno : e ? e : EIO;
+    int e;
+    if (tf_file_writer_close_errno(g.flat, NULL, 0, &e) != TF_OK) g.flat_errno = g.flat_errno ? g.flat_errno : e;
     g.flat = NULL;
   }
   tf_file_writer_abandon(g.flat); /* never recorded */

@@ -142,8 +142,11 @@ void tf_file_writer_partial(tf_file_writer *w, uint32_t reason) {
   tf_buf_put_uvar(&w->buf, reason);
 }
 
-tf_status tf_file_writer_close(tf_file_writer *w, char *err, size_t errlen) {
+tf_status tf_file_writer_close(tf_file_writer *w, char *err, size_t errlen) { return tf_file_writer_close_errno(w, err, errlen, NULL); }
+
+tf_status tf_file_writer_close_errno(tf_file_writer *w, char *err, size_t errlen, int *eno) {
   tf_buf *b = &w->buf;
+  if (eno) *eno = 0;
   tf_buf_put_u8(b, REC_END);
   tf_buf_put_uvar(b, w->nevents);
   flush_buf(w);
@@ -165,6 +168,7 @@ tf_status tf_file_writer_close(tf_file_writer *w, char *err, size_t errlen) {
   }
   if (w->f) fclose(w->f);
   if (st != TF_OK) unlink(w->part); /* no half-written file left behind (the final name is untouched) */
+  if (eno && st != TF_OK) *eno = w->io_error ? w->io_error : ENOMEM;
   tf_buf_free(b);
   free(w->part);
   free(w->path);

@@ -46,6 +46,8 @@ void tf_file_writer_partial(tf_file_writer *w, uint32_t reason);
 /* Write the end record and checksum, close the file, free the writer.
  * Returns TF_OK or the first error met while writing (message in err). */
 tf_status tf_file_writer_close(tf_file_writer *w, char *err, size_t errlen);
+/* The same, with the errno of the failure in *eno (0 when it worked). */
+tf_status tf_file_writer_close_errno(tf_file_writer *w, char *err, size_t errlen, int *eno);
 
 /* errno of the writer's first failure (ENOMEM when its buffer could not
  * grow), 0 if none. */
