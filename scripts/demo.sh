@@ -11,9 +11,9 @@ scripts/setup.sh mpich
 export MPIR_CVAR_POLLS_BEFORE_YIELD=1
 out=$(mktemp -d "${TMPDIR:-/tmp}/tracefold-demo.XXXXXX")
 echo
-echo "== mpirun -np 4 env LD_PRELOAD=build/src/recorder/libtracefold.so wl_stencil2d -i 20"
+echo "== mpirun -np 4 env LD_PRELOAD=build/src/recorder/libtracefold.so TRACEFOLD_VERBOSE=1 wl_stencil2d -i 20"
 mpirun.mpich -np 4 env LD_PRELOAD="$PWD/build/src/recorder/libtracefold.so" TRACEFOLD_OUTPUT="$out/trace" \
-  build/workloads/wl_stencil2d -i 20
+  TRACEFOLD_VERBOSE=1 build/workloads/wl_stencil2d -i 20   # (a clean run is silent; VERBOSE says where the trace went)
 echo
 echo "== tracefold stats $out/trace"
 build/src/cli/tracefold stats "$out/trace"
