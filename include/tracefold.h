@@ -201,8 +201,9 @@ TF_API void tf_format_value(int64_t v, char *buf, size_t len);
  * Both share one container (doc/FORMAT.md) and this reader. */
 #define TF_FLAT_MAGIC "TFFLAT\r\n"
 #define TF_COMP_MAGIC "TFCOMP\r\n"
-#define TF_FLAT_VERSION 2
-#define TF_COMP_VERSION 2
+#define TF_FLAT_VERSION 3 /* written; readers also read version 2 (TF_VERSION_OLDEST) */
+#define TF_COMP_VERSION 3
+#define TF_VERSION_OLDEST 2 /* the oldest version of each format the readers still read */
 
 typedef enum tf_file_kind { TF_FILE_FLAT = 0, TF_FILE_COMPRESSED = 1 } tf_file_kind;
 
@@ -210,6 +211,8 @@ typedef enum tf_file_kind { TF_FILE_FLAT = 0, TF_FILE_COMPRESSED = 1 } tf_file_k
 #define TF_PARTIAL_ABORT 1  /* the application called MPI_Abort */
 #define TF_PARTIAL_SIGNAL 2 /* SIGTERM or SIGINT */
 #define TF_PARTIAL_EXIT 3   /* the process exited without MPI_Finalize */
+#define TF_PARTIAL_CHECKPOINT 4 /* a periodic checkpoint (TRACEFOLD_CHECKPOINT): the rank was killed before it
+                                   could write more; its calls after the checkpoint are missing */
 
 /* What a compressed trace keeps of delta times (TRACEFOLD_TIMING; doc/TIMING.md). */
 typedef enum tf_timing_mode {
@@ -247,6 +250,11 @@ typedef struct tf_file_info {
   const tf_func_desc *funcs;
   uint32_t ncallsites;
   const tf_callsite *callsites;
+  /* the run this file belongs to (version 3; 0 and 0 in version 2 files):
+   * a random id drawn by rank 0 at MPI_Init and the start time of rank 0,
+   * equal in every file of one run */
+  uint64_t run_id;
+  uint64_t run_start_unix_ns;
 } tf_file_info;
 
 typedef struct tf_file_reader tf_file_reader;
@@ -282,7 +290,7 @@ TF_API tf_status tf_list_dir(const char *dir, tf_file_kind kind, char ***paths, 
  * trace directory. Every rank's events come back exactly as recorded,
  * through a per-rank cursor that unrolls the loops lazily. */
 #define TF_TRACE_MAGIC "TFTRACE\n"
-#define TF_TRACE_VERSION 2
+#define TF_TRACE_VERSION 3 /* written; readers also read version 2 */
 #define TF_TRACE_FILE "trace.tf"
 
 typedef enum tf_trace_source {
@@ -312,11 +320,16 @@ typedef struct tf_trace_info {
   const tf_func_desc *funcs;
   uint32_t ncallsites;
   const tf_callsite *callsites;
+  uint64_t run_id;            /* the run the trace comes from (tf_file_info.run_id; 0 if unknown) */
+  uint64_t run_start_unix_ns; /* rank 0's start time in that run (0 if unknown) */
 } tf_trace_info;
 
 typedef struct tf_trace tf_trace;
 
-/* TF_OK and *out, or a TF_ERR_* and err. flags: TF_OPEN_*. */
+/* TF_OK and *out, or a TF_ERR_* and err. flags: TF_OPEN_*. Every file of
+ * a trace must come from one run: a directory whose trace files (trace.tf,
+ * rank-<R>.tfc, rank-<R>.flat) carry different run ids is refused
+ * (TF_ERR_FORMAT), with a message naming the files that differ. */
 TF_API tf_status tf_trace_open(const char *path, unsigned flags, tf_trace **out, char *err, size_t errlen);
 /* A merged trace file held in memory (`name` is used in messages); data is
  * not kept and may be freed after the call. */
@@ -327,6 +340,17 @@ TF_API const tf_trace_info *tf_trace_get_info(const tf_trace *t);
  * events; its event and lost counts then in *nevents and *lost, either may
  * be NULL), else 0. */
 TF_API int tf_trace_rank(const tf_trace *t, int32_t rank, uint64_t *nevents, uint64_t *lost);
+/* Why `rank`'s part is partial: a TF_PARTIAL_* reason, or 0 when it is
+ * complete or not present. A trace of version 2 gives every rank the
+ * trace's reason (tf_trace_info.partial). */
+TF_API uint32_t tf_trace_rank_partial(const tf_trace *t, int32_t rank);
+/* Check what the structure says about every present rank without
+ * unrolling it: each rank's projection of the loop structure is valid and
+ * holds exactly the events RANKS declares for it (what tf_rank_cursor_open
+ * checks for one rank, for all). TF_OK, or TF_ERR_FORMAT (or TF_ERR_NOMEM)
+ * and a message naming the first rank that fails. Flat input is checked
+ * completely when opened: TF_OK. */
+TF_API tf_status tf_trace_validate(tf_trace *t, char *err, size_t errlen);
 TF_API void tf_trace_close(tf_trace *t); /* NULL: nothing */
 
 /* One rank's events, in order. Open: TF_OK and *out, or a TF_ERR_* and err

@@ -21,9 +21,9 @@ if [ $oversubscribed = 1 ]; then
   echo "Note: this machine has $cores cores and the demo runs 4 ranks: the ranks take turns on the cores, so the"
   echo "recorded times include waiting for a core (MPICH ranks poll, then yield). Figures compared with them say so."
 fi
-echo "== mpirun -np 4 env LD_PRELOAD=build/src/recorder/libtracefold.so wl_stencil2d -i 20"
+echo "== mpirun -np 4 env LD_PRELOAD=build/src/recorder/libtracefold.so TRACEFOLD_VERBOSE=1 wl_stencil2d -i 20"
 mpirun.mpich -np 4 env LD_PRELOAD="$PWD/build/src/recorder/libtracefold.so" TRACEFOLD_OUTPUT="$out/trace" \
-  build/workloads/wl_stencil2d -i 20
+  TRACEFOLD_VERBOSE=1 build/workloads/wl_stencil2d -i 20   # (a clean run is silent; VERBOSE says where the trace went)
 echo
 echo "== tracefold stats $out/trace"
 build/src/cli/tracefold stats "$out/trace"

@@ -3,8 +3,10 @@
 #
 #   scripts/fuzz.sh [SECONDS]     (default 60)
 #
-# 1. builds the harness and the library core with clang
-#    -fsanitize=fuzzer,address,undefined into build-fuzz/fuzz_trace;
+# 1. builds the harness, the library core, the exporter and the CLI verbs
+#    (the harness drives show, imbalance, time and export on every input
+#    that opens) with clang -fsanitize=fuzzer,address,undefined into
+#    build-fuzz/fuzz_trace;
 # 2. makes a seed corpus of real traces (build-fuzz/seeds): a few bundled
 #    workloads from build/ (scripts/setup.sh) traced with TRACEFOLD_MODE=both;
 #    the seeds are each run's trace.tf (also with its sections stored raw),
@@ -14,7 +16,11 @@
 # 3. runs every file of tests/fuzz/regressions/ once through the harness
 #    (ctest unit.fuzz_regressions does the same in every build, without
 #    libFuzzer: tests/fuzz/regression_driver.c);
-# 4. fuzzes for SECONDS (new inputs kept in build-fuzz/corpus).
+# 4. fuzzes for SECONDS (new inputs kept in build-fuzz/corpus; the seeds and
+#    the regression inputs are the starting corpus).
+# FUZZ_JOBS=N runs N fuzzing processes (libFuzzer -fork=N; default 1);
+# FUZZ_STATS=FILE appends "executions coverage features corpus" to FILE
+# (bench/fuzz.sh). bench/fuzz.sh is the longer campaign.
 # Exits non-zero if a regression input or the fuzzer made the harness crash,
 # leak, hang (> 10 s on one input) or exceed 2 GB; the inputs are then in
 # build-fuzz/crashes/ and listed at the end with how to reproduce them.
@@ -29,15 +35,22 @@ cc=${FUZZ_CC:-clang}
 command -v "$cc" >/dev/null || { echo "fuzz.sh: $cc not found (scripts/setup.sh installs clang)" >&2; exit 1; }
 mkdir -p "$out/obj" "$out/seeds" "$out/corpus" "$out/crashes"
 
-# ---- 1. build: the core's sources as src/core/CMakeLists.txt lists them
-mapfile -t srcs < <(sed -n '/add_library(tracefold_core/,/)/p' src/core/CMakeLists.txt |
-  tr -s ' ()\t' '\n' | grep '\.c$')
-[ ${#srcs[@]} -gt 0 ] || { echo "fuzz.sh: no sources found for tracefold_core in src/core/CMakeLists.txt" >&2; exit 1; }
-san=(-g -O1 -std=c11 -fno-omit-frame-pointer -fno-sanitize-recover=all -Iinclude -Isrc/core)
+# ---- 1. build: the core's, the exporter's and the verbs' sources as their CMakeLists.txt list them
+lib_sources() { # DIR TARGET: the sources of add_library(TARGET ...) in DIR/CMakeLists.txt, as DIR/x.c
+  sed -n "/add_library($2 /,/)/p" "$1/CMakeLists.txt" | tr -s ' ()\t' '\n' | grep '\.c$' | sed "s|^|$1/|"
+}
+mapfile -t srcs < <(lib_sources src/core tracefold_core | sed 's|^src/core/||')
+mapfile -t more < <(lib_sources src/export tracefold_export; lib_sources src/cli tracefold_cli_verbs)
+[ ${#srcs[@]} -gt 0 ] && [ ${#more[@]} -gt 0 ] ||
+  { echo "fuzz.sh: no sources found for tracefold_core, tracefold_export or tracefold_cli_verbs" >&2; exit 1; }
+for s in "${more[@]}"; do srcs+=("../../$s"); done # relative to src/core, as the core's
+san=(-g -O1 -std=c11 -fno-omit-frame-pointer -fno-sanitize-recover=all -Iinclude -Isrc/core -Isrc/export -Isrc/cli
+     -DTF_REPLAY_PATH=\"\" -DTF_MPIRUN_DEFAULT=\"\" -DTF_SIM_PATH=\"\" -DTF_SMPIRUN_PATH=\"\")
 rm -f "$out"/obj/*.o
 pids=()
 for s in "${srcs[@]}"; do
   o=${s//\//_} # util/bytes.c -> util_bytes
+  o=${o//../_}
   "$cc" "${san[@]}" -fsanitize=fuzzer-no-link,address,undefined -c "src/core/$s" -o "$out/obj/${o%.c}.o" \
     2>"$out/obj/${o%.c}.log" &
   pids+=($!)
@@ -45,6 +58,7 @@ done
 built=0
 for i in "${!pids[@]}"; do
   o=${srcs[$i]//\//_}
+  o=${o//../_}
   wait "${pids[$i]}" || { cat "$out/obj/${o%.c}.log" >&2; built=1; }
 done
 [ $built -eq 0 ] || { echo "fuzz.sh: compiling the core with $cc failed" >&2; exit 1; }
@@ -52,7 +66,7 @@ done
   -lzstd -lpthread -lm -o "$out/fuzz_trace"
 "$cc" "${san[@]}" -Wall -Wextra -Werror -fsanitize=fuzzer-no-link,address,undefined tests/fuzz/make_seeds.c \
   "$out"/obj/*.o -lzstd -lpthread -lm -o "$out/make_seeds"
-echo "fuzz: built $out/fuzz_trace (${#srcs[@]} core sources; ${SECONDS} s)"
+echo "fuzz: built $out/fuzz_trace (${#srcs[@]} sources: core, exporter, CLI verbs; ${SECONDS} s)"
 
 # ---- 2. seeds: real traces of a few workloads
 lib=$build/src/recorder/libtracefold.so
@@ -117,11 +131,20 @@ echo "fuzz: $nreg regression inputs run"
 echo "fuzz: fuzzing for $secs s (log in $out/fuzz.log)"
 touch "$tmp/stamp"
 fuzz_rc=0
-fuzz "${opts[@]}" -max_total_time="$secs" -print_final_stats=1 -dict=tests/fuzz/trace.dict \
-  "$out/corpus" "$out/seeds" >"$out/fuzz.log" 2>&1 || fuzz_rc=$?
+jobs=()
+[ "${FUZZ_JOBS:-1}" -le 1 ] || jobs=(-fork="$FUZZ_JOBS" -ignore_crashes=0)
+fuzz "${opts[@]}" "${jobs[@]}" -max_total_time="$secs" -print_final_stats=1 -dict=tests/fuzz/trace.dict \
+  "$out/corpus" "$out/seeds" tests/fuzz/regressions >"$out/fuzz.log" 2>&1 || fuzz_rc=$?
 grep -E '^stat::(number_of_executed_units|average_exec_per_sec|new_units_added|peak_rss_mb)' "$out/fuzz.log" |
   sed 's/^stat::/fuzz: /' || true
+# the last status line: "#N ... cov: C ft: F corp: U/..."
+last=$(grep -E '^#[0-9]+.*cov: [0-9]+ ft: [0-9]+' "$out/fuzz.log" | tail -1 || true)
+execs=$(grep -E '^stat::number_of_executed_units' "$out/fuzz.log" | awk '{ print $2 }' || true)
+[ -n "$execs" ] || execs=$(sed -n 's/^#\([0-9]*\).*/\1/p' <<<"$last")
+cov=$(sed -n 's/.*cov: \([0-9]*\).*/\1/p' <<<"$last") ft=$(sed -n 's/.*ft: \([0-9]*\).*/\1/p' <<<"$last")
+echo "fuzz: ${execs:-?} executions, coverage ${cov:-?} edges, ${ft:-?} features"
 echo "fuzz: corpus now $(find "$out/corpus" -type f | wc -l) inputs"
+[ -z "${FUZZ_STATS:-}" ] || echo "${execs:-0} ${cov:-0} ${ft:-0} $(find "$out/corpus" -type f | wc -l)" >>"$FUZZ_STATS"
 
 # A timeout is wall-clock time: on a loaded machine an input can exceed it without any hang.
 # One that finishes when run again (same limit) is reported and not counted.

@@ -28,6 +28,16 @@ expect_stop TRACEFOLD_OUTPUT= 'TRACEFOLD_OUTPUT is empty'
 expect_stop TRACEFOLD_MEMORY=lots 'TRACEFOLD_MEMORY="lots" is not valid'
 expect_stop TRACEFOLD_MEMORY=64Q 'TRACEFOLD_MEMORY="64Q" is not valid'
 expect_stop TRACEFOLD_MEMORY=100 'TRACEFOLD_MEMORY="100" is not valid; accepted: a size of at least 4096 bytes'
+expect_stop TRACEFOLD_CHECKPOINT=often 'TRACEFOLD_CHECKPOINT="often" is not valid; accepted: off, or an interval from 10ms'
+expect_stop TRACEFOLD_CHECKPOINT=1ms 'TRACEFOLD_CHECKPOINT="1ms" is not valid'
+expect_stop TRACEFOLD_CHECKPOINT=10h 'TRACEFOLD_CHECKPOINT="10h" is not valid'
+expect_stop TRACEFOLD_VERBOSE=yes 'TRACEFOLD_VERBOSE="yes" is not valid; accepted: 0, 1'
+
+# the tracefold command's own variables are known, and leave the run alone
+tf_traced 2 cmdvars TRACEFOLD_MPIRUN=mpirun TRACEFOLD_CHECKPOINT=500ms TRACEFOLD_VERBOSE=0 -- "$prog" >out 2>err ||
+  { cat err >&2; fail "TRACEFOLD_MPIRUN (a variable of the tracefold command) stopped the run"; }
+[ -f cmdvars/trace.tf ] || fail "no trace with TRACEFOLD_MPIRUN, TRACEFOLD_CHECKPOINT and TRACEFOLD_VERBOSE set"
+echo "ok: TRACEFOLD_MPIRUN is accepted and ignored; TRACEFOLD_CHECKPOINT=500ms, TRACEFOLD_VERBOSE=0 accepted"
 
 # default names: two runs in one directory give two traces
 for i in 1 2; do

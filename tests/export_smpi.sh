@@ -10,7 +10,7 @@
 #               with one MPI_PROC_NULL peer becomes a send or a recv);
 #            2. `smpirun -replay OUTDIR/index.txt` on a 4-host cluster
 #               exits 0 and prints a simulated time;
-#   refusal: exit status 2, the message "TRACE: rank R event N: MPI_X ...
+#   refusal: exit status 1, the message "TRACE: rank R event N: MPI_X ...
 #            has no action in SimGrid's time-independent format", and no
 #            OUTDIR (nor a half-written one beside it).
 # Which workloads must export and which must be refused (and for which
@@ -130,7 +130,7 @@ for wl in "${workloads[@]}"; do
     exported=$((exported + 1))
   else
     msg=$(cat "$work/$wl.export")
-    [ $rc -eq 2 ] || fail "$wl: export failed with status $rc (expected 0, or 2 when refused): $msg"
+    [ $rc -eq 1 ] || fail "$wl: export failed with status $rc (expected 0, or 1 when refused): $msg"
     [ "$want" != export ] || fail "$wl: must export, but: $msg"
     echo "$msg" | grep -Eq "^tracefold export smpi: $trace: rank [0-9]+ event [0-9]+: MPI_[A-Za-z_]+ .*has no action in SimGrid's time-independent format" ||
       fail "$wl: refused without the expected message: $msg"
@@ -160,24 +160,25 @@ if [ -d "$work/timed.ti" ]; then
   say "timed: simulated $tmean s (compute mean), $tnone s (none), $t2g s (--ref-speed 2Gf on the 1 Gf host)"
 fi
 
-# ---- argument errors: exit 2, a message naming what is wrong, nothing written
-err() { # WANT_TEXT ARGS...: exit 2 and WANT_TEXT in the message
-  local want=$1 rc=0
-  shift
+# ---- errors: a message naming what is wrong, nothing written; exit 2 for
+# the command line, 1 for what is found reading or writing (src/cli/cli.h)
+err() { # STATUS WANT_TEXT ARGS...: exit STATUS and WANT_TEXT in the message
+  local status=$1 want=$2 rc=0
+  shift 2
   "$cli" export "$@" >"$work/err.out" 2>&1 || rc=$?
-  [ $rc -eq 2 ] || fail "tracefold export $*: status $rc, expected 2: $(cat "$work/err.out")"
+  [ $rc -eq "$status" ] || fail "tracefold export $*: status $rc, expected $status: $(cat "$work/err.out")"
   grep -qF -- "$want" "$work/err.out" || fail "tracefold export $*: no \"$want\" in: $(cat "$work/err.out")"
 }
 t="$work/stencil2d.trace"
-err "unknown format" vtf "$t" "$work/x"
-err "usage" smpi "$t"
-err "--compute takes none or mean" smpi --compute histogram "$t" "$work/x"
-err "--ref-speed takes flop/s" smpi --ref-speed fast "$t" "$work/x"
-err "unknown option" smpi --bogus "$t" "$work/x"
-err "$work/missing" smpi "$work/missing" "$work/x"
-err "not an empty directory" smpi "$t" "$work/stencil2d.ti"
-err "parent directory does not exist" smpi "$t" "$work/no/such/dir"
+err 2 "unknown format" vtf "$t" "$work/x"
+err 2 "usage" smpi "$t"
+err 2 "--compute takes none or mean" smpi --compute histogram "$t" "$work/x"
+err 2 "--ref-speed takes flop/s" smpi --ref-speed fast "$t" "$work/x"
+err 2 "unknown option" smpi --bogus "$t" "$work/x"
+err 1 "$work/missing" smpi "$work/missing" "$work/x"
+err 1 "not an empty directory" smpi "$t" "$work/stencil2d.ti"
+err 1 "parent directory does not exist" smpi "$t" "$work/no/such/dir"
 [ ! -e "$work/x" ] || fail "a failed export left $work/x"
 cmp -s <(actual "$work/stencil2d.ti") "$work/stencil2d.got" || fail "a refused overwrite changed $work/stencil2d.ti"
-say "argument errors: exit 2 with a message; nothing written or overwritten"
+say "errors: exit 2 (command line) or 1 (trace, output directory) with a message; nothing written or overwritten"
 say "OK: $exported workloads exported and replayed by smpirun, $refused refused with the expected error"

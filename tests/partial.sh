@@ -10,13 +10,14 @@
 #
 #   a. abort: at step K rank P-1 calls MPI_Abort. Only that rank runs our
 #      MPI_Abort wrapper; the launcher kills the others (MPICH's hydra with
-#      SIGKILL: they leave nothing but an empty rank-R.flat; Open MPI's mpirun
-#      with SIGCONT+SIGTERM, SIGKILL later: tracefold's SIGTERM handler writes
-#      their files). Checks: rank P-1 left rank-R.tfc, marked MPI_Abort, with
-#      its counts; every rank that left both files has unroll = dump; every
-#      verb reads the directory (exit 0, "partial trace" note with the
-#      number of ranks that wrote); `tracefold merge` writes trace.tf, which
-#      unrolls to the same events.
+#      SIGKILL: they leave their last checkpoint, rank-R.tfc marked as one,
+#      and no flat file; Open MPI's mpirun with SIGCONT+SIGTERM, SIGKILL
+#      later: tracefold's SIGTERM handling writes their files). Checks: rank
+#      P-1 left rank-R.tfc, marked MPI_Abort, with its counts; every rank
+#      that left both files has unroll = dump; every verb reads the
+#      directory (exit 0, "partial trace" note with the number of ranks that
+#      wrote: their rank-R.tfc, or for dump their rank-R.flat); `tracefold
+#      merge` writes trace.tf, which unrolls to the same events.
 #   b. exit: at step K every rank calls exit(0) without MPI_Finalize (the
 #      workload's atexit handler, registered before MPI_Init, makes the ranks
 #      wait for each other after tracefold's handler so that the launcher
@@ -82,19 +83,23 @@ ranks_with() { # DIR EXT
 }
 
 # Every verb on the directory $1: exit 0 and the note, naming reason $2 (if
-# not empty) and "N of P ranks" with N = the number of rank-R.tfc files.
+# not empty) and "N of P ranks" with N = the number of rank-R.tfc files
+# (for dump, which reads the flat files, of rank-R.flat files).
 # $3: a rank present in the trace (for counts).
 check_verbs() { # DIR REASON RANK
-  local dir=$1 reason=$2 rank=$3 ntfc
+  local dir=$1 reason=$2 rank=$3 ntfc nflat
   ntfc=$(find "$dir" -name 'rank-*.tfc' | wc -l)
+  nflat=$(find "$dir" -name 'rank-*.flat' | wc -l)
   local v
   for v in show unroll dump summary stats "counts --rank $rank"; do
+    local n=$ntfc
+    [ "$v" != dump ] || [ "$nflat" -eq 0 ] || n=$nflat
     # shellcheck disable=SC2086
     "$cli" $v "$dir" >"$work/verb.out" 2>"$work/verb.err"
     local rc=$?
     [ "$rc" -eq 0 ] || { fail "$case_name: tracefold $v $dir exited $rc: $(head -3 "$work/verb.err")"; continue; }
-    grep -q "^tracefold: note: partial trace: the run stopped before MPI_Finalize (.*); $ntfc of $np ranks wrote what they had\$" \
-      "$work/verb.err" || fail "$case_name: tracefold $v: no note \"partial trace ... $ntfc of $np ranks wrote what they had\" on stderr (got: $(head -3 "$work/verb.err"))"
+    grep -q "^tracefold: note: partial trace: the run stopped before MPI_Finalize (.*); $n of $np ranks wrote what they had\$" \
+      "$work/verb.err" || fail "$case_name: tracefold $v: no note \"partial trace ... $n of $np ranks wrote what they had\" on stderr (got: $(head -3 "$work/verb.err"))"
     if [ -n "$reason" ]; then
       grep -qF "stopped before MPI_Finalize ($reason);" "$work/verb.err" ||
         fail "$case_name: tracefold $v: the note does not give the reason \"$reason\" (got: $(head -1 "$work/verb.err"))"
@@ -163,6 +168,7 @@ dir_reason=""
 tfc_ranks=$(ranks_with "$dir" tfc)
 flat_ranks=$(ranks_with "$dir" flat)
 empty_flat=$(for ((r = 0; r < np; r++)); do [ -f "$dir/rank-$r.flat" ] && [ ! -s "$dir/rank-$r.flat" ] && printf '%d ' "$r"; done)
+[ -z "$empty_flat" ] || fail "abort: ranks [ ${empty_flat}] left a 0-byte rank-R.flat"
 if [ ! -f "$dir/rank-$abort_rank.tfc" ]; then
   cat "$work/abort.err" >&2
   fail "abort: the aborting rank $abort_rank left no rank-$abort_rank.tfc"
@@ -194,7 +200,7 @@ else
   fi
 fi
 echo "abort: mpirun exit $rc; rank-R.tfc from ranks [ ${tfc_ranks}], non-empty rank-R.flat from [ ${flat_ranks}]," \
-  "empty rank-R.flat from [ ${empty_flat}] (killed by the launcher before they wrote); the directory reads as" \
+  "0-byte files from [ ${empty_flat}]; the directory reads as" \
   "partial (${dir_reason:-?}) ($((SECONDS - case_start)) s)"
 [ "$case_failed" -eq 0 ] && echo "ok: abort: counts of rank $abort_rank match; unroll = dump on every rank with both" \
   "files; every verb reads the directory; tracefold merge gives the same events ($((SECONDS - case_start)) s)"

@@ -7,14 +7,14 @@
 #   the trace never calls is no obstacle);
 #   corrupted, truncated and missing files; bad options; --compute mean on a
 #   trace recorded without times; a partial trace (MPI_Abort); a lossy trace
-#   (rank 0's recorder could not create its file: its calls are lost).
+#   (rank 0's recorder stopped recording: its calls are lost).
 # And `tracefold replay` launches it with the trace's rank count.
 #
-# usage: replay_errors.sh "MPIRUN ARGS" LIBTRACEFOLD TRACEFOLD TRACEFOLD_REPLAY WL_RING WL_ABORT_MIDWAY
+# usage: replay_errors.sh "MPIRUN ARGS" LIBTRACEFOLD TRACEFOLD TRACEFOLD_REPLAY WL_RING WL_ABORT_MIDWAY FORGE_TRACE
 set -uo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-mpirun=$1 lib=$2 cli=$3 replay=$4 ring=$5 abort_wl=$6
+mpirun=$1 lib=$2 cli=$3 replay=$4 ring=$5 abort_wl=$6 forge=$7
 tf_workdir replay-err
 
 tf_traced 4 "$work/ring" -- "$ring" -i 20 >/dev/null 2>&1 || bad "traced ring failed"
@@ -116,10 +116,9 @@ expect no_times 2 "keeps no times" --compute mean "$work/notime/trace.tf"
 tf_traced 4 "$work/partial" -- "$abort_wl" -i 10 -a 5 >/dev/null 2>&1
 expect partial 4 "partial trace" "$work/partial"
 
-# a lossy trace: rank 0's recorder could not create its flat file, its calls were not recorded
-mkdir -p "$work/lossy/rank-0.flat.part"
-tf_traced 4 "$work/lossy" TRACEFOLD_MODE=both -- "$ring" -i 5 >/dev/null 2>&1
-expect lossy 4 "a lossy trace" "$work/lossy/trace.tf"
+# a lossy trace: rank 0's recorder stopped recording (forged from the ring's trace), its calls were not recorded
+"$forge" lost 0 17 "$work/ring/trace.tf" "$work/lossy.tf" || bad "forge_trace lost failed"
+expect lossy 4 "a lossy trace" "$work/lossy.tf"
 
 # what does replay: --compute none on the trace without times, and the CLI verb
 # shellcheck disable=SC2086

@@ -8,7 +8,8 @@
 #       it slower, and halves its compute time;
 #     - a user platform file gives the same time as the generated platform
 #       it copies;
-#   errors (clear message, exit 2, nothing run):
+#   errors (clear message, nothing run; exit 2 for the command line, 1 for
+#   what is found looking at files and programs: src/cli/cli.h):
 #     - SimGrid not installed (TRACEFOLD_SMPIRUN names no program);
 #     - a platform file that does not exist, one that is not a platform,
 #       one SimGrid rejects (the run fails and the file is named);
@@ -72,28 +73,28 @@ b=$(awk '/simulated time/ { print $3 }' "$work/copy.txt")
 say "--platform FILE = the generated platform ($a s)"
 
 # ---- errors
-expect() { # NAME MESSAGE-PART CMD...: exit 2 with the message
-  local what=$1 msg=$2
-  shift 2
+expect() { # NAME STATUS MESSAGE-PART CMD...: exit STATUS with the message
+  local what=$1 status=$2 msg=$3
+  shift 3
   set +e
   "$@" >"$work/out" 2>"$work/err"
   local rc=$?
   set -e
-  [ "$rc" = 2 ] || { cat "$work/out" "$work/err" >&2; fail "$what: exit $rc, expected 2"; }
+  [ "$rc" = "$status" ] || { cat "$work/out" "$work/err" >&2; fail "$what: exit $rc, expected $status"; }
   grep -qF -- "$msg" "$work/err" || { cat "$work/err" >&2; fail "$what: no '$msg' in the message"; }
   say "$what: $(head -c 200 "$work/err" | head -1)"
 }
-expect "SimGrid missing" "SimGrid is not installed" env TRACEFOLD_SMPIRUN=/nonexistent/smpirun "$cli" simulate "$work/timed"
-expect "missing platform" "$work/none.xml" "$cli" simulate --platform "$work/none.xml" "$work/timed"
+expect "SimGrid missing" 1 "SimGrid is not installed" env TRACEFOLD_SMPIRUN=/nonexistent/smpirun "$cli" simulate "$work/timed"
+expect "missing platform" 1 "$work/none.xml" "$cli" simulate --platform "$work/none.xml" "$work/timed"
 echo "not xml at all" >"$work/junk.xml"
-expect "not a platform" "not a SimGrid platform file" "$cli" simulate --platform "$work/junk.xml" "$work/timed"
+expect "not a platform" 1 "not a SimGrid platform file" "$cli" simulate --platform "$work/junk.xml" "$work/timed"
 sed 's/<cluster /<cluster bogus="1" /' "$work/copy.xml" >"$work/bad.xml"
-expect "platform SimGrid rejects" "platform $work/bad.xml" "$cli" simulate --platform "$work/bad.xml" "$work/timed"
-expect "ranks > hosts" "give --fold" "$cli" simulate --nodes 2 "$work/alltoall"
+expect "platform SimGrid rejects" 1 "platform $work/bad.xml" "$cli" simulate --platform "$work/bad.xml" "$work/timed"
+expect "ranks > hosts" 1 "give --fold" "$cli" simulate --nodes 2 "$work/alltoall"
 "$cli" simulate --nodes 2 --fold --compute mean --quiet "$work/alltoall" >"$work/fold.txt" || fail "--fold failed"
 grep -q 'simulated time' "$work/fold.txt" || fail "--fold: no simulated time"
 say "--nodes 2 --fold: 4 ranks on 2 nodes simulate"
-expect "bad unit" "expected a bandwidth" "$cli" simulate --bandwidth 10Gbs "$work/timed"
-expect "bad sweep" "--sweep colour=red" "$cli" simulate --sweep colour=red "$work/timed"
-expect "platform and --speed" "apply to a generated platform only" "$cli" simulate --platform "$work/copy.xml" --speed 2Gf "$work/timed"
+expect "bad unit" 2 "expected a bandwidth" "$cli" simulate --bandwidth 10Gbs "$work/timed"
+expect "bad sweep" 2 "--sweep colour=red" "$cli" simulate --sweep colour=red "$work/timed"
+expect "platform and --speed" 2 "apply to a generated platform only" "$cli" simulate --platform "$work/copy.xml" --speed 2Gf "$work/timed"
 say "all checks passed"

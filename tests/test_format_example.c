@@ -393,6 +393,10 @@ static void test_decode(void) {
   e.n = 0;
   put_uvar(&e, in->unit);
   expect_line(&e, 0, "unit %u (%s)", in->unit, unit[in->unit]);
+  e.n = 0; /* version 3: the run */
+  put_u64(&e, in->run_id);
+  expect_line(&e, 0, "run 0x%016" PRIx64 " (u64 LE)", in->run_id);
+  uvar_line(in->run_start_unix_ns, "run_start_unix_ns %" PRIu64, in->run_start_unix_ns);
   uvar_line(in->nfuncs, "nfuncs %" PRIu64, in->nfuncs);
 
   /* 1.5: the function table */
@@ -500,6 +504,7 @@ static void test_contents(void) {
         "with %u bins, compute in %s;",
         in->rank, in->nranks, in->thread_level, in->start_unix_ns, in->exe, in->mpi, in->timing,
         in->timing < 4 ? timing_names[in->timing] : "?", in->bins, in->unit < 3 ? unit[in->unit] : "?");
+  prose("run `0x%016" PRIx64 "` started at %" PRIu64 ";", in->run_id, in->run_start_unix_ns);
   CHECKF(in->ncallsites == 1, "%u call sites; the text describes one", in->ncallsites);
   if (in->ncallsites == 1)
     prose("one call site (index 0, signature `0x%016" PRIx64 "`, module `%s`, offset `0x%" PRIx64 "`);",

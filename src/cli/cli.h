@@ -4,6 +4,38 @@
 
 #include "tracefold.h"
 
+/* Exit statuses, the same for every verb (README "Exit statuses"):
+ *   0  done;
+ *   1  the trace is missing, unreadable, malformed, from several runs, or
+ *      refused (partial where a whole run is needed, more ranks than the
+ *      launch limit, a call an exporter cannot express, ...), or the work
+ *      failed (a file could not be written, a launched job failed);
+ *   2  the command line is wrong: an unknown verb or option, a missing or
+ *      extra argument, an option value that is malformed or out of range
+ *      (echoed as given). Nothing was read or run. */
+enum { TF_EXIT_OK = 0, TF_EXIT_FAILED = 1, TF_EXIT_USAGE = 2 };
+
+/* ---- options: anywhere among the arguments ----
+ * An option is an argument that starts with '-' (other than "-" alone);
+ * "--" ends the options. An option with a value takes the next argument
+ * (or "--name=value"), whatever it looks like (--scale -1). A repeated
+ * option keeps its last value. */
+typedef struct tf_opt {
+  const char *name;   /* "--rank", "-n" */
+  const char **value; /* an option with a value: the value as given (NULL if absent) */
+  int *flag;          /* a flag (value NULL): set to 1 when given (may be NULL) */
+} tf_opt;
+/* Take the options out of argv; the other arguments stay, in order
+ * (argv[*argc] = NULL). 0, or TF_EXIT_USAGE after one line on stderr. */
+int tf_options(int *argc, char **argv, const char *verb, const tf_opt *opts, int nopts);
+/* A whole number in [lo, hi] ("a rank", "a count": what); 0, or
+ * TF_EXIT_USAGE after "tracefold VERB: OPT S: expected WHAT, a whole
+ * number from LO to HI" with S as given. */
+int tf_opt_number(const char *verb, const char *opt, const char *s, long long lo, long long hi, const char *what,
+                  long long *out);
+/* --rank S (NULL: not given, *rank = -1): 0 .. 2^31-1; 0 or TF_EXIT_USAGE. */
+int tf_opt_rank(const char *verb, const char *s, long *rank);
+
 /* The trace named by the one argument (a merged trace file, a trace
  * directory or a per-rank file), opened with tf_trace_open `flags`, and
  * its ranks. Errors are printed (naming the file) and give -1; notes on a
@@ -16,6 +48,9 @@ typedef struct tf_input {
   tf_field_value *fields; /* room for the fields of any of the trace's functions (tf_event_fields) */
 } tf_input;
 
+#define TF_INPUT_VALIDATE (1u << 16) /* tf_input_open: check every rank before anything is printed (tf_trace_validate) */
+/* 0; TF_EXIT_USAGE when argv is not one trace; TF_EXIT_FAILED when the
+ * trace cannot be read (or, with TF_INPUT_VALIDATE, fails validation). */
 int tf_input_open(int argc, char **argv, unsigned flags, const char *verb, tf_input *in);
 /* The exit status of a verb that read a trace with lost calls (the
  * recorder stopped recording after an internal failure): its output is
@@ -30,12 +65,30 @@ tf_rank_cursor *tf_input_cursor(tf_input *in, int32_t rank);
 /* tf_rank_cursor_next, printing the error when the trace is malformed. */
 int tf_input_next(tf_input *in, tf_rank_cursor *c, tf_event *ev);
 /* The ranks a verb reports on: all (rank < 0) or the one asked for;
- * 0, or 2 after printing that the rank is not in the trace. */
+ * 0, or TF_EXIT_FAILED after printing that the rank is not in the trace. */
 int tf_input_pick(tf_input *in, long rank, const char *verb, int32_t **ranks, int *n);
 
-/* Leading "--rank R" (into *rank, else -1) and "--no-time" (into *no_time,
- * if not NULL) options; 0, or 2 after printing a usage error. */
+/* The options "--rank R" (into *rank, else -1) and "--no-time" (into
+ * *no_time, if not NULL; otherwise it is not an option of the verb),
+ * anywhere; the arguments left in *argc, *argv. 0, or TF_EXIT_USAGE. */
 int tf_take_options(int *argc, char ***argv, const char *verb, long *rank, int *no_time);
+
+/* ---- launches (replay, simulate: launch.c) ---- */
+#define TF_RANKS_LIMIT 4096 /* ranks a launch may start unless --ranks-limit raises it */
+/* --ranks-limit S (NULL: the default) into *limit; 0 or TF_EXIT_USAGE. */
+int tf_launch_limit(const char *verb, const char *s, long long *limit);
+/* Everything that can be checked before a job is launched: the trace
+ * opens (one run), has no more ranks than `limit`, equals np if np > 0,
+ * is complete (every rank, not partial) and every rank's part is sound
+ * (tf_trace_validate). Its rank count, or -1 after one line on stderr. */
+int tf_launch_check(const char *verb, const char *trace, unsigned flags, long long np, long long limit);
+/* Run args (the launcher's argv) in a process group of its own and wait;
+ * stdout to /dev/null when hush. When it ends (failed or not) whatever is
+ * left in its group is killed; when tracefold gets SIGINT, SIGTERM or
+ * SIGHUP meanwhile, the group gets it too (SIGKILL 5 s later) and
+ * tracefold then dies of it. Its exit status (128 + signal when killed),
+ * or -1 when it could not be started (said on stderr). */
+int tf_launch(const char *verb, char *const *args, int hush);
 
 /* A delta (ns, or a volume in `unit`, tf_time_unit) as text: "1.25ms", "3.1M ins". */
 void tf_fmt_delta(double v, unsigned unit, char *buf, size_t len);

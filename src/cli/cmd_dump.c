@@ -21,7 +21,7 @@ static int print_events(int argc, char **argv, unsigned flags, const char *verb)
   int no_time, rc = tf_take_options(&argc, &argv, verb, &rank, &no_time);
   if (rc) return rc;
   tf_input in;
-  if (tf_input_open(argc, argv, flags, verb, &in)) return 1;
+  if ((rc = tf_input_open(argc, argv, flags, verb, &in))) return rc;
   int32_t *ranks;
   int n, bad = 0;
   if ((rc = tf_input_pick(&in, rank, verb, &ranks, &n))) {

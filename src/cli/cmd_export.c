@@ -49,33 +49,33 @@ static void print_note(const char *text, void *arg) {
 static int export_smpi(int argc, char **argv) {
   tf_export_smpi_opts o = TF_EXPORT_SMPI_DEFAULTS;
   o.note = print_note;
-  while (argc > 0 && argv[0][0] == '-') {
-    if (strcmp(argv[0], "--ref-speed") == 0 && argc >= 2) {
-      if (parse_speed(argv[1], &o.ref_speed)) {
-        fprintf(stderr, "tracefold export smpi: --ref-speed takes flop/s (1e9, 2.5Gf), not \"%s\"\n", argv[1]);
-        return 2;
-      }
-    } else if (strcmp(argv[0], "--compute") == 0 && argc >= 2) {
-      if (strcmp(argv[1], "mean") && strcmp(argv[1], "none")) {
-        fprintf(stderr, "tracefold export smpi: --compute takes none or mean, not \"%s\"\n", argv[1]);
-        return 2;
-      }
-      o.compute = strcmp(argv[1], "mean") == 0;
-    } else if (strcmp(argv[0], "-h") == 0 || strcmp(argv[0], "--help") == 0) {
-      usage();
-      return 0;
-    } else {
-      fprintf(stderr, "tracefold export smpi: unknown option \"%s\"%s\n", argv[0],
-              argc < 2 ? " (or its value is missing)" : "");
-      usage();
-      return 2;
+  const char *speed = NULL, *compute = NULL;
+  int help = 0;
+  tf_opt opts[] = {{"--ref-speed", &speed, NULL}, {"--compute", &compute, NULL}, {"-h", NULL, &help},
+                   {"--help", NULL, &help}};
+  int rc = tf_options(&argc, argv, "export smpi", opts, 4);
+  if (rc) {
+    usage();
+    return rc;
+  }
+  if (help) {
+    usage();
+    return 0;
+  }
+  if (speed && parse_speed(speed, &o.ref_speed)) {
+    fprintf(stderr, "tracefold export smpi: --ref-speed takes flop/s (1e9, 2.5Gf), not \"%s\"\n", speed);
+    return TF_EXIT_USAGE;
+  }
+  if (compute) {
+    if (strcmp(compute, "mean") && strcmp(compute, "none")) {
+      fprintf(stderr, "tracefold export smpi: --compute takes none or mean, not \"%s\"\n", compute);
+      return TF_EXIT_USAGE;
     }
-    argc -= 2;
-    argv += 2;
+    o.compute = strcmp(compute, "mean") == 0;
   }
   if (argc != 2) {
     usage();
-    return 2;
+    return TF_EXIT_USAGE;
   }
   static char msg[16384]; /* paths and a message */
   tf_export_status st = tf_export_smpi(argv[0], argv[1], &o, msg, sizeof msg);
@@ -83,7 +83,7 @@ static int export_smpi(int argc, char **argv) {
     printf("%s\n", msg);
   else
     fprintf(stderr, "tracefold export smpi: %s\n", msg);
-  return (int)st;
+  return st == TF_EXPORT_OK ? TF_EXIT_OK : TF_EXIT_FAILED; /* refused (the trace) or failed (writing) */
 }
 
 int cmd_export(int argc, char **argv) {
@@ -98,5 +98,5 @@ int cmd_export(int argc, char **argv) {
                   "archive) and chrome (Trace Event Format JSON)\n",
           argc < 1 ? "no format given" : "unknown format");
   usage();
-  return 2;
+  return TF_EXIT_USAGE;
 }

@@ -62,20 +62,13 @@ static int by_cost(const void *a, const void *b) {
 }
 
 int cmd_imbalance(int argc, char **argv) {
-  long top = 10;
-  if (argc >= 2 && strcmp(argv[0], "--top") == 0) {
-    char *end;
-    top = strtol(argv[1], &end, 10);
-    if (*end || !*argv[1] || top < 1) {
-      fprintf(stderr, "tracefold imbalance: --top takes a positive number, not \"%s\"\n", argv[1]);
-      return 2;
-    }
-    argc -= 2;
-    argv += 2;
-  }
+  long long top = 10;
+  const char *top_s = NULL;
+  tf_opt opts[] = {{"--top", &top_s, NULL}};
+  int rc = tf_options(&argc, argv, "imbalance", opts, 1);
+  if (!rc && top_s) rc = tf_opt_number("imbalance", "--top", top_s, 1, INT32_MAX, "a number of events", &top);
   tf_input in;
-  if (tf_input_open(argc, argv, 0, "imbalance", &in)) return 1;
-  int rc = 0;
+  if (rc || (rc = tf_input_open(argc, argv, TF_INPUT_VALIDATE, "imbalance", &in))) return rc;
   if (in.info->source == TF_SOURCE_FLAT || in.info->timing == TF_TIMING_NONE) {
     fprintf(stderr, "tracefold imbalance: %s keeps no time statistics (%s); record with TRACEFOLD_TIMING=stats, "
                     "histogram or path\n", argv[0], in.info->source == TF_SOURCE_FLAT ? "flat files" : "TRACEFOLD_TIMING=none");
@@ -95,7 +88,7 @@ int cmd_imbalance(int argc, char **argv) {
   printf("compute-delta imbalance over %d ranks (%s times, compute in %s): events by spread of the per-rank mean "
          "x occurrences per rank\n", in.info->nranks_present, tf_timing_mode_name(in.info->timing),
          tf_time_unit_name(unit));
-  for (size_t i = 0; i < l.n && (long)i < top; i++) {
+  for (size_t i = 0; i < l.n && (long long)i < top; i++) {
     const entry *e = &l.e[i];
     const tf_time_stat *c = &e->p.compute;
     char lo[32], hi[32], sp[32], cost[32];

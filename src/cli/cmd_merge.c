@@ -11,16 +11,15 @@
 
 int cmd_merge(int argc, char **argv) {
   const char *out = NULL;
-  if (argc == 3 && strcmp(argv[1], "-o") == 0) {
-    out = argv[2];
-    argc = 1;
-  }
+  tf_opt opts[] = {{"-o", &out, NULL}};
+  int rc = tf_options(&argc, argv, "merge", opts, 1);
+  if (rc) return rc;
   if (argc != 1) {
     fprintf(stderr, "usage: tracefold merge DIR [-o FILE]\n");
-    return 2;
+    return TF_EXIT_USAGE;
   }
   tf_input in;
-  if (tf_input_open(argc, argv, 0, "merge", &in)) return 1;
+  if ((rc = tf_input_open(argc, argv, TF_INPUT_VALIDATE, "merge", &in))) return rc;
   if (in.info->source != TF_SOURCE_COMPRESSED) {
     fprintf(stderr, "tracefold merge: %s is %s; merge reads per-rank compressed files (rank-<R>.tfc)\n", argv[0],
             in.info->source == TF_SOURCE_MERGED ? "already merged" : "flat");
@@ -39,7 +38,7 @@ int cmd_merge(int argc, char **argv) {
     return 1;
   }
   tf_buf b = {0};
-  int rc = tf_mtrace_encode(tf_trace_mtrace(in.t), &b, TF_TRACE_ZSTD_LEVEL);
+  rc = tf_mtrace_encode(tf_trace_mtrace(in.t), &b, TF_TRACE_ZSTD_LEVEL);
   FILE *f = rc ? NULL : fopen(out, "wb");
   if (!f || fwrite(b.data, 1, b.len, f) != b.len || fclose(f) != 0) {
     fprintf(stderr, "tracefold merge: cannot write %s\n", out);

@@ -1,10 +1,13 @@
-/* cmd_replay.c — `tracefold replay [-n P] [options] TRACE`: run the replay
- * engine under mpirun with the trace's rank count (or P). The options are
- * tracefold-replay's (--compute, --sleep, --scale, --rate, --seed,
- * --any-source, --flat, --quiet). The launcher is TRACEFOLD_MPIRUN (words split on
+/* cmd_replay.c — `tracefold replay [-n P] [--ranks-limit N] [options] TRACE`:
+ * run the replay engine under mpirun with the trace's rank count. The
+ * options are tracefold-replay's (--compute, --sleep, --scale, --rate,
+ * --seed, --any-source, --flat, --quiet), in any order, checked here
+ * before anything is launched; the trace is checked whole (launch.c)
+ * before mpirun starts, and a trace of more than --ranks-limit ranks
+ * (4096) is refused. The launcher is TRACEFOLD_MPIRUN (words split on
  * spaces) or the MPI this tracefold was built with; the engine is
- * TRACEFOLD_REPLAY, else tracefold-replay beside this program, else the one
- * of the build. */
+ * TRACEFOLD_REPLAY, else tracefold-replay beside this program, else the
+ * one of the build. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <limits.h>
@@ -14,6 +17,10 @@
 #include <unistd.h>
 
 #include "cli.h"
+
+static const char usage[] =
+    "usage: tracefold replay [-n P] [--ranks-limit N] [--compute none|mean|histogram] [--sleep] [--scale X]\n"
+    "                        [--rate R] [--seed N] [--any-source] [--flat] [--quiet] TRACE\n";
 
 static const char *engine_path(char *buf, size_t len) {
   const char *env = getenv("TRACEFOLD_REPLAY");
@@ -30,54 +37,79 @@ static const char *engine_path(char *buf, size_t len) {
   return TF_REPLAY_PATH;
 }
 
+static int bad_value(const char *opt, const char *v, const char *want) {
+  fprintf(stderr, "tracefold replay: %s %s: expected %s\n", opt, v, want);
+  return TF_EXIT_USAGE;
+}
+
+static int number(const char *s, double lo) {
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  return !errno && end != s && !*end && v >= lo && v <= 1e30;
+}
+
 int cmd_replay(int argc, char **argv) {
-  long np = 0;
-  if (argc >= 2 && strcmp(argv[0], "-n") == 0) {
+  const char *np_s = NULL, *limit_s = NULL, *compute = NULL, *scale = NULL, *rate = NULL, *seed = NULL;
+  int sleep_f = 0, any_source = 0, flat = 0, quiet = 0;
+  tf_opt opts[] = {{"-n", &np_s, NULL},           {"--ranks-limit", &limit_s, NULL}, {"--compute", &compute, NULL},
+                   {"--scale", &scale, NULL},     {"--rate", &rate, NULL},           {"--seed", &seed, NULL},
+                   {"--sleep", NULL, &sleep_f},   {"--any-source", NULL, &any_source}, {"--flat", NULL, &flat},
+                   {"--quiet", NULL, &quiet}};
+  int rc = tf_options(&argc, argv, "replay", opts, (int)(sizeof opts / sizeof *opts));
+  long long np = 0, limit;
+  if (!rc && np_s) rc = tf_opt_number("replay", "-n", np_s, 1, INT32_MAX, "a rank count", &np);
+  if (!rc) rc = tf_launch_limit("replay", limit_s, &limit);
+  if (!rc && np > limit) {
+    fprintf(stderr, "tracefold replay: -n %s: above the limit of %lld launched ranks (--ranks-limit N raises it)\n",
+            np_s, limit);
+    rc = TF_EXIT_USAGE;
+  }
+  if (!rc && compute && strcmp(compute, "none") && strcmp(compute, "mean") && strcmp(compute, "histogram"))
+    rc = bad_value("--compute", compute, "none, mean or histogram");
+  if (!rc && scale && !number(scale, 0)) rc = bad_value("--scale", scale, "a number >= 0");
+  if (!rc && rate && (!number(rate, 0) || strtod(rate, NULL) <= 0)) rc = bad_value("--rate", rate, "a number > 0");
+  if (!rc && seed) {
     char *end;
     errno = 0;
-    np = strtol(argv[1], &end, 10);
-    if (errno || *end || np < 1 || np > 1 << 24) {
-      fprintf(stderr, "tracefold replay: -n %s: expected a rank count >= 1\n", argv[1]);
-      return 2;
-    }
-    argc -= 2;
-    argv += 2;
+    strtoull(seed, &end, 10);
+    if (errno || !*seed || *end || *seed == '-') rc = bad_value("--seed", seed, "a whole number >= 0");
   }
-  if (argc < 1 || argv[argc - 1][0] == '-') {
-    fprintf(stderr, "usage: tracefold replay [-n P] [--compute none|mean|histogram] [--sleep] [--scale X] [--rate R]\n"
-                    "                        [--seed N] [--any-source] [--flat] [--quiet] TRACE\n");
-    return 2;
+  if (!rc && argc != 1) {
+    fprintf(stderr, "tracefold replay: %s\n%s", argc ? "one trace at a time" : "no trace given", usage);
+    rc = TF_EXIT_USAGE;
   }
-  const char *trace = argv[argc - 1];
-  if (np == 0) { /* the trace's rank count */
-    tf_trace *t;
-    char err[600];
-    if (tf_trace_open(trace, TF_OPEN_PREFER_FLAT, &t, err, sizeof err) != TF_OK) {
-      fprintf(stderr, "tracefold replay: %s\n", err);
-      return 2;
-    }
-    np = tf_trace_get_info(t)->nranks;
-    tf_trace_close(t);
-  }
+  if (rc) return rc;
+  const char *trace = argv[0];
+  int ranks = tf_launch_check("replay", trace, flat ? TF_OPEN_PREFER_FLAT : 0, np, limit);
+  if (ranks < 0) return TF_EXIT_FAILED;
+
   const char *launcher = getenv("TRACEFOLD_MPIRUN");
   char *words = strdup(launcher && *launcher ? launcher : TF_MPIRUN_DEFAULT);
-  char **args = calloc((size_t)argc + 64, sizeof *args);
-  if (!words || !args) {
+  char *args[96];
+  if (!words) {
     fprintf(stderr, "tracefold replay: out of memory\n");
-    return 2;
+    return TF_EXIT_FAILED;
   }
   int k = 0;
   for (char *w = strtok(words, " "); w && k < 56; w = strtok(NULL, " ")) args[k++] = w;
   char npbuf[32], pathbuf[PATH_MAX];
-  snprintf(npbuf, sizeof npbuf, "%ld", np);
+  snprintf(npbuf, sizeof npbuf, "%d", ranks);
   args[k++] = "-np";
   args[k++] = npbuf;
   args[k++] = (char *)engine_path(pathbuf, sizeof pathbuf);
-  for (int i = 0; i < argc; i++) args[k++] = argv[i];
+  if (compute) args[k++] = "--compute", args[k++] = (char *)compute;
+  if (scale) args[k++] = "--scale", args[k++] = (char *)scale;
+  if (rate) args[k++] = "--rate", args[k++] = (char *)rate;
+  if (seed) args[k++] = "--seed", args[k++] = (char *)seed;
+  if (sleep_f) args[k++] = "--sleep";
+  if (any_source) args[k++] = "--any-source";
+  if (flat) args[k++] = "--flat";
+  if (quiet) args[k++] = "--quiet";
+  args[k++] = (char *)trace;
   args[k] = NULL;
-  fflush(stdout);
-  execvp(args[0], args);
-  fprintf(stderr, "tracefold replay: cannot run %s: %s (set TRACEFOLD_MPIRUN to the MPI launcher)\n", args[0],
-          strerror(errno));
-  return 2;
+  int st = tf_launch("replay", args, 0);
+  free(words);
+  if (st != 0 && st != -1) fprintf(stderr, "tracefold replay: %s exited with status %d\n", args[0], st);
+  return st == 0 ? TF_EXIT_OK : TF_EXIT_FAILED;
 }

@@ -171,7 +171,7 @@ int cmd_show(int argc, char **argv) {
   int no_time, rc = tf_take_options(&argc, &argv, "show", &rank, &no_time);
   if (rc) return rc;
   tf_input in;
-  if (tf_input_open(argc, argv, 0, "show", &in)) return 1;
+  if ((rc = tf_input_open(argc, argv, TF_INPUT_VALIDATE, "show", &in))) return rc;
   int32_t *ranks;
   int n;
   if ((rc = tf_input_pick(&in, rank, "show", &ranks, &n))) {

@@ -43,13 +43,14 @@ static const char usage[] =
     "  --quiet                no per-function table\n"
     "SimGrid:\n"
     "  --cfg NAME:VALUE       a SimGrid setting (repeatable), e.g. --cfg=smpi/bw-factor:0:0.9\n"
-    "  --keep DIR             write the platform, hostfile and report into DIR and keep them\n";
+    "  --keep DIR             write the platform, hostfile and report into DIR and keep them\n"
+    "  --ranks-limit N        simulate traces of up to N ranks (default 4096)\n";
 
 typedef enum sweep_param { SWEEP_NONE, SWEEP_BANDWIDTH, SWEEP_LATENCY, SWEEP_SPEED, SWEEP_NODES, SWEEP_SCALE } sweep_param;
 static const char *const sweep_names[] = {"", "bandwidth", "latency", "speed", "nodes", "compute-scale"};
 
 typedef struct sim_options {
-  const char *trace, *platform_file, *keep, *compute, *rate, *seed;
+  const char *trace, *platform_file, *keep, *compute, *rate, *seed, *limit;
   tf_platform plat;
   int nodes_given, speed_given, fold, quiet;
   double scale, ref_speed;
@@ -122,6 +123,7 @@ static int parse_options(int argc, char **argv, sim_options *o) {
     else if (strcmp(a, "--rate") == 0 && v) o->rate = v, rc = 0;
     else if (strcmp(a, "--seed") == 0 && v) o->seed = v, rc = 0;
     else if (strcmp(a, "--keep") == 0 && v) o->keep = v, rc = 0;
+    else if (strcmp(a, "--ranks-limit") == 0 && v) o->limit = v, rc = 0;
     else if (strcmp(a, "--cfg") == 0 && v) {
       if (o->ncfgs == 32) return bad("too many --cfg options%s%s", "", "");
       o->cfgs[o->ncfgs++] = v, rc = 0;
@@ -201,25 +203,9 @@ static int read_report(const char *path, run_result *r) {
   return r->time_s < 0 ? -1 : 0;
 }
 
-/* Run smpirun; its stdout goes to ours, or nowhere when `hush`. Exit status of smpirun, or -1. */
-static int run(char **args, int hush) {
-  fflush(stdout);
-  pid_t pid = fork();
-  if (pid < 0) return -1;
-  if (pid == 0) {
-    if (hush) {
-      int fd = open("/dev/null", O_WRONLY);
-      if (fd >= 0) dup2(fd, 1);
-    }
-    execvp(args[0], args);
-    fprintf(stderr, "tracefold simulate: cannot run %s: %s\n", args[0], strerror(errno));
-    _exit(127);
-  }
-  int status;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-}
+/* Run smpirun (its own process group, cleaned up: launch.c); its stdout
+ * goes to ours, or nowhere when `hush`. Exit status of smpirun, or -1. */
+static int run(char **args, int hush) { return tf_launch("simulate", args, hush); }
 
 static int simulate_once(const sim_options *o, int ranks, const char *dir, const char *smpirun, const char *sim,
                          int hush, run_result *res) {
@@ -233,14 +219,14 @@ static int simulate_once(const sim_options *o, int ranks, const char *dir, const
     snprintf(platform, sizeof platform, "%s", o->platform_file);
   } else {
     snprintf(platform, sizeof platform, "%s/platform.xml", dir);
-    if (tf_platform_write(platform, &p, err, sizeof err)) return bad("%s%s", err, "");
+    if (tf_platform_write(platform, &p, err, sizeof err)) return bad("%s%s", err, ""), TF_EXIT_FAILED;
   }
   tf_hosts hosts;
-  if (tf_platform_hosts(platform, &hosts, err, sizeof err)) return bad("%s%s", err, "");
+  if (tf_platform_hosts(platform, &hosts, err, sizeof err)) return bad("%s%s", err, ""), TF_EXIT_FAILED;
   int rc = tf_hostfile_write(hostfile, &hosts, ranks, o->fold, err, sizeof err);
   size_t nhosts = hosts.n;
   tf_hosts_free(&hosts);
-  if (rc) return bad("%s%s", err, "");
+  if (rc) return bad("%s%s", err, ""), TF_EXIT_FAILED;
   if (!hush) {
     if (o->platform_file)
       printf("tracefold simulate: %d ranks on %s (%zu hosts%s)\n", ranks, platform, nhosts,
@@ -296,7 +282,7 @@ static int simulate_once(const sim_options *o, int ranks, const char *dir, const
   if (rc != 0 || read_report(report, res)) {
     fprintf(stderr, "tracefold simulate: the simulation failed (smpirun exit %d)%s%s\n", rc,
             o->platform_file ? "; platform " : "", o->platform_file ? o->platform_file : "");
-    return 2;
+    return TF_EXIT_FAILED;
   }
   return 0;
 }
@@ -317,6 +303,22 @@ int cmd_simulate(int argc, char **argv) {
   sim_options o;
   int rc = parse_options(argc, argv, &o);
   if (rc) return rc == 1 ? 0 : rc;
+  long long limit;
+  if ((rc = tf_launch_limit("simulate", o.limit, &limit))) {
+    free(o.sweep_values);
+    return rc;
+  }
+  if (o.sweep) { /* every value of the sweep, before anything runs */
+    char *copy = strdup(o.sweep_values), *save;
+    sim_options t = o;
+    for (char *v = copy ? strtok_r(copy, ",", &save) : NULL; v && !rc; v = strtok_r(NULL, ",", &save))
+      rc = set_param(&t, o.sweep, v);
+    free(copy);
+    if (rc) {
+      free(o.sweep_values);
+      return rc;
+    }
+  }
   char buf1[PATH_MAX], buf2[PATH_MAX];
   const char *smpirun = program("TRACEFOLD_SMPIRUN", NULL, TF_SMPIRUN_PATH, buf1, sizeof buf1);
   const char *sim = program("TRACEFOLD_SIM", "tracefold-sim", TF_SIM_PATH, buf2, sizeof buf2);
@@ -324,27 +326,23 @@ int cmd_simulate(int argc, char **argv) {
     fprintf(stderr, "tracefold simulate: SimGrid is not installed (no smpirun%s%s): install Debian's libsimgrid-dev "
                     "(scripts/setup.sh does), then rebuild tracefold\n", *smpirun ? " at " : "", smpirun);
     free(o.sweep_values);
-    return 2;
+    return TF_EXIT_FAILED;
   }
   if (!*sim || access(sim, X_OK) != 0) {
     fprintf(stderr, "tracefold simulate: tracefold-sim was not built (SimGrid was not found when tracefold was "
                     "configured): install libsimgrid-dev, then configure and build tracefold again\n");
     free(o.sweep_values);
-    return 2;
+    return TF_EXIT_FAILED;
   }
-  tf_trace *t;
-  char err[1024];
-  if (tf_trace_open(o.trace, 0, &t, err, sizeof err) != TF_OK) {
-    fprintf(stderr, "tracefold simulate: %s\n", err);
+  int ranks = tf_launch_check("simulate", o.trace, 0, 0, limit);
+  if (ranks < 0) {
     free(o.sweep_values);
-    return 2;
+    return TF_EXIT_FAILED;
   }
-  int ranks = tf_trace_get_info(t)->nranks;
-  tf_trace_close(t);
   if (o.platform_file && access(o.platform_file, R_OK) != 0) {
     fprintf(stderr, "tracefold simulate: --platform %s: %s\n", o.platform_file, strerror(errno));
     free(o.sweep_values);
-    return 2;
+    return TF_EXIT_FAILED;
   }
 
   char dir[PATH_MAX];
@@ -353,7 +351,7 @@ int cmd_simulate(int argc, char **argv) {
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
       fprintf(stderr, "tracefold simulate: --keep %s: %s\n", dir, strerror(errno));
       free(o.sweep_values);
-      return 2;
+      return TF_EXIT_FAILED;
     }
   } else {
     const char *tmp = getenv("TMPDIR");
@@ -362,7 +360,7 @@ int cmd_simulate(int argc, char **argv) {
       fprintf(stderr, "tracefold simulate: cannot make a directory in %s: %s\n", tmp && *tmp ? tmp : "/tmp",
               strerror(errno));
       free(o.sweep_values);
-      return 2;
+      return TF_EXIT_FAILED;
     }
   }
 

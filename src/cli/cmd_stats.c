@@ -40,7 +40,8 @@ static void resolve(const char *module, uint64_t offset, char *out, size_t len) 
 
 int cmd_stats(int argc, char **argv) {
   tf_input in;
-  if (tf_input_open(argc, argv, 0, "stats", &in)) return 1;
+  int orc = tf_options(&argc, argv, "stats", NULL, 0);
+  if (orc || (orc = tf_input_open(argc, argv, 0, "stats", &in))) return orc;
   const tf_trace_info *ti = in.info;
   uint64_t *calls = calloc(ti->nfuncs + 1, sizeof *calls), *sitecalls = calloc(ti->ncallsites + 1, sizeof *sitecalls);
   if (!calls || !sitecalls) {

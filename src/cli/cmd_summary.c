@@ -59,7 +59,8 @@ static void tally_free(tally *t) {
 
 int cmd_summary(int argc, char **argv) {
   tf_input in;
-  if (tf_input_open(argc, argv, 0, "summary", &in)) return 1;
+  int orc = tf_options(&argc, argv, "summary", NULL, 0);
+  if (orc || (orc = tf_input_open(argc, argv, 0, "summary", &in))) return orc;
   tally t = {0};
   if (count_all(&in, in.ranks, in.n, &t)) {
     tally_free(&t);
@@ -105,11 +106,11 @@ int cmd_counts(int argc, char **argv) {
   int orc = tf_take_options(&argc, &argv, "counts", &want, NULL);
   if (orc) return orc;
   tf_input in;
-  if (tf_input_open(argc, argv, 0, "counts", &in)) return 1;
+  if ((orc = tf_input_open(argc, argv, 0, "counts", &in))) return orc;
   if (want < 0 && in.n != 1) {
     fprintf(stderr, "tracefold counts: the trace has several ranks; choose one with --rank R\n");
     tf_input_close(&in);
-    return 2;
+    return TF_EXIT_USAGE;
   }
   int32_t *ranks;
   int n;

@@ -21,18 +21,6 @@ int cmd_time(int argc, char **argv) {
   long rank;
   int rc = tf_take_options(&argc, &argv, "time", &rank, NULL);
   if (rc) return rc;
-  for (int i = 0; i + 1 < argc; i++) /* "--rank R" may also follow the times (tracefold time T --rank R TRACE) */
-    if (strcmp(argv[i], "--rank") == 0) {
-      char *end;
-      rank = strtol(argv[i + 1], &end, 10);
-      if (*end || !*argv[i + 1] || rank < 0) {
-        fprintf(stderr, "tracefold time: --rank takes a rank number, not \"%s\"\n", argv[i + 1]);
-        return 2;
-      }
-      memmove(argv + i, argv + i + 2, (size_t)(argc - i - 2) * sizeof *argv);
-      argc -= 2;
-      break;
-    }
   if (argc < 2) {
     fprintf(stderr, "usage: tracefold time [--rank R] T... TRACE   (T: 1.5s, 20ms, 300us, 1000ns (no unit: s), or 50%%)\n");
     return 2;
@@ -64,10 +52,10 @@ int cmd_time(int argc, char **argv) {
     }
   }
   tf_input in;
-  if (tf_input_open(1, argv + nt, 0, "time", &in)) {
+  if ((rc = tf_input_open(1, argv + nt, TF_INPUT_VALIDATE, "time", &in))) {
     free(ts);
     free(share);
-    return 1;
+    return rc;
   }
   int32_t *ranks;
   int n;

@@ -12,6 +12,7 @@ static const char *partial_reason(uint32_t why) {
   case TF_PARTIAL_ABORT: return "MPI_Abort";
   case TF_PARTIAL_SIGNAL: return "a signal (SIGTERM or SIGINT)";
   case TF_PARTIAL_EXIT: return "an exit without MPI_Finalize";
+  case TF_PARTIAL_CHECKPOINT: return "the ranks were killed";
   }
   return "an unknown reason";
 }
@@ -36,17 +37,35 @@ int tf_input_lossy(int rc) {
   return rc == 0 ? TF_EXIT_LOSSY : rc;
 }
 
+/* "1, 3, 5-9" into buf (truncated with "..."). */
+static void rank_list(const int32_t *r, int n, char *buf, size_t len) {
+  size_t used = 0;
+  buf[0] = 0;
+  for (int i = 0; i < n && used + 16 < len; i++) {
+    int j = i;
+    while (j + 1 < n && r[j + 1] == r[j] + 1) j++;
+    used += (size_t)snprintf(buf + used, len - used, j > i ? "%s%d-%d" : "%s%d", i ? ", " : "", r[i], r[j]);
+    i = j;
+    if (i + 1 < n && used + 16 >= len) snprintf(buf + used, len - used, ", ...");
+  }
+}
+
 int tf_input_open(int argc, char **argv, unsigned flags, const char *verb, tf_input *in) {
   *in = (tf_input){0};
   if (argc != 1) {
     fprintf(stderr, argc < 1 ? "tracefold %s: no trace given\n" : "tracefold %s: give one trace (a directory or a file)\n",
             verb);
-    return -1;
+    return TF_EXIT_USAGE;
   }
-  char err[1024];
-  if (tf_trace_open(argv[0], flags, &in->t, err, sizeof err) != TF_OK) {
+  char err[2048];
+  if (tf_trace_open(argv[0], flags & ~TF_INPUT_VALIDATE, &in->t, err, sizeof err) != TF_OK) {
     fprintf(stderr, "tracefold: %s\n", err);
-    return -1;
+    return TF_EXIT_FAILED;
+  }
+  if ((flags & TF_INPUT_VALIDATE) && tf_trace_validate(in->t, err, sizeof err) != TF_OK) {
+    fprintf(stderr, "tracefold: %s: %s\n", argv[0], err);
+    tf_input_close(in);
+    return TF_EXIT_FAILED;
   }
   in->info = tf_trace_get_info(in->t);
   uint32_t maxfields = 1;
@@ -57,13 +76,26 @@ int tf_input_open(int argc, char **argv, unsigned flags, const char *verb, tf_in
   if (!in->ranks || !in->fields) {
     fprintf(stderr, "tracefold: out of memory\n");
     tf_input_close(in);
-    return -1;
+    return TF_EXIT_FAILED;
   }
   for (int32_t r = 0; r < in->info->nranks && in->n < in->info->nranks_present; r++)
     if (tf_trace_rank(in->t, r, NULL, NULL)) in->ranks[in->n++] = r;
-  if (in->info->partial)
+  if (in->info->partial) {
     fprintf(stderr, "tracefold: note: partial trace: the run stopped before MPI_Finalize (%s); %d of %d ranks wrote "
                     "what they had\n", partial_reason(in->info->partial), in->info->nranks_present, in->info->nranks);
+    int32_t *ck = malloc(((size_t)in->n + 1) * sizeof *ck);
+    int nck = 0;
+    for (int i = 0; ck && i < in->n; i++)
+      if (tf_trace_rank_partial(in->t, in->ranks[i]) == TF_PARTIAL_CHECKPOINT) ck[nck++] = in->ranks[i];
+    if (nck) {
+      char list[256];
+      rank_list(ck, nck, list, sizeof list);
+      fprintf(stderr, "tracefold: note: %s %s left only %s last checkpoint: %s calls after it are missing (at most "
+                      "one checkpoint interval, TRACEFOLD_CHECKPOINT)\n", nck > 1 ? "ranks" : "rank", list,
+              nck > 1 ? "their" : "its", nck > 1 ? "their" : "its");
+    }
+    free(ck);
+  }
   for (int i = 0; i < in->n; i++) {
     uint64_t lost = 0;
     tf_trace_rank(in->t, in->ranks[i], NULL, &lost);
@@ -119,32 +151,8 @@ int tf_input_pick(tf_input *in, long rank, const char *verb, int32_t **ranks, in
       *n = 1;
       return 0;
     }
-  fprintf(stderr, "tracefold %s: rank %ld is not in the trace\n", verb, rank);
-  return 2;
-}
-
-int tf_take_options(int *argc, char ***argv, const char *verb, long *rank, int *no_time) {
-  *rank = -1;
-  if (no_time) *no_time = 0;
-  while (*argc > 0 && (*argv)[0][0] == '-') {
-    const char *opt = (*argv)[0];
-    if (strcmp(opt, "--rank") == 0 && *argc >= 2) {
-      char *end;
-      *rank = strtol((*argv)[1], &end, 10);
-      if (*end || !*(*argv)[1] || *rank < 0) {
-        fprintf(stderr, "tracefold %s: --rank takes a rank number, not \"%s\"\n", verb, (*argv)[1]);
-        return 2;
-      }
-      *argc -= 2;
-      *argv += 2;
-    } else if (no_time && strcmp(opt, "--no-time") == 0) {
-      *no_time = 1;
-      (*argc)--;
-      (*argv)++;
-    } else {
-      fprintf(stderr, "tracefold %s: unknown option \"%s\"\n", verb, opt);
-      return 2;
-    }
-  }
-  return 0;
+  char list[256];
+  rank_list(in->ranks, in->n, list, sizeof list);
+  fprintf(stderr, "tracefold %s: rank %ld is not in the trace (its ranks: %s)\n", verb, rank, list);
+  return TF_EXIT_FAILED;
 }

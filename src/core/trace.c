@@ -13,8 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "util/file_io.h"
+#include "format/rank_reader.h"
 #include "merge/mtrace.h"
 #include "merge/ranklist.h"
 #include "fold/unroll.h"
@@ -78,7 +80,9 @@ static void fill_info(tf_trace *t, int32_t source, uint64_t bytes) {
                             .nfuncs = m->ft.n,
                             .funcs = m->ft.funcs,
                             .ncallsites = m->ncallsites,
-                            .callsites = m->callsites};
+                            .callsites = m->callsites,
+                            .run_id = m->run_id,
+                            .run_start_unix_ns = m->run_start_unix_ns};
 }
 
 tf_status tf_trace_open_mem(const void *data, size_t len, const char *name, tf_trace **out, char *err,
@@ -148,6 +152,95 @@ static tf_status open_rank_files(char **paths, int n, tf_trace **out, char *err,
   return TF_OK;
 }
 
+/* ------------------------------------------------------------ one run per trace */
+
+static tf_status peek_file(const char *path, tf_run_peek *out) {
+  *out = (tf_run_peek){.rank = -1};
+  FILE *f = fopen(path, "rb");
+  if (!f) return TF_ERR_IO;
+  size_t cap = (size_t)1 << 20; /* a header, or a merged file's INFO, is far shorter */
+  uint8_t *d = malloc(cap);
+  size_t n = d ? fread(d, 1, cap, f) : 0;
+  fclose(f);
+  if (!d) return TF_ERR_NOMEM;
+  tf_status st = n >= 8 && memcmp(d, TF_TRACE_MAGIC, 8) == 0 ? tf_mtrace_peek_run(d, n, out) : tf_file_peek_run(d, n, out);
+  free(d);
+  return st;
+}
+
+typedef struct run_file {
+  const char *path;
+  tf_run_peek p;
+  int group;
+} run_file;
+
+static int same_run(const tf_run_peek *a, const tf_run_peek *b) {
+  return a->run_id == b->run_id && a->run_start_unix_ns == b->run_start_unix_ns;
+}
+
+static void describe_run(const tf_run_peek *p, char *buf, size_t len) {
+  if (!p->run_id && !p->run_start_unix_ns) {
+    snprintf(buf, len, "no run id (format version 2), %s", p->exe[0] ? p->exe : "?");
+    return;
+  }
+  time_t secs = (time_t)(p->run_start_unix_ns / 1000000000u);
+  struct tm tm;
+  char when[64] = "?", day[48];
+  if (gmtime_r(&secs, &tm) && strftime(day, sizeof day, "%Y-%m-%d %H:%M:%S", &tm))
+    snprintf(when, sizeof when, "%s.%03u UTC", day, (unsigned)(p->run_start_unix_ns / 1000000u % 1000u));
+  snprintf(buf, len, "run %016llx, %s started %s", (unsigned long long)p->run_id, p->exe[0] ? p->exe : "?", when);
+}
+
+/* Every trace file of a directory comes from one run: the merged file (or
+ * NULL) and the per-rank files of both kinds. Files whose first bytes do
+ * not read are left to their full open, which says why. */
+static tf_status check_one_run(const char *dir, const char *merged, char **a, int na, char **b, int nb, char *err,
+                               size_t errlen) {
+  int n = (merged ? 1 : 0) + na + nb, k = 0, ngroups = 0;
+  if (n < 2) return TF_OK;
+  run_file *f = calloc((size_t)n, sizeof *f);
+  if (!f) return tf_failf(err, errlen, TF_ERR_NOMEM, "%s: out of memory", dir);
+  for (int i = 0; i < n; i++) {
+    const char *path = i == 0 && merged ? merged : i - (merged ? 1 : 0) < na ? a[i - (merged ? 1 : 0)]
+                                                                              : b[i - (merged ? 1 : 0) - na];
+    if (peek_file(path, &f[k].p) != TF_OK) continue;
+    f[k].path = path;
+    f[k].group = -1;
+    for (int j = 0; j < k && f[k].group < 0; j++)
+      if (same_run(&f[j].p, &f[k].p)) f[k].group = f[j].group;
+    if (f[k].group < 0) f[k].group = ngroups++;
+    k++;
+  }
+  tf_status st = TF_OK;
+  if (ngroups > 1) {
+    size_t used = (size_t)snprintf(err, err ? errlen : 0, "%s: its trace files come from %d different runs (a trace is one run's files; "
+                                   "move the others away):",
+                                   dir, ngroups);
+    for (int g = 0; g < ngroups && g < 4; g++) {
+      int shown = 0, count = 0;
+      const tf_run_peek *p = NULL;
+      for (int i = 0; i < k; i++) {
+        if (f[i].group != g) continue;
+        count++;
+        p = &f[i].p;
+        if (shown < 4 && err && used < errlen) {
+          const char *base = strrchr(f[i].path, '/');
+          used += (size_t)snprintf(err + used, errlen - used, "%s %s", shown ? "," : g ? ";" : "", base ? base + 1 : f[i].path);
+          shown++;
+        }
+      }
+      char what[400], more[32] = "";
+      describe_run(p, what, sizeof what);
+      if (count > shown) snprintf(more, sizeof more, " and %d more", count - shown);
+      if (err && used < errlen) used += (size_t)snprintf(err + used, errlen - used, "%s (%s)", more, what);
+    }
+    if (ngroups > 4 && err && used < errlen) snprintf(err + used, errlen - used, "; and %d more runs", ngroups - 4);
+    st = TF_ERR_FORMAT;
+  }
+  free(f);
+  return st;
+}
+
 static int exists(const char *path) {
   struct stat sb;
   return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
@@ -171,22 +264,28 @@ tf_status tf_trace_open(const char *path, unsigned flags, tf_trace **out, char *
   }
   char file[4096];
   snprintf(file, sizeof file, "%s/%s", path, TF_TRACE_FILE);
-  char **paths = NULL;
-  int n = 0;
-  tf_status st;
-  if ((flags & TF_OPEN_PREFER_FLAT) && tf_list_dir(path, TF_FILE_FLAT, &paths, &n, err, errlen) == TF_OK) {
-    st = open_rank_files(paths, n, out, err, errlen);
-  } else if (exists(file)) {
-    return tf_trace_open(file, flags, out, err, errlen);
-  } else if (tf_list_dir(path, TF_FILE_COMPRESSED, &paths, &n, err, errlen) == TF_OK ||
-             tf_list_dir(path, TF_FILE_FLAT, &paths, &n, err, errlen) == TF_OK) {
-    st = open_rank_files(paths, n, out, err, errlen);
+  char **flat = NULL, **comp = NULL;
+  int nflat = 0, ncomp = 0, merged = exists(file);
+  if (tf_list_dir(path, TF_FILE_FLAT, &flat, &nflat, NULL, 0) != TF_OK) nflat = 0;
+  if (tf_list_dir(path, TF_FILE_COMPRESSED, &comp, &ncomp, NULL, 0) != TF_OK) ncomp = 0;
+  tf_status st = check_one_run(path, merged ? file : NULL, comp, ncomp, flat, nflat, err, errlen);
+  if (st != TF_OK) {
+  } else if ((flags & TF_OPEN_PREFER_FLAT) && nflat) {
+    st = open_rank_files(flat, nflat, out, err, errlen);
+  } else if (merged) {
+    st = tf_trace_open(file, flags, out, err, errlen);
+  } else if (ncomp || nflat) {
+    st = ncomp ? open_rank_files(comp, ncomp, out, err, errlen) : open_rank_files(flat, nflat, out, err, errlen);
   } else {
-    return tf_failf(err, errlen, TF_ERR_FORMAT, "%s: no trace in this directory (no %s, rank-<R>.tfc or rank-<R>.flat)",
-                 path, TF_TRACE_FILE);
+    st = tf_list_dir(path, TF_FILE_COMPRESSED, &comp, &ncomp, err, errlen); /* why the directory cannot be read */
+    if (st == TF_OK || st == TF_ERR_FORMAT)
+      st = tf_failf(err, errlen, TF_ERR_FORMAT, "%s: no trace in this directory (no %s, rank-<R>.tfc or rank-<R>.flat)",
+                    path, TF_TRACE_FILE);
   }
-  for (int i = 0; i < n; i++) free(paths[i]);
-  free(paths);
+  for (int i = 0; i < nflat; i++) free(flat[i]);
+  free(flat);
+  for (int i = 0; i < ncomp; i++) free(comp[i]);
+  free(comp);
   return st;
 }
 
@@ -199,6 +298,35 @@ int tf_trace_rank(const tf_trace *t, int32_t rank, uint64_t *nevents, uint64_t *
   if (nevents) *nevents = (uint64_t)tf_vseq_value_at(&t->mt.nevents, k);
   if (lost) *lost = (uint64_t)tf_vseq_value_at(&t->mt.lost, k);
   return 1;
+}
+
+uint32_t tf_trace_rank_partial(const tf_trace *t, int32_t rank) {
+  int64_t k = tf_mtrace_rank_index(&t->mt, rank);
+  return k < 0 ? 0 : (uint32_t)tf_vseq_value_at(&t->mt.why, k);
+}
+
+tf_status tf_trace_validate(tf_trace *t, char *err, size_t errlen) {
+  if (t->nflat) return TF_OK; /* every flat file was validated whole when the trace was opened */
+  tf_vseq_iter *it = malloc(tf_vseq_iter_size(&t->mt.present));
+  if (!it) return tf_failf(err, errlen, TF_ERR_NOMEM, "out of memory");
+  tf_vseq_iter_init(it, &t->mt.present);
+  tf_status st = TF_OK;
+  int64_t rank;
+  while (st == TF_OK && tf_vseq_iter_next(it, &rank)) {
+    tf_fnode **nodes;
+    uint32_t n;
+    uint64_t nevents;
+    tf_mem m = {0};
+    const char *why = NULL;
+    if (tf_mtrace_project(&t->mt, (int32_t)rank, &nodes, &n, &nevents, &m, &why))
+      st = tf_failf(err, errlen, why && strcmp(why, "out of memory") == 0 ? TF_ERR_NOMEM : TF_ERR_FORMAT,
+                    "rank %d: malformed content: %s", (int)rank, why ? why : "?");
+    else
+      for (uint32_t i = 0; i < n; i++) tf_fnode_free(nodes[i], &m);
+    if (st == TF_OK) free(nodes);
+  }
+  free(it);
+  return st;
 }
 
 void tf_trace_close(tf_trace *t) {

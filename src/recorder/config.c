@@ -13,6 +13,12 @@
  *   TRACEFOLD_VOLUME  off | on | cpu: compute bursts as instructions
  *                     (on; CPU time where counters are missing) or
  *                     CPU time (cpu) instead of wall time       [off]
+ *   TRACEFOLD_CHECKPOINT  off, or the interval between two checkpoints
+ *                     of each rank's folded trace: 500ms, 10s, 2m (no
+ *                     unit: seconds), 10 ms to 24 h             [10s]
+ *   TRACEFOLD_VERBOSE 0 | 1: 1 says where the trace went         [0]
+ * The variables of the tracefold command (TRACEFOLD_MPIRUN,
+ * TRACEFOLD_REPLAY, TRACEFOLD_SIM, TRACEFOLD_SMPIRUN) are known and ignored.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "config.h"
@@ -28,14 +34,34 @@
 
 extern char **environ;
 
-static const char *const known[] = {"TRACEFOLD_MODE",   "TRACEFOLD_OUTPUT", "TRACEFOLD_MEMORY",
-                                    "TRACEFOLD_TIMING", "TRACEFOLD_BINS",   "TRACEFOLD_VOLUME"};
+static const char *const known[] = {"TRACEFOLD_MODE",       "TRACEFOLD_OUTPUT", "TRACEFOLD_MEMORY",
+                                    "TRACEFOLD_TIMING",     "TRACEFOLD_BINS",   "TRACEFOLD_VOLUME",
+                                    "TRACEFOLD_CHECKPOINT", "TRACEFOLD_VERBOSE",
+                                    /* the tracefold command's, not the recorder's */
+                                    "TRACEFOLD_MPIRUN",     "TRACEFOLD_REPLAY", "TRACEFOLD_SIM",
+                                    "TRACEFOLD_SMPIRUN"};
 
 /* The index of `value` in names[0..n), or -1. */
 static int pick(const char *value, const char *const *names, int n) {
   for (int k = 0; k < n; k++)
     if (strcmp(value, names[k]) == 0) return k;
   return -1;
+}
+
+/* "500ms", "10s", "2m", "30" (seconds) -> ns; -1 if malformed. */
+static int parse_interval(const char *s, uint64_t *ns) {
+  if (!*s || *s < '0' || *s > '9') return -1;
+  errno = 0;
+  char *end;
+  double v = strtod(s, &end);
+  if (errno) return -1;
+  double unit = 1e9;
+  if (strcmp(end, "ms") == 0) unit = 1e6;
+  else if (strcmp(end, "m") == 0) unit = 60e9;
+  else if (*end && strcmp(end, "s") != 0) return -1;
+  if (!(v * unit >= 0) || v * unit > 1e20) return -1;
+  *ns = (uint64_t)(v * unit + 0.5);
+  return 0;
 }
 
 /* "4096", "64K", "256M", "1G" -> bytes; -1 if malformed or out of range. */
@@ -62,6 +88,8 @@ int tf_config_read(tf_config *cfg, char *err, size_t errlen) {
   cfg->timing = TF_TIMING_DEFAULT;
   cfg->bins = TF_BINS_DEFAULT;
   cfg->volume = TF_VOLUME_OFF;
+  cfg->checkpoint_ns = TF_DEFAULT_CHECKPOINT_NS;
+  cfg->verbose = 0;
   for (char **e = environ; e && *e; e++) {
     if (strncmp(*e, "TRACEFOLD_", 10) != 0) continue;
     size_t n = strcspn(*e, "=");
@@ -71,7 +99,7 @@ int tf_config_read(tf_config *cfg, char *err, size_t errlen) {
     if (!ok) {
       snprintf(err, errlen,
                "unknown variable %.*s (known: TRACEFOLD_MODE, TRACEFOLD_OUTPUT, TRACEFOLD_MEMORY, TRACEFOLD_TIMING, "
-               "TRACEFOLD_BINS, TRACEFOLD_VOLUME)",
+               "TRACEFOLD_BINS, TRACEFOLD_VOLUME, TRACEFOLD_CHECKPOINT, TRACEFOLD_VERBOSE)",
                (int)n, *e);
       return -1;
     }
@@ -128,6 +156,25 @@ int tf_config_read(tf_config *cfg, char *err, size_t errlen) {
       return -1;
     }
     cfg->volume = (uint32_t)k;
+  }
+  const char *ckpt = getenv("TRACEFOLD_CHECKPOINT");
+  if (ckpt) {
+    if (strcmp(ckpt, "off") == 0) {
+      cfg->checkpoint_ns = 0;
+    } else if (parse_interval(ckpt, &cfg->checkpoint_ns) || cfg->checkpoint_ns < 10000000ull ||
+               cfg->checkpoint_ns > 86400000000000ull) {
+      snprintf(err, errlen, "TRACEFOLD_CHECKPOINT=\"%s\" is not valid; accepted: off, or an interval from 10ms to "
+                            "24 hours such as 500ms, 10s, 2m (no unit: seconds)", ckpt);
+      return -1;
+    }
+  }
+  const char *verbose = getenv("TRACEFOLD_VERBOSE");
+  if (verbose) {
+    if (strcmp(verbose, "0") != 0 && strcmp(verbose, "1") != 0) {
+      snprintf(err, errlen, "TRACEFOLD_VERBOSE=\"%s\" is not valid; accepted: 0, 1", verbose);
+      return -1;
+    }
+    cfg->verbose = verbose[0] == '1';
   }
   const char *out = getenv("TRACEFOLD_OUTPUT");
   if (out) {

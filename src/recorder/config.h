@@ -14,9 +14,12 @@ typedef struct tf_config {
   uint32_t timing;    /* TRACEFOLD_TIMING: tf_timing_mode */
   uint32_t bins;      /* TRACEFOLD_BINS: bins per histogram */
   uint32_t volume;    /* TRACEFOLD_VOLUME: tf_volume_request */
+  uint64_t checkpoint_ns; /* TRACEFOLD_CHECKPOINT: interval between checkpoints, 0 = off */
+  int verbose;        /* TRACEFOLD_VERBOSE */
 } tf_config;
 
 #define TF_DEFAULT_MEMORY ((size_t)256 << 20)
+#define TF_DEFAULT_CHECKPOINT_NS 10000000000ull /* 10 s */
 
 /* Read and validate. 0 on success; otherwise -1 and one line in err naming
  * the variable, its value and what is accepted. */

@@ -61,7 +61,7 @@ static uint8_t *recv_bytes(MPI_Comm comm, int from, uint64_t *n) {
   return p;
 }
 
-int tf_merge_ranks(MPI_Comm comm, int rank, int nranks, const uint8_t *mine, size_t len, const char *out_path,
+int tf_merge_ranks(MPI_Comm comm, int rank, int nranks, const uint8_t *mine, size_t len, tf_buf *out,
                    uint64_t *merge_ns, char *err, size_t errlen) {
   uint64_t t0 = tf_now_ns();
   int ok = 1;
@@ -72,7 +72,7 @@ int tf_merge_ranks(MPI_Comm comm, int rank, int nranks, const uint8_t *mine, siz
   tf_file_reader *r = NULL;
   if (!copy) {
     ok = 0;
-    snprintf(err, errlen, "rank %d: no folded trace to merge (out of memory)", rank);
+    snprintf(err, errlen, "rank %d: no folded trace to merge", rank);
   } else {
     memcpy(copy, mine, len);
     if (tf_file_open_mem(copy, len, "this rank's trace", &r, err, errlen) != TF_OK || tf_mtrace_from_file(&t, r)) {
@@ -110,17 +110,11 @@ int tf_merge_ranks(MPI_Comm comm, int rank, int nranks, const uint8_t *mine, siz
   if (rank == 0 && ok) {
     t.merge_ns = tf_now_ns() - t0;
     *merge_ns = t.merge_ns;
-    tf_buf b = {0};
-    char tmp[PATH_MAX + 8];
-    snprintf(tmp, sizeof tmp, "%s.part", out_path);
-    FILE *f = NULL;
-    if (tf_mtrace_encode(&t, &b, TF_TRACE_ZSTD_LEVEL) != 0 || !(f = fopen(tmp, "wb")) ||
-        fwrite(b.data, 1, b.len, f) != b.len || fclose(f) != 0 || rename(tmp, out_path) != 0) {
-      if (f) remove(tmp);
+    if (tf_mtrace_encode(&t, out, TF_TRACE_ZSTD_LEVEL) != 0) {
       ok = 0;
-      snprintf(err, errlen, "cannot write %s", out_path);
+      tf_buf_free(out);
+      snprintf(err, errlen, "rank 0: out of memory while encoding the merged trace");
     }
-    tf_buf_free(&b);
   }
   tf_mtrace_free(&t);
   PMPI_Bcast(&ok, 1, MPI_INT, 0, comm);

@@ -7,11 +7,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/bytes.h"
+
 /* Collective over comm: merge every rank's per-rank compressed file bytes
- * (mine) into one merged trace that rank 0 writes to out_path. 0 on every
- * rank if the file was written, else -1 on every rank (err says why where
- * it went wrong). Rank 0 gets the merge time in *merge_ns. */
-int tf_merge_ranks(MPI_Comm comm, int rank, int nranks, const uint8_t *mine, size_t len, const char *out_path,
+ * (mine; NULL: this rank has none, a failure mark) into one merged trace,
+ * which rank 0 gets encoded in *out (the file's bytes, to be written by
+ * the caller). 0 on every rank if rank 0 has it, else -1 on every rank
+ * (err says why on the ranks where it went wrong, "" elsewhere). Rank 0
+ * gets the merge time in *merge_ns. */
+int tf_merge_ranks(MPI_Comm comm, int rank, int nranks, const uint8_t *mine, size_t len, tf_buf *out,
                    uint64_t *merge_ns, char *err, size_t errlen);
 
 #endif

@@ -3,6 +3,7 @@
 #include "runtime.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,9 @@ static struct {
   atomic_flag warned;
   int rank;
   int threaded;
-  pthread_mutex_t lock;
+  pthread_mutex_t lock;  /* MPI_THREAD_MULTIPLE: the lock; otherwise it orders the other threads among themselves */
+  _Atomic int busy;      /* not threaded: an MPI thread is inside tf_lock .. tf_unlock */
+  _Atomic int claimed;   /* not threaded: another thread holds the state (tf_lock_other) */
 } rt = {.state = TF_STATE_IDLE, .warned = ATOMIC_FLAG_INIT, .lock = PTHREAD_MUTEX_INITIALIZER};
 
 static _Thread_local tf_thread ts;
@@ -31,11 +34,37 @@ void tf_runtime_init(int rank, int threaded) {
   rt.threaded = threaded;
 }
 
+static void pause_briefly(void) {
+  struct timespec t = {0, 100000}; /* 0.1 ms: the other side holds the state for a checkpoint's encoding */
+  nanosleep(&t, NULL);
+}
+
 void tf_lock(void) {
-  if (rt.threaded) pthread_mutex_lock(&rt.lock);
+  if (rt.threaded) {
+    pthread_mutex_lock(&rt.lock);
+    return;
+  }
+  for (;;) {
+    atomic_store(&rt.busy, 1);           /* seq_cst: ordered before the load below */
+    if (!atomic_load(&rt.claimed)) return;
+    atomic_store(&rt.busy, 0);           /* the other thread holds it: let it finish */
+    while (atomic_load(&rt.claimed)) pause_briefly();
+  }
 }
 void tf_unlock(void) {
   if (rt.threaded) pthread_mutex_unlock(&rt.lock);
+  else atomic_store_explicit(&rt.busy, 0, memory_order_release);
+}
+
+void tf_lock_other(void) {
+  pthread_mutex_lock(&rt.lock);
+  if (rt.threaded) return;
+  atomic_store(&rt.claimed, 1);          /* seq_cst: ordered before the load below */
+  while (atomic_load(&rt.busy)) sched_yield();
+}
+void tf_unlock_other(void) {
+  if (!rt.threaded) atomic_store(&rt.claimed, 0);
+  pthread_mutex_unlock(&rt.lock);
 }
 
 tf_rec_state tf_state(void) { return (tf_rec_state)atomic_load(&rt.state); }
@@ -53,6 +82,11 @@ void tf_recorder_fail(const char *what) {
   if (!atomic_flag_test_and_set(&rt.warned))
     fprintf(stderr, "tracefold: warning: rank %d: %s; recording stopped, the trace keeps what was recorded before\n",
             rt.rank, what);
+}
+
+void tf_recorder_fail_quietly(void) {
+  int expected = TF_STATE_RECORDING;
+  atomic_compare_exchange_strong(&rt.state, &expected, TF_STATE_FAILED);
 }
 
 void tf_lost_add(uint64_t n) { atomic_fetch_add(&rt.lost, n); }

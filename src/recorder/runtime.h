@@ -2,8 +2,12 @@
  * recorder module.
  *
  *   the clock        tf_now_ns (monotonic)
- *   the lock         tf_lock / tf_unlock: a real mutex only under
- *                    MPI_THREAD_MULTIPLE (tf_runtime_init)
+ *   the lock         tf_lock / tf_unlock, taken by threads that make MPI
+ *                    calls: a real mutex only under MPI_THREAD_MULTIPLE
+ *                    (tf_runtime_init); otherwise a flag that the
+ *                    recorder's own thread (checkpoints, stops: recorder.c)
+ *                    waits on after it claims the state with
+ *                    tf_lock_other / tf_unlock_other
  *   the state        IDLE -> RECORDING (MPI_Init set up the output) -> DONE
  *                    (MPI_Finalize, or a stop without it); any internal
  *                    failure latches FAILED instead (tf_recorder_fail): the
@@ -30,8 +34,17 @@ uint64_t tf_now_ns(void); /* CLOCK_MONOTONIC, ns */
 void tf_runtime_init(int rank, int threaded);
 
 /* ---- lock ---- */
+/* Threads that call MPI (the application's). Not reentrant. */
 void tf_lock(void);
 void tf_unlock(void);
+/* Any other thread (the recorder's own), or an MPI thread that does not
+ * hold tf_lock: exclusive access to what tf_lock protects. Without
+ * MPI_THREAD_MULTIPLE it claims the state, then waits until no MPI thread
+ * is inside (a Dekker handshake: tf_lock costs one full fence, no atomic
+ * read-modify-write); an MPI thread that arrives meanwhile waits until
+ * tf_unlock_other. */
+void tf_lock_other(void);
+void tf_unlock_other(void);
 
 /* ---- recording state and failure latch ---- */
 typedef enum tf_rec_state { TF_STATE_IDLE, TF_STATE_RECORDING, TF_STATE_FAILED, TF_STATE_DONE } tf_rec_state;
@@ -42,6 +55,9 @@ tf_rec_state tf_state_done(void); /* -> DONE; returns the state it was in */
 /* Warn once on stderr (per process) and stop recording (RECORDING or
  * IDLE -> FAILED); the application goes on. */
 void tf_recorder_fail(const char *what);
+/* The same without a word (the failure is reported later: a write that
+ * failed is said once per job at MPI_Finalize). */
+void tf_recorder_fail_quietly(void);
 /* Calls not recorded (after a failure, or dropped by one). */
 void tf_lost_add(uint64_t n);
 uint64_t tf_lost(void);

@@ -22,7 +22,16 @@
 #include <papi.h>
 #endif
 
-/* One stderr line per process at most, whatever goes wrong. */
+
+static uint64_t cpu_ns(void) {
+  struct timespec ts;
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+#ifdef TF_HAVE_PAPI
+
+/* One stderr line per process at most, whatever goes wrong on a later thread. */
 static atomic_flag warned = ATOMIC_FLAG_INIT;
 
 static void warn_once(const char *fmt, ...) {
@@ -34,14 +43,6 @@ static void warn_once(const char *fmt, ...) {
   va_end(ap);
   fprintf(stderr, "%s\n", line);
 }
-
-static uint64_t cpu_ns(void) {
-  struct timespec ts;
-  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-#ifdef TF_HAVE_PAPI
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_uint papi_gen;     /* current session, 0 = none */
@@ -146,15 +147,14 @@ static int papi_open(char *why, size_t n) {
   return 0;
 }
 
-tf_time_unit tf_volume_start(tf_volume_request req) {
+tf_time_unit tf_volume_start(tf_volume_request req, char *why, size_t whylen) {
+  why[0] = 0;
   if (req != TF_VOLUME_ON) return TF_UNIT_CPU_NS;
-  char why[400];
   pthread_mutex_lock(&lock);
-  int ok = atomic_load(&papi_gen) != 0 || papi_open(why, sizeof why);
+  int ok = atomic_load(&papi_gen) != 0 || papi_open(why, whylen);
   pthread_mutex_unlock(&lock);
   if (ok) return TF_UNIT_INSTRUCTIONS;
-  warn_once("tracefold: hardware counters unavailable (%s); "
-            "TRACEFOLD_VOLUME counts per-thread CPU time instead", why);
+  atomic_flag_test_and_set(&warned); /* the caller says it (once per job); no more from this process */
   return TF_UNIT_CPU_NS;
 }
 
@@ -183,9 +183,9 @@ void tf_volume_stop(void) {
 
 #else /* no PAPI: CPU time only */
 
-tf_time_unit tf_volume_start(tf_volume_request req) {
-  if (req == TF_VOLUME_ON)
-    warn_once("tracefold: built without PAPI; TRACEFOLD_VOLUME counts per-thread CPU time instead");
+tf_time_unit tf_volume_start(tf_volume_request req, char *why, size_t whylen) {
+  why[0] = 0;
+  if (req == TF_VOLUME_ON) snprintf(why, whylen, "this tracefold was built without PAPI");
   return TF_UNIT_CPU_NS;
 }
 

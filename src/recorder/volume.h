@@ -8,8 +8,9 @@
  * the thread waits for a shared core. A burst is the difference of two
  * tf_volume_now() readings on the same thread.
  *
- * Never fails and never aborts: every problem falls back to CPU time, with
- * at most one line on stderr per process.
+ * Never fails and never aborts: every problem falls back to CPU time; the
+ * caller of tf_volume_start says so (once per job), and a later thread
+ * whose counter fails is said at most once per process.
  */
 #ifndef TF_VOLUME_H
 #define TF_VOLUME_H
@@ -27,12 +28,11 @@ typedef enum tf_volume_request {
 
 /* Process-wide start: once, at MPI_Init, on the thread that initialises MPI.
  * With TF_VOLUME_ON, tries PAPI (library and thread support, PAPI_TOT_INS
- * counted on the calling thread); on any failure writes one line
- * "tracefold: hardware counters unavailable (<PAPI's reason>); ..." (or
- * "tracefold: built without PAPI; ...") to stderr and uses CPU time.
- * Returns the unit tf_volume_now() counts in: TF_UNIT_INSTRUCTIONS or
- * TF_UNIT_CPU_NS. */
-tf_time_unit tf_volume_start(tf_volume_request req);
+ * counted on the calling thread); on any failure it uses CPU time and puts
+ * the reason (PAPI's, or "this tracefold was built without PAPI") in why,
+ * which is "" otherwise; nothing is printed. Returns the unit
+ * tf_volume_now() counts in: TF_UNIT_INSTRUCTIONS or TF_UNIT_CPU_NS. */
+tf_time_unit tf_volume_start(tf_volume_request req, char *why, size_t whylen);
 
 /* The calling thread's counter now: instructions it retired so far, or its
  * CPU time in ns. Any thread may call it; its first call sets up its own

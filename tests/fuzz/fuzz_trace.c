@@ -11,6 +11,14 @@
  *     present rank (and a few absent or out-of-range ones) is read through
  *     a cursor, and the loop structure is walked through every node
  *     accessor, into exact-size buffers, small ones included.
+ * Then the same trace goes through the reading paths of the tracefold
+ * verbs that print from it without running anything (src/cli, linked as
+ * tracefold_cli_verbs): show (all ranks, and one), imbalance, time and
+ * export smpi, on the file or directory, their output thrown away — if it
+ * is small enough to read whole (at most MAX_VERB_EVENTS events and
+ * MAX_VERB_RANKS ranks: what a hostile trace declares, the verbs read).
+ * A directory of per-rank files also holds a stray rank-0.tfc.part and a
+ * stop-meeting file, which every reader must ignore.
  * The sanitizers (ASan with leak checking, UBSan) are the only oracle:
  * hostile input must give an error, never a crash, a leak or a hang.
  *
@@ -31,12 +39,15 @@
  * ctest unit.fuzz_regressions replays tests/fuzz/regressions/ through it).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "util/bytes.h"
 #include "tracefold.h"
 
@@ -46,7 +57,9 @@ enum {
   MAX_PROBE = 4096,      /* ranks probed with tf_trace_rank */
   MAX_NODES = 100000,    /* nodes visited per merged trace */
   MAX_SLOTS = 256,       /* parameter positions read per event node */
-  MAX_PAIRS = 16         /* (values, ranks) pairs formatted per sequence */
+  MAX_PAIRS = 16,        /* (values, ranks) pairs formatted per sequence */
+  MAX_VERB_EVENTS = 20000, /* the verbs read traces of at most this many events ... */
+  MAX_VERB_RANKS = 64      /* ... and ranks */
 };
 
 static uint64_t budget;
@@ -382,6 +395,12 @@ static char dir[256];
 
 static void remove_dir(void) {
   char path[300];
+  snprintf(path, sizeof path, "%s/trace.tf", dir);
+  unlink(path);
+  snprintf(path, sizeof path, "%s/rank-0.tfc.part", dir);
+  unlink(path);
+  snprintf(path, sizeof path, "%s/.tracefold-stop-0000000000000001", dir);
+  unlink(path);
   for (int i = 0; i < MAX_PIECES; i++) {
     snprintf(path, sizeof path, "%s/rank-%d.tfc", dir, i);
     unlink(path);
@@ -402,6 +421,90 @@ static void make_dir(void) {
     abort();
   }
   atexit(remove_dir);
+}
+
+/* ---- the verbs ---------------------------------------------------------------- */
+
+/* Reports of the sanitizers go to the real stderr while a verb's own output
+ * (stdout and stderr) goes to /dev/null (weak: absent without sanitizers). */
+void __sanitizer_set_report_fd(void *fd) __attribute__((weak));
+
+static void remove_tree(const char *path) {
+  DIR *d = opendir(path);
+  if (!d) {
+    unlink(path);
+    return;
+  }
+  struct dirent *e;
+  char p[600];
+  while ((e = readdir(d)))
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+      snprintf(p, sizeof p, "%s/%s", path, e->d_name);
+      unlink(p);
+    }
+  closedir(d);
+  rmdir(path);
+}
+
+unsigned long tf_fuzz_verb_runs; /* how many verbs ran (regression_driver.c says it) */
+
+static void run_verb(int (*verb)(int, char **), int argc, const char *const *args) {
+  tf_fuzz_verb_runs++;
+  static int devnull = -1, out = -1, err = -1;
+  if (devnull < 0) {
+    devnull = open("/dev/null", O_WRONLY);
+    out = dup(1);
+    err = dup(2);
+    if (devnull < 0 || out < 0 || err < 0) abort();
+    if (__sanitizer_set_report_fd) __sanitizer_set_report_fd((void *)(intptr_t)err);
+  }
+  char *argv[16];
+  for (int i = 0; i < argc && i < 15; i++) argv[i] = (char *)args[i];
+  argv[argc] = NULL;
+  fflush(stdout);
+  fflush(stderr);
+  dup2(devnull, 1);
+  dup2(devnull, 2);
+  sink += (size_t)verb(argc, argv);
+  fflush(stdout);
+  fflush(stderr);
+  dup2(out, 1);
+  dup2(err, 2);
+}
+
+/* show, imbalance, time and export on a trace file or directory. */
+static void run_verbs(const char *path) {
+  tf_trace *t = NULL;
+  if (tf_trace_open(path, 0, &t, NULL, 0) != TF_OK) return;
+  const tf_trace_info *in = tf_trace_get_info(t);
+  int small = in->nevents <= MAX_VERB_EVENTS && in->nranks_present <= MAX_VERB_RANKS && in->nranks <= 4096;
+  int32_t first = -1;
+  for (int32_t r = 0; small && r < in->nranks && first < 0; r++)
+    if (tf_trace_rank(t, r, NULL, NULL)) first = r;
+  tf_trace_close(t);
+  if (!small) return;
+  char rank[16], out[300];
+  snprintf(rank, sizeof rank, "%d", first < 0 ? 0 : first);
+  snprintf(out, sizeof out, "%s/ti", dir);
+  const char *show[] = {path}, *show1[] = {"--no-time", path, "--rank", rank},
+             *imbalance[] = {"--top", "3", path}, *time[] = {"0", "1us", "50%", "100%", path},
+             *time1[] = {"--rank", rank, "1ms", path}, *export[] = {"smpi", path, out};
+  run_verb(cmd_show, 1, show);
+  run_verb(cmd_show, 4, show1);
+  run_verb(cmd_imbalance, 3, imbalance);
+  run_verb(cmd_time, 5, time);
+  run_verb(cmd_time, 4, time1);
+  run_verb(cmd_export, 3, export);
+  remove_tree(out);
+  DIR *d = opendir(dir); /* what an export refused halfway may leave: ti.tmp-XXXXXX */
+  struct dirent *e;
+  while (d && (e = readdir(d))) {
+    if (strncmp(e->d_name, "ti.tmp-", 7) != 0) continue;
+    char p[600];
+    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+    remove_tree(p);
+  }
+  if (d) closedir(d);
 }
 
 static int magic_at(const uint8_t *p) {
@@ -444,8 +547,19 @@ static int per_rank_input(const uint8_t *data, size_t len, int repair) {
     free(piece);
   }
   for (int i = 0; i < n; i++) read_file(paths[i]);
+  /* what a run killed while writing leaves beside the rank files: readers ignore it */
+  char stray[300];
+  snprintf(stray, sizeof stray, "%s/rank-0.tfc.part", dir);
+  FILE *f = fopen(stray, "wb");
+  if (f) {
+    fwrite(data, 1, len / 2, f);
+    fclose(f);
+  }
+  snprintf(stray, sizeof stray, "%s/.tracefold-stop-0000000000000001", dir);
+  if ((f = fopen(stray, "wb"))) fclose(f);
   read_path(n == 1 ? paths[0] : dir, 0);
   if (n > 1 && flat && flat < n) read_path(dir, TF_OPEN_PREFER_FLAT); /* both kinds: the flat ones */
+  if (repair || !mismatched) run_verbs(n == 1 ? paths[0] : dir); /* once, checksums valid */
   for (int i = 0; i < n; i++) unlink(paths[i]);
   return mismatched && !repair;
 }
@@ -471,6 +585,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len) {
     budget = EVENT_BUDGET;
     read_merged(fixed, len);
   }
+  /* the verbs, on the input (checksums repaired) as a trace.tf file */
+  make_dir();
+  char path[300];
+  snprintf(path, sizeof path, "%s/trace.tf", dir);
+  FILE *f = fopen(path, "wb");
+  if (!f || fwrite(fixed, 1, len, f) != len || fclose(f) != 0) abort();
+  run_verbs(path);
+  unlink(path);
   free(fixed);
   return 0;
 }

@@ -67,6 +67,15 @@ void tf_compressor_set_timing(tf_compressor *c, tf_timing_mode mode, uint32_t bi
   c->folder.bins = bins;
 }
 
+int tf_compressor_snapshot(const tf_compressor *c, tf_buf *seg, uint64_t *nevents) {
+  const tf_folder *f = &c->folder;
+  *nevents = 0;
+  if (f->mem.failed) return -1;
+  if (f->n == 0) return 0;
+  *nevents = f->nevents;
+  return tf_segment_encode_live(seg, f->seq, f->n, f->timing, f->bins) || seg->failed ? -1 : 0;
+}
+
 int tf_compressor_finish(tf_compressor *c, tf_file_writer *w) { return write_segment(c, w); }
 
 void tf_compressor_free(tf_compressor *c) {

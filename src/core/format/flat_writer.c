@@ -1,11 +1,13 @@
 /* flat_writer.c — encoder for flat (reference) trace files; see flat_writer.h. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* O_TMPFILE, linkat */
 #include "format/flat_writer.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/bytes.h"
 #include "util/file_io.h"
@@ -20,7 +22,8 @@ struct tf_file_writer {
   char *path;
   char *part; /* written as path.part, renamed to path when complete */
   tf_buf buf;
-  uint32_t crc;
+  uint32_t crc;      /* of the bytes flushed */
+  uint64_t flushed;  /* bytes written to the file so far */
   uint64_t nevents;
   int io_error; /* errno of the first failed write, 0 if none */
   const tf_func_desc *funcs; /* the function table written in the header: events must fit it */
@@ -39,6 +42,8 @@ static void flush_buf(tf_file_writer *w) {
   open_file(w);
   w->crc = tf_crc32(w->crc, w->buf.data, w->buf.len);
   if (!w->io_error && fwrite(w->buf.data, 1, w->buf.len, w->f) != w->buf.len) w->io_error = errno ? errno : EIO;
+  if (!w->io_error && fflush(w->f) != 0) w->io_error = errno ? errno : EIO; /* on disk now: snapshots copy it */
+  w->flushed += w->buf.len;
   w->buf.len = 0;
 }
 
@@ -72,6 +77,8 @@ static tf_file_writer *open_writer(const char *path, tf_file_kind kind, const tf
   tf_buf_put_uvar(b, info->timing);
   tf_buf_put_uvar(b, info->bins);
   tf_buf_put_uvar(b, info->unit);
+  tf_buf_put_u64(b, info->run_id); /* version 3 */
+  tf_buf_put_uvar(b, info->run_start_unix_ns);
   tf_functable_encode(b, info->funcs, info->nfuncs);
   w->funcs = info->funcs;
   w->nfuncs = info->nfuncs;
@@ -136,8 +143,6 @@ int tf_file_writer_segment(tf_file_writer *w, const uint8_t *nodes, size_t len, 
   return w->io_error ? -1 : 0;
 }
 
-int tf_file_writer_errno(const tf_file_writer *w) { return w->io_error; }
-const char *tf_file_writer_path(const tf_file_writer *w) { return w->path; }
 
 void tf_file_writer_lost(tf_file_writer *w, uint64_t n) {
   tf_buf_put_u8(&w->buf, REC_LOST);
@@ -149,8 +154,11 @@ void tf_file_writer_partial(tf_file_writer *w, uint32_t reason) {
   tf_buf_put_uvar(&w->buf, reason);
 }
 
-tf_status tf_file_writer_close(tf_file_writer *w, char *err, size_t errlen) {
+tf_status tf_file_writer_close(tf_file_writer *w, char *err, size_t errlen) { return tf_file_writer_close_errno(w, err, errlen, NULL); }
+
+tf_status tf_file_writer_close_errno(tf_file_writer *w, char *err, size_t errlen, int *eno) {
   tf_buf *b = &w->buf;
+  if (eno) *eno = 0;
   tf_buf_put_u8(b, REC_END);
   tf_buf_put_uvar(b, w->nevents);
   flush_buf(w);
@@ -171,11 +179,143 @@ tf_status tf_file_writer_close(tf_file_writer *w, char *err, size_t errlen) {
     }
   }
   if (w->f) fclose(w->f);
+  if (st != TF_OK) unlink(w->part); /* no half-written file left behind (the final name is untouched) */
+  if (eno && st != TF_OK) *eno = w->io_error ? w->io_error : ENOMEM;
   tf_buf_free(b);
   free(w->part);
   free(w->path);
   free(w);
   return st;
+}
+
+int tf_file_writer_error(const tf_file_writer *w) { return w->io_error ? w->io_error : w->buf.failed ? ENOMEM : 0; }
+
+void tf_file_writer_abandon(tf_file_writer *w) {
+  if (!w) return;
+  if (w->f) fclose(w->f);
+  unlink(w->part);
+  tf_buf_free(&w->buf);
+  free(w->part);
+  free(w->path);
+  free(w);
+}
+
+/* ------------------------------------------------------------ snapshots */
+
+static void put_tail(tf_buf *b, const uint8_t *seg, size_t seglen, uint64_t segevents, uint64_t lost, uint32_t partial,
+                     uint64_t nevents) {
+  if (seglen) {
+    tf_buf_put_u8(b, REC_SEGMENT);
+    tf_buf_put_uvar(b, segevents);
+    tf_buf_put_uvar(b, seglen);
+    tf_buf_put_bytes(b, seg, seglen);
+  }
+  if (lost) {
+    tf_buf_put_u8(b, REC_LOST);
+    tf_buf_put_uvar(b, lost);
+  }
+  if (partial) {
+    tf_buf_put_u8(b, REC_PARTIAL);
+    tf_buf_put_uvar(b, partial);
+  }
+  tf_buf_put_u8(b, REC_END);
+  tf_buf_put_uvar(b, nevents);
+}
+
+int tf_file_writer_snapshot(const tf_file_writer *w, const uint8_t *seg, size_t seglen, uint64_t segevents,
+                            uint64_t lost, uint32_t partial, tf_file_snapshot *out) {
+  *out = (tf_file_snapshot){0};
+  if (w->io_error || w->buf.failed) return -1;
+  tf_buf b = {0};
+  tf_buf_put_bytes(&b, w->buf.data, w->buf.len);
+  put_tail(&b, seg, seglen, segevents, lost, partial, w->nevents + (seglen ? segevents : 0));
+  uint32_t crc = tf_crc32(w->crc, b.data, b.len);
+  tf_buf_put_u32(&b, crc);
+  if (b.failed || (w->flushed && !(out->part = strdup(w->part)))) {
+    tf_buf_free(&b);
+    return -1;
+  }
+  out->prefix = w->flushed;
+  out->data = b.data;
+  out->len = b.len;
+  return 0;
+}
+
+/* A new file without a name in path's directory, or -1. */
+static int open_unnamed_beside(const char *path) {
+#ifdef O_TMPFILE
+  const char *slash = strrchr(path, '/');
+  size_t dlen = slash ? (size_t)(slash - path) : 1;
+  char *dir = malloc(dlen + 2);
+  if (!dir) return -1;
+  memcpy(dir, slash ? path : ".", dlen);
+  dir[dlen] = 0;
+  if (slash && dlen == 0) strcpy(dir, "/");
+  int fd = open(dir, O_TMPFILE | O_WRONLY, 0666);
+  free(dir);
+  return fd;
+#else
+  (void)path;
+  return -1;
+#endif
+}
+
+int tf_file_snapshot_write(const tf_file_snapshot *s, const char *path) {
+  size_t n = strlen(path) + 6;
+  char *tmp = malloc(n);
+  if (!tmp) return ENOMEM;
+  snprintf(tmp, n, "%s.ckpt", path);
+  /* An unnamed file in the trace directory (O_TMPFILE), named only once
+   * complete: a rank killed meanwhile (SIGKILL) leaves nothing behind. Where
+   * the file system cannot, path.ckpt is written and renamed. */
+  int err = 0, unnamed = 1, in = -1, out = open_unnamed_beside(path);
+  if (out < 0) {
+    unnamed = 0;
+    out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+  }
+  if (out < 0) err = errno;
+  if (!err && s->prefix && (in = open(s->part, O_RDONLY)) < 0) err = errno;
+  char buf[65536];
+  for (uint64_t off = 0; !err && off < s->prefix;) { /* the bytes the writer flushed, as they were then */
+    size_t want = s->prefix - off < sizeof buf ? (size_t)(s->prefix - off) : sizeof buf;
+    ssize_t k = pread(in, buf, want, (off_t)off);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) {
+      err = k < 0 ? errno : EIO;
+      break;
+    }
+    for (ssize_t done = 0; !err && done < k;) {
+      ssize_t x = write(out, buf + done, (size_t)(k - done));
+      if (x < 0 && errno == EINTR) continue;
+      if (x <= 0) err = x < 0 ? errno : EIO;
+      else done += x;
+    }
+    off += (uint64_t)k;
+  }
+  for (size_t off = 0; !err && off < s->len;) {
+    ssize_t k = write(out, s->data + off, s->len - off);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) err = k < 0 ? errno : EIO;
+    else off += (size_t)k;
+  }
+  if (in >= 0) close(in);
+  if (!err && unnamed) { /* name it path.ckpt, then rename over path */
+    char fdpath[64];
+    snprintf(fdpath, sizeof fdpath, "/proc/self/fd/%d", out);
+    unlink(tmp); /* a leftover of a rank killed between the two steps */
+    if (linkat(AT_FDCWD, fdpath, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) != 0) err = errno;
+  }
+  if (out >= 0 && close(out) != 0 && !err) err = errno;
+  if (!err && rename(tmp, path) != 0) err = errno;
+  if (err && out >= 0) unlink(tmp);
+  free(tmp);
+  return err;
+}
+
+void tf_file_snapshot_free(tf_file_snapshot *s) {
+  free(s->part);
+  free(s->data);
+  *s = (tf_file_snapshot){0};
 }
 
 tf_status tf_file_writer_finish_mem(tf_file_writer *w, uint8_t **data, size_t *len, int *on_disk, char *err,

@@ -34,7 +34,7 @@ tf_file_writer *tf_file_writer_open_lazy(const char *path, tf_file_kind kind, co
 int tf_file_writer_callsite(tf_file_writer *w, uint32_t index, uint64_t sig, const char *module, uint64_t offset);
 
 /* One event: 0 on success; -1 when it could not be buffered (out of
- * memory; left out whole) or a flush failed (tf_file_writer_errno); -2,
+ * memory; left out whole) or a flush failed (tf_file_writer_error); -2,
  * and nothing written, when the reader would refuse it: a function outside
  * the table, a call site not declared, or values that do not fit the
  * function's fields (tf_event_fields). So the writer never writes what its
@@ -45,10 +45,6 @@ int tf_file_writer_event(tf_file_writer *w, uint32_t fn, uint32_t thread, uint32
 /* Compressed files: one segment record, the encoded nodes of `nevents` events. */
 int tf_file_writer_segment(tf_file_writer *w, const uint8_t *nodes, size_t len, uint64_t nevents);
 
-/* The errno of the first failed write (0: none), and the file's path. */
-int tf_file_writer_errno(const tf_file_writer *w);
-const char *tf_file_writer_path(const tf_file_writer *w);
-
 /* Record that `n` calls were not recorded (after an internal failure). */
 void tf_file_writer_lost(tf_file_writer *w, uint64_t n);
 
@@ -58,6 +54,38 @@ void tf_file_writer_partial(tf_file_writer *w, uint32_t reason);
 /* Write the end record and checksum, close the file, free the writer.
  * Returns TF_OK or the first error met while writing (message in err). */
 tf_status tf_file_writer_close(tf_file_writer *w, char *err, size_t errlen);
+/* The same, with the errno of the failure in *eno (0 when it worked). */
+tf_status tf_file_writer_close_errno(tf_file_writer *w, char *err, size_t errlen, int *eno);
+
+/* errno of the writer's first failure (ENOMEM when its buffer could not
+ * grow), 0 if none. */
+int tf_file_writer_error(const tf_file_writer *w);
+
+/* Give up: close and remove what was written (path.part), free w. The
+ * final name is untouched. NULL: nothing. */
+void tf_file_writer_abandon(tf_file_writer *w);
+
+/* A snapshot: the complete file the writer would make if it ended now
+ * with one more segment (seg, seglen bytes of nodes for segevents events;
+ * none if seglen is 0), a lost record (if lost), a partial record (if
+ * partial), the end record and the checksum, taken without changing the
+ * writer. The bytes it flushed (prefix of them, in part) are copied from
+ * its file when the snapshot is written; the rest is in data. */
+typedef struct tf_file_snapshot {
+  char *part;      /* the writer's file, NULL when nothing was flushed */
+  uint64_t prefix; /* bytes to copy from it */
+  uint8_t *data;   /* the rest of the file */
+  size_t len;
+} tf_file_snapshot;
+/* 0, or -1 (out of memory, or the writer has failed). Cheap: no I/O. */
+int tf_file_writer_snapshot(const tf_file_writer *w, const uint8_t *seg, size_t seglen, uint64_t segevents,
+                            uint64_t lost, uint32_t partial, tf_file_snapshot *out);
+/* Write a snapshot to `path` atomically (path.ckpt, then renamed over
+ * path). 0, or the errno of the first failure (path.ckpt removed, path
+ * untouched). While it runs, the writer may go on (it only appends to
+ * its file), but must not be closed. */
+int tf_file_snapshot_write(const tf_file_snapshot *s, const char *path);
+void tf_file_snapshot_free(tf_file_snapshot *s);
 
 /* Finish the file and hand over its bytes (malloc'ed) instead of closing
  * it: if it was never flushed, no file is created (*on_disk = 0);

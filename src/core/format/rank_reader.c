@@ -160,10 +160,10 @@ static tf_status parse(tf_file_reader *r, const char *path, tf_file_reader **out
   r->info.kind = comp ? TF_FILE_COMPRESSED : TF_FILE_FLAT;
   tf_cursor c = {r->data + 8, r->data + r->len, 0};
   uint32_t version = tf_cur_u32(&c), known = comp ? TF_COMP_VERSION : TF_FLAT_VERSION;
-  if (version != known) {
+  if (version < TF_VERSION_OLDEST || version > known) {
     tf_file_close(r);
-    return tf_failf(err, errlen, TF_ERR_VERSION, "%s: %s format version %u, this reader knows version %u", path,
-                comp ? "compressed" : "flat", version, known);
+    return tf_failf(err, errlen, TF_ERR_VERSION, "%s: %s format version %u, this reader knows versions %u to %u", path,
+                comp ? "compressed" : "flat", version, TF_VERSION_OLDEST, known);
   }
   if (r->len < 16) {
     size_t len = r->len;
@@ -183,6 +183,10 @@ static tf_status parse(tf_file_reader *r, const char *path, tf_file_reader **out
   in->exe = keep_string(r, &c);
   in->mpi = keep_string(r, &c);
   uint64_t timing = tf_cur_uvar(&c), bins = tf_cur_uvar(&c), unit = tf_cur_uvar(&c);
+  if (version >= 3) { /* the run identity */
+    in->run_id = tf_cur_u64(&c);
+    in->run_start_unix_ns = tf_cur_uvar(&c);
+  }
   if (c.bad || !in->exe || !in->mpi || rank >= nranks || nranks > INT32_MAX || level < INT32_MIN ||
       level > INT32_MAX || timing > TF_TIMING_PATH || bins > TF_BINS_MAX || unit > TF_UNIT_CPU_NS ||
       (bins == 0 && (timing == TF_TIMING_HISTOGRAM || timing == TF_TIMING_PATH)))
@@ -361,4 +365,34 @@ int tf_file_next(tf_file_reader *r, tf_event *ev) {
     }
     return decode_event(r, &r->cur, ev, 0, NULL, 0) == 0;
   }
+}
+
+/* ------------------------------------------------------------ the run of a file */
+
+tf_status tf_file_peek_run(const uint8_t *data, size_t len, tf_run_peek *out) {
+  *out = (tf_run_peek){.rank = -1};
+  int comp = len >= 8 && memcmp(data, TF_COMP_MAGIC, 8) == 0;
+  if (len < 12 || (!comp && memcmp(data, TF_FLAT_MAGIC, 8) != 0)) return TF_ERR_FORMAT;
+  tf_cursor c = {data + 8, data + len, 0};
+  uint32_t version = tf_cur_u32(&c);
+  if (version < TF_VERSION_OLDEST || version > (comp ? TF_COMP_VERSION : TF_FLAT_VERSION)) return TF_ERR_VERSION;
+  uint64_t rank = tf_cur_uvar(&c);
+  tf_cur_uvar(&c); /* nranks */
+  tf_cur_svar(&c); /* thread level */
+  out->start_unix_ns = tf_cur_uvar(&c);
+  uint64_t n = tf_cur_uvar(&c);
+  const uint8_t *exe = c.bad ? NULL : tf_cur_bytes(&c, n > SIZE_MAX ? SIZE_MAX : (size_t)n);
+  if (exe) snprintf(out->exe, sizeof out->exe, "%.*s", n < sizeof out->exe ? (int)n : (int)sizeof out->exe - 1, (const char *)exe);
+  n = tf_cur_uvar(&c);
+  tf_cur_bytes(&c, n > SIZE_MAX ? SIZE_MAX : (size_t)n); /* mpi */
+  tf_cur_uvar(&c);
+  tf_cur_uvar(&c);
+  tf_cur_uvar(&c); /* timing, bins, unit */
+  if (version >= 3) {
+    out->run_id = tf_cur_u64(&c);
+    out->run_start_unix_ns = tf_cur_uvar(&c);
+  }
+  if (c.bad || rank > INT32_MAX) return TF_ERR_TRUNCATED;
+  out->rank = (int32_t)rank;
+  return TF_OK;
 }

@@ -20,4 +20,20 @@ tf_status tf_file_open_mem(uint8_t *data, size_t len, const char *name, tf_file_
  * and lengths. */
 uint32_t tf_file_folded(const tf_file_reader *r, tf_fnode **const **segs, const uint32_t **segn);
 
+/* What a trace file says about the run it comes from, read from its first
+ * bytes only: the header of a per-rank file, or the INFO section of a
+ * merged one (merged_codec.c). */
+typedef struct tf_run_peek {
+  int merged;           /* 1: a merged trace file */
+  int32_t rank;         /* per-rank files: the rank (-1 for a merged file) */
+  uint64_t run_id, run_start_unix_ns; /* 0, 0 in version 2 files */
+  uint64_t start_unix_ns;
+  char exe[256];        /* truncated */
+} tf_run_peek;
+
+/* From the first bytes of a per-rank file (its header): TF_OK and *out,
+ * or an error (the file is not a readable trace file: its full open says
+ * why). A merged file's is tf_mtrace_peek_run (merge/mtrace.h). */
+tf_status tf_file_peek_run(const uint8_t *data, size_t len, tf_run_peek *out);
+
 #endif

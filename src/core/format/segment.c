@@ -32,6 +32,39 @@ void tf_segment_encode(tf_buf *b, tf_fnode *const *nodes, uint32_t n) {
   }
 }
 
+int tf_segment_encode_live(tf_buf *b, tf_fnode *const *nodes, uint32_t n, tf_timing_mode mode, uint32_t bins) {
+  tf_buf_put_uvar(b, n);
+  for (uint32_t i = 0; i < n; i++) {
+    const tf_fnode *x = nodes[i];
+    if (x->is_loop) {
+      tf_buf_put_u8(b, ND_LOOP);
+      put_vseq(b, &x->iters);
+      if (tf_segment_encode_live(b, x->body, x->nbody, mode, bins)) return -1;
+      continue;
+    }
+    tf_buf_put_u8(b, ND_EVENT);
+    tf_buf_put_uvar(b, x->fn);
+    tf_buf_put_uvar(b, x->thread);
+    tf_buf_put_uvar(b, x->site);
+    put_vseq(b, &x->nvals);
+    tf_buf_put_uvar(b, x->nslots);
+    for (uint32_t j = 0; j < x->nslots; j++) put_vseq(b, &x->slots[j]);
+    if (!x->sample.pending) {
+      tf_timing_encode(b, &x->timing, 0);
+      continue;
+    }
+    tf_timing t = {0};
+    tf_mem m = {0};
+    const tf_tsample *s = &x->sample;
+    int rc = tf_timing_copy(&t, &x->timing, &m) ||
+             tf_timing_add(&t, mode, bins, s->prev_fn, s->prev_site, s->compute, s->duration, &m);
+    if (!rc) tf_timing_encode(b, &t, 0);
+    tf_timing_free(&t, &m);
+    if (rc) return -1;
+  }
+  return b->failed ? -1 : 0;
+}
+
 /* ------------------------------------------------------------- decode */
 
 #define LIMIT TF_VSEQ_LIMIT

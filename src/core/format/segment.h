@@ -18,6 +18,11 @@
 #define TF_SEGMENT_MERGED_TIMING 0x100u
 
 void tf_segment_encode(tf_buf *b, tf_fnode *const *nodes, uint32_t n);
+/* The same for a folder's live structure, without changing it: a fresh
+ * node's pending sample (folder.h) is counted in a temporary copy of its
+ * timing (kept as `mode` with at most `bins` bins). 0, or -1 out of memory
+ * (b->failed may also be set). */
+int tf_segment_encode_live(tf_buf *b, tf_fnode *const *nodes, uint32_t n, tf_timing_mode mode, uint32_t bins);
 
 /* Decode the nodes of a segment declared to hold `nevents` events, with
  * timing kept as `timing` (tf_timing_mode) with at most `bins` bins. With

@@ -311,6 +311,8 @@ int tf_mtrace_merge(tf_mtrace *dst, tf_mtrace *src, char *err, size_t errlen) {
     why = "the traces have different function tables (recorded by different tracefold versions)";
   else if (dst->timing != src->timing || dst->bins != src->bins || dst->unit != src->unit)
     why = "the traces keep different timing (TRACEFOLD_TIMING, TRACEFOLD_BINS or TRACEFOLD_VOLUME differ)";
+  else if (dst->run_id != src->run_id || dst->run_start_unix_ns != src->run_start_unix_ns)
+    why = "the traces come from different runs (their run ids differ)";
   else if (src->present.nvalues && dst->present.nvalues &&
            tf_ranks_first(&src->present) <= tf_ranks_last(&dst->present))
     why = "ranks must be merged in increasing order, each once";
@@ -356,8 +358,9 @@ int tf_mtrace_merge(tf_mtrace *dst, tf_mtrace *src, char *err, size_t errlen) {
   tf_vseq_append(&dst->present, &src->present, &dst->mem);
   tf_vseq_append(&dst->nevents, &src->nevents, &dst->mem);
   tf_vseq_append(&dst->lost, &src->lost, &dst->mem);
+  tf_vseq_append(&dst->why, &src->why, &dst->mem);
   if (src->partial && (!dst->partial || src->partial < dst->partial))
-    dst->partial = src->partial; /* the first cause: MPI_Abort, then a signal, then an exit */
+    dst->partial = src->partial; /* the first cause: MPI_Abort, a signal, an exit, then a checkpoint */
   if (src->start_unix_ns && (!dst->start_unix_ns || src->start_unix_ns < dst->start_unix_ns))
     dst->start_unix_ns = src->start_unix_ns;
   tf_mtrace_free(src);

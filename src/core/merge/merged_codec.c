@@ -104,6 +104,8 @@ int tf_mtrace_encode(tf_mtrace *t, tf_buf *out, int zstd_level) {
   tf_buf_put_uvar(&s, t->timing);
   tf_buf_put_uvar(&s, t->bins);
   tf_buf_put_uvar(&s, t->unit);
+  tf_buf_put_u64(&s, t->run_id); /* version 3 */
+  tf_buf_put_uvar(&s, t->run_start_unix_ns);
   put_section(out, SEC_INFO, &s, zstd_level);
 
   s.len = 0;
@@ -123,6 +125,7 @@ int tf_mtrace_encode(tf_mtrace *t, tf_buf *out, int zstd_level) {
   tf_vseq_encode(&s, &t->present);
   tf_vseq_encode(&s, &t->nevents);
   tf_vseq_encode(&s, &t->lost);
+  tf_vseq_encode(&s, &t->why); /* version 3 */
   put_section(out, SEC_RANKS, &s, zstd_level);
 
   s.len = 0;
@@ -144,6 +147,7 @@ typedef struct dec {
   tf_cursor *c;
   tf_mtrace *t;
   const char *why;
+  uint32_t version;
 } dec;
 
 static int bad(dec *d, const char *why) {
@@ -280,6 +284,10 @@ static int parse_section(dec *d, uint8_t id) {
     uint64_t partial = tf_cur_uvar(c);
     t->merge_ns = tf_cur_uvar(c);
     uint64_t timing = tf_cur_uvar(c), bins = tf_cur_uvar(c), unit = tf_cur_uvar(c);
+    if (d->version >= 3) {
+      t->run_id = tf_cur_u64(c);
+      t->run_start_unix_ns = tf_cur_uvar(c);
+    }
     if (c->bad || !t->exe || !t->mpi) return bad(d, "truncated");
     if (timing > TF_TIMING_PATH || bins > TF_BINS_MAX || unit > TF_UNIT_CPU_NS ||
         (bins == 0 && (timing == TF_TIMING_HISTOGRAM || timing == TF_TIMING_PATH)))
@@ -313,10 +321,17 @@ static int parse_section(dec *d, uint8_t id) {
     return 0;
   }
   case SEC_RANKS: {
-    tf_vfacts f, g;
+    tf_vfacts f, g, w;
     if (get_ranks(d, &t->present) || get_vseq(d, &t->nevents, &f) || get_vseq(d, &t->lost, &g)) return -1;
     if (f.count != (__int128)t->present.nvalues || g.count != (__int128)t->present.nvalues || f.min < 0 || g.min < 0)
       return bad(d, "per-rank counts do not match the ranks");
+    if (d->version < 3) { /* every rank's part is as partial as the trace */
+      tf_vseq_push_run(&t->why, t->partial, 0, t->present.nvalues, &t->mem);
+      return t->mem.failed ? bad(d, "out of memory") : 0;
+    }
+    if (get_vseq(d, &t->why, &w)) return -1;
+    if (w.count != (__int128)t->present.nvalues || w.min < 0 || w.max > 255)
+      return bad(d, "per-rank partial reasons do not match the ranks");
     return 0;
   }
   case SEC_NODES:
@@ -333,9 +348,9 @@ tf_status tf_mtrace_decode(const uint8_t *data, size_t len, const char *name, tf
                  "%s: not a tracefold trace file (bad magic)", name);
   tf_cursor c = {data + 8, data + len, 0};
   uint32_t version = tf_cur_u32(&c);
-  if (version != TF_TRACE_VERSION)
-    return tf_failf(err, errlen, TF_ERR_VERSION, "%s: merged trace format version %u, this reader knows version %u", name,
-                 version, TF_TRACE_VERSION);
+  if (version < TF_VERSION_OLDEST || version > TF_TRACE_VERSION)
+    return tf_failf(err, errlen, TF_ERR_VERSION, "%s: merged trace format version %u, this reader knows versions %u to %u",
+                    name, version, TF_VERSION_OLDEST, TF_TRACE_VERSION);
   tf_status st = TF_OK;
   int next = SEC_INFO;
   for (;;) {
@@ -401,7 +416,7 @@ tf_status tf_mtrace_decode(const uint8_t *data, size_t len, const char *name, tf
     }
     const uint8_t *content = raw ? raw : stored;
     tf_cursor sc = {content, content + raw_len, 0};
-    dec d = {.c = &sc, .t = t};
+    dec d = {.c = &sc, .t = t, .version = version};
     int rc = parse_section(&d, id);
     if (!rc && sc.p != sc.end) rc = bad(&d, "trailing bytes");
     size_t where = (size_t)(sc.p - content);
@@ -418,4 +433,48 @@ tf_status tf_mtrace_decode(const uint8_t *data, size_t len, const char *name, tf
   }
   if (st != TF_OK) tf_mtrace_free(t);
   return st;
+}
+
+/* ------------------------------------------------------------ the run, from INFO alone */
+
+tf_status tf_mtrace_peek_run(const uint8_t *data, size_t len, tf_run_peek *out) {
+  *out = (tf_run_peek){.rank = -1, .merged = 1};
+  if (len < 12 || memcmp(data, TF_TRACE_MAGIC, 8) != 0) return TF_ERR_FORMAT;
+  tf_cursor c = {data + 8, data + len, 0};
+  uint32_t version = tf_cur_u32(&c);
+  if (version < TF_VERSION_OLDEST || version > TF_TRACE_VERSION) return TF_ERR_VERSION;
+  uint8_t id = tf_cur_u8(&c), codec = tf_cur_u8(&c);
+  uint64_t raw_len = tf_cur_uvar(&c), stored_len = tf_cur_uvar(&c);
+  const uint8_t *stored = c.bad ? NULL : tf_cur_bytes(&c, stored_len > SIZE_MAX ? SIZE_MAX : (size_t)stored_len);
+  if (!stored || id != SEC_INFO || raw_len > 65536) return TF_ERR_FORMAT;
+  uint8_t *raw = NULL;
+  if (codec == CODEC_ZSTD) {
+    if (!(raw = malloc(raw_len ? (size_t)raw_len : 1))) return TF_ERR_NOMEM;
+    size_t got = ZSTD_decompress(raw, (size_t)raw_len, stored, (size_t)stored_len);
+    if (ZSTD_isError(got) || got != raw_len) {
+      free(raw);
+      return TF_ERR_FORMAT;
+    }
+  } else if (codec != CODEC_STORED || raw_len != stored_len) {
+    return TF_ERR_FORMAT;
+  }
+  const uint8_t *content = raw ? raw : stored;
+  tf_cursor s = {content, content + raw_len, 0};
+  tf_cur_uvar(&s); /* nranks */
+  tf_cur_svar(&s); /* thread level */
+  out->start_unix_ns = tf_cur_uvar(&s);
+  uint64_t n = tf_cur_uvar(&s);
+  const uint8_t *exe = s.bad ? NULL : tf_cur_bytes(&s, n > SIZE_MAX ? SIZE_MAX : (size_t)n);
+  if (exe)
+    snprintf(out->exe, sizeof out->exe, "%.*s", n < sizeof out->exe ? (int)n : (int)sizeof out->exe - 1,
+             (const char *)exe);
+  n = tf_cur_uvar(&s);
+  tf_cur_bytes(&s, n > SIZE_MAX ? SIZE_MAX : (size_t)n); /* mpi */
+  for (int k = 0; k < 5; k++) tf_cur_uvar(&s); /* partial, merge_ns, timing, bins, unit */
+  if (version >= 3) {
+    out->run_id = tf_cur_u64(&s);
+    out->run_start_unix_ns = tf_cur_uvar(&s);
+  }
+  free(raw);
+  return s.bad ? TF_ERR_TRUNCATED : TF_OK;
 }

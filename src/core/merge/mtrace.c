@@ -168,6 +168,8 @@ int tf_mtrace_from_file(tf_mtrace *t, const tf_file_reader *r) {
   t->unit = in->unit;
   t->partial = in->partial;
   t->start_unix_ns = in->start_unix_ns;
+  t->run_id = in->run_id;
+  t->run_start_unix_ns = in->run_start_unix_ns;
   tf_mem *m = &t->mem;
   if (!(t->exe = dup_str(in->exe)) || !(t->mpi = dup_str(in->mpi)) ||
       tf_functable_copy(&t->ft, in->funcs, in->nfuncs))
@@ -177,6 +179,7 @@ int tf_mtrace_from_file(tf_mtrace *t, const tf_file_reader *r) {
   tf_vseq_push(&t->present, in->rank, m);
   tf_vseq_push(&t->nevents, (int64_t)in->nevents, m);
   tf_vseq_push(&t->lost, (int64_t)in->lost_events, m);
+  tf_vseq_push(&t->why, (int64_t)in->partial, m);
   tf_fnode **const *segs;
   const uint32_t *segn;
   uint32_t ns = tf_file_folded(r, &segs, &segn), total = 0;
@@ -206,6 +209,7 @@ void tf_mtrace_free(tf_mtrace *t) {
   tf_vseq_free(&t->present, m);
   tf_vseq_free(&t->nevents, m);
   tf_vseq_free(&t->lost, m);
+  tf_vseq_free(&t->why, m);
   tf_functable_free(&t->ft);
   free(t->exe);
   free(t->mpi);
@@ -377,5 +381,6 @@ void tf_mtrace_seal(tf_mtrace *t) {
   tf_vseq_seal(&t->present, &t->mem);
   tf_vseq_seal(&t->nevents, &t->mem);
   tf_vseq_seal(&t->lost, &t->mem);
+  tf_vseq_seal(&t->why, &t->mem);
   seal_nodes(t->top, t->ntop, &t->mem);
 }

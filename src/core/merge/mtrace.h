@@ -22,6 +22,7 @@
 #include "util/bytes.h"
 #include "fold/folder.h"
 #include "format/functable.h"
+#include "format/rank_reader.h"
 #include "tracefold.h"
 
 typedef struct tf_vset {
@@ -51,12 +52,14 @@ typedef struct tf_mtrace {
   uint32_t partial; /* TF_PARTIAL_* of the first partial rank merged, 0 if none */
   uint64_t start_unix_ns;
   uint64_t merge_ns; /* time the merge at MPI_Finalize took (rank 0), 0 if not merged there */
+  uint64_t run_id, run_start_unix_ns; /* the run (0, 0: unknown, version 2) */
   char *exe, *mpi;
   tf_functable ft;
   tf_callsite *callsites; /* modules owned */
   uint32_t ncallsites, capcs;
   tf_vseq present;         /* ranks with data, sorted */
   tf_vseq nevents, lost;   /* per present rank, in the same order */
+  tf_vseq why;             /* per present rank: TF_PARTIAL_* of its part, 0 if complete */
   tf_mnode **top;
   uint32_t ntop;
   tf_mem mem;
@@ -98,6 +101,10 @@ tf_mtrace *tf_trace_mtrace(tf_trace *t);
 int64_t tf_mtrace_rank_index(const tf_mtrace *t, int32_t rank);
 
 void tf_mtrace_free(tf_mtrace *t);
+
+/* The run a merged file comes from, from its INFO section alone (the
+ * first bytes of the file suffice): TF_OK and *out, or an error. */
+tf_status tf_mtrace_peek_run(const uint8_t *data, size_t len, tf_run_peek *out);
 int tf_mtrace_add_callsite(tf_mtrace *t, const tf_callsite *c); /* copies the module name; 0 or -1 */
 
 /* Value sets: append a pair (seq and ranks are moved in; on failure, -1,

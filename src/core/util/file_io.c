@@ -1,9 +1,13 @@
 /* file_io.c — whole-file reads and the error messages of every reader; see file_io.h. */
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <unistd.h>
 
 #include "util/file_io.h"
 
@@ -46,3 +50,23 @@ tf_status tf_load_file(const char *path, uint8_t **data, size_t *len, char *err,
   return TF_OK;
 }
 
+
+int tf_save_file(const char *path, const void *data, size_t len) {
+  size_t n = strlen(path) + 6;
+  char *tmp = malloc(n);
+  if (!tmp) return ENOMEM;
+  snprintf(tmp, n, "%s.part", path);
+  int err = 0, fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+  if (fd < 0) err = errno;
+  for (size_t off = 0; !err && off < len;) {
+    ssize_t k = write(fd, (const char *)data + off, len - off);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) err = k < 0 ? errno : EIO;
+    else off += (size_t)k;
+  }
+  if (fd >= 0 && close(fd) != 0 && !err) err = errno;
+  if (!err && rename(tmp, path) != 0) err = errno;
+  if (err && fd >= 0) unlink(tmp);
+  free(tmp);
+  return err;
+}

@@ -1,0 +1,86 @@
+/* options.c — the command line of every verb: options anywhere among the
+ * arguments, numbers range-checked and echoed as given (cli.h). */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const tf_opt *find(const tf_opt *opts, int nopts, const char *a, size_t len) {
+  for (int k = 0; k < nopts; k++)
+    if (strlen(opts[k].name) == len && strncmp(opts[k].name, a, len) == 0) return &opts[k];
+  return NULL;
+}
+
+int tf_options(int *argc, char **argv, const char *verb, const tf_opt *opts, int nopts) {
+  int n = 0, only_args = 0;
+  for (int i = 0; i < *argc; i++) {
+    char *a = argv[i];
+    if (only_args || a[0] != '-' || !a[1]) { /* an argument ("-" alone is one too) */
+      argv[n++] = a;
+      continue;
+    }
+    if (strcmp(a, "--") == 0) {
+      only_args = 1;
+      continue;
+    }
+    const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL; /* --name=value */
+    const tf_opt *o = find(opts, nopts, a, eq ? (size_t)(eq - a) : strlen(a));
+    if (!o) {
+      fprintf(stderr, "tracefold %s: unknown option %s\n", verb, a);
+      return TF_EXIT_USAGE;
+    }
+    if (!o->value) {
+      if (eq) {
+        fprintf(stderr, "tracefold %s: %.*s takes no value\n", verb, (int)(eq - a), a);
+        return TF_EXIT_USAGE;
+      }
+      if (o->flag) *o->flag = 1;
+      continue;
+    }
+    if (eq) {
+      *o->value = eq + 1;
+    } else if (i + 1 < *argc) {
+      *o->value = argv[++i];
+    } else {
+      fprintf(stderr, "tracefold %s: %s needs a value\n", verb, a);
+      return TF_EXIT_USAGE;
+    }
+  }
+  argv[n] = NULL;
+  *argc = n;
+  return 0;
+}
+
+int tf_opt_number(const char *verb, const char *opt, const char *s, long long lo, long long hi, const char *what,
+                  long long *out) {
+  char *end;
+  errno = 0;
+  long long v = strtoll(s, &end, 10);
+  if (!*s || *end || errno || v < lo || v > hi) {
+    fprintf(stderr, "tracefold %s: %s %s: expected %s, a whole number from %lld to %lld\n", verb, opt, s, what, lo, hi);
+    return TF_EXIT_USAGE;
+  }
+  *out = v;
+  return 0;
+}
+
+int tf_opt_rank(const char *verb, const char *s, long *rank) {
+  *rank = -1;
+  if (!s) return 0;
+  long long v;
+  if (tf_opt_number(verb, "--rank", s, 0, INT32_MAX, "a rank", &v)) return TF_EXIT_USAGE;
+  *rank = (long)v;
+  return 0;
+}
+
+int tf_take_options(int *argc, char ***argv, const char *verb, long *rank, int *no_time) {
+  const char *r = NULL;
+  tf_opt opts[] = {{"--rank", &r, NULL}, {"--no-time", NULL, no_time}};
+  if (no_time) *no_time = 0;
+  int rc = tf_options(argc, *argv, verb, opts, no_time ? 2 : 1);
+  return rc ? rc : tf_opt_rank(verb, r, rank);
+}

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# cli.sh — every verb of `tracefold` keeps one exit-status convention
+# (0 done; 1 the trace is missing, unreadable, malformed or refused, or the
+# work failed; 2 the command line is wrong: src/cli/cli.h, README "Exit
+# statuses"), takes its options anywhere among its arguments, checks the
+# ranges of numbers and echoes a bad one as given, and validates the trace
+# before it prints anything from it: for each verb one run that works
+# (options after the trace), usage errors (exit 2, nothing on stdout), and
+# bad traces (exit 1): a missing one, and a forged one whose RANKS event
+# count of rank 2 is wrong (checksums valid), which every verb refuses.
+#
+# usage: cli.sh --mpirun "CMD ARGS" --lib LIBTRACEFOLD --cli TRACEFOLD --forge FORGE_TRACE --ring WL_RING
+#               --abort WL_ABORT_MIDWAY [--sim yes|no]
+# shellcheck disable=SC2154 # the option variables: set by tf_options (lib.sh)
+set -uo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+sim=no
+tf_options "mpirun lib cli forge ring abort sim" "$@"
+tf_workdir cli
+
+tf_traced 4 "$work/ring" -- "$ring" -i 5 >/dev/null 2>&1 || fail "traced ring failed"
+T=$work/ring
+"$forge" nevents 2 1 "$T/trace.tf" "$work/counts.tf" || fail "forge_trace"
+F=$work/counts.tf
+M=$work/missing
+# per-rank compressed files to merge: rank 1 of 2 calls MPI_Abort
+tf_traced 2 "$work/partial" -- "$abort" -i 10 -a 3 >/dev/null 2>&1
+[ -f "$work/partial/rank-1.tfc" ] || fail "the aborted run left no rank-1.tfc"
+P=$work/partial
+export TRACEFOLD_MPIRUN="$mpirun"
+
+n=0
+# run STATUS PATTERN ARGS...: tracefold ARGS exits STATUS; PATTERN (if not empty) is on stderr;
+# a usage error (2) prints nothing on stdout
+run() {
+  local want=$1 pattern=$2
+  shift 2
+  n=$((n + 1))
+  timeout 120 "$cli" "$@" >"$work/out" 2>"$work/err"
+  local rc=$?
+  if [ $rc -ne "$want" ]; then
+    bad "tracefold $*: exit $rc, expected $want: $(head -3 "$work/err")"
+  elif [ -n "$pattern" ] && ! grep -q -- "$pattern" "$work/err"; then
+    bad "tracefold $*: no '$pattern' on stderr: $(head -3 "$work/err")"
+  elif [ "$want" -eq 2 ] && [ -s "$work/out" ]; then
+    bad "tracefold $*: a usage error, but it printed: $(head -3 "$work/out")"
+  elif [ "$want" -ne 0 ] && [ ! -s "$work/err" ]; then
+    bad "tracefold $*: exit $rc without a message"
+  fi
+}
+BIG=99999999999999999999
+
+# ---- every verb: works with its options after the trace; usage errors; bad traces
+run 0 "" show "$T" --no-time --rank 1
+run 2 "--rank x: expected a rank" show --rank x "$T"
+run 2 "--rank $BIG: expected a rank, a whole number from 0 to 2147483647" show "$T" --rank $BIG
+run 2 "unknown option --bogus" show --bogus "$T"
+run 2 "no trace given" show
+run 1 "rank 7 is not in the trace" show --rank 7 "$T"
+run 1 "missing" show "$M"
+run 1 "rank 2: malformed content" show "$F"
+
+run 0 "" unroll "$T" --rank 1 --no-time
+run 2 "--rank -1: expected a rank" unroll --rank -1 "$T"
+run 2 "give one trace" unroll "$T" "$T"
+run 1 "rank 2" unroll --rank 2 "$F"
+run 0 "" dump --no-time "$T" --rank 0
+run 2 "--rank needs a value" dump "$T" --rank
+run 1 "missing" dump "$M"
+
+run 0 "" stats "$T"
+run 2 "unknown option --rank" stats --rank 1 "$T"
+run 1 "rank 2" stats "$F"
+run 0 "" summary "$T"
+run 2 "no trace given" summary
+run 1 "rank 2" summary "$F"
+run 0 "" counts "$T" --rank 3
+run 2 "--rank $BIG: expected a rank" counts --rank $BIG "$T"
+run 2 "choose one with --rank" counts "$T"
+run 1 "rank 2" counts --rank 2 "$F"
+
+run 0 "" time 50% "$T" --rank 1
+run 0 "" time --rank 1 1ms 2ms "$T"
+run 2 "" time "$T"
+run 2 "is not a time" time 5parsecs "$T"
+run 2 "--rank $BIG: expected a rank" time 1ms "$T" --rank $BIG
+run 1 "rank 2: malformed content" time 50% "$F"
+
+run 0 "" imbalance "$T" --top 2
+run 2 "--top 0: expected" imbalance --top 0 "$T"
+run 2 "--top $BIG: expected" imbalance "$T" --top $BIG
+run 1 "rank 2: malformed content" imbalance "$F"
+
+run 0 "" merge "$P" -o "$work/merged.tf"
+[ -f "$work/merged.tf" ] || bad "merge DIR -o FILE wrote no FILE"
+run 2 "" merge
+run 2 "unknown option" merge -x "$P"
+run 1 "already merged" merge "$T"
+
+run 0 "" export smpi "$T" "$work/ti" --compute none
+run 2 "--compute takes none or mean" export smpi --compute often "$T" "$work/ti2"
+run 2 "" export smpi "$T"
+run 2 "unknown format" export vtf "$T" "$work/ti2"
+run 1 "not an empty directory" export smpi "$T" "$work/ti"
+run 1 "missing" export smpi "$M" "$work/ti2"
+run 1 "rank 2" export smpi "$F" "$work/ti3"
+[ ! -e "$work/ti3" ] || bad "a refused export left $work/ti3"
+
+run 0 "" replay "$T" --quiet --compute none
+run 2 "--scale -1: expected a number" replay --scale -1 "$T"
+run 2 "-n $BIG: expected a rank count" replay "$T" -n $BIG
+run 2 "unknown option --bogus" replay --bogus "$T"
+run 1 "rank 2: malformed content" replay "$F"
+run 1 "missing" replay "$M"
+if [ "$sim" = yes ]; then
+  run 0 "" simulate "$T" --quiet --compute none
+  run 2 "expected a bandwidth" simulate --bandwidth 10Gbs "$T"
+  run 2 "--ranks-limit 0: expected a rank count" simulate --ranks-limit 0 "$T"
+  run 1 "rank 2: malformed content" simulate "$F"
+  run 1 "missing" simulate "$M"
+fi
+run 2 "unknown verb" frobnicate "$T"
+run 2 "" # no verb
+say "$n runs of $(if [ "$sim" = yes ]; then echo 12; else echo 11; fi) verbs: exit statuses 0/1/2 as documented, options after the trace, numbers range-checked and echoed as given, the forged RANKS count refused by every verb"
+[ "$tf_nbad" -eq 0 ] || { echo "FAIL: $tf_nbad check(s) failed" >&2; exit 1; }
