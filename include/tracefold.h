@@ -202,7 +202,7 @@ TF_API void tf_format_value(int64_t v, char *buf, size_t len);
 #define TF_FLAT_MAGIC "TFFLAT\r\n"
 #define TF_COMP_MAGIC "TFCOMP\r\n"
 #define TF_FLAT_VERSION 2
-#define TF_COMP_VERSION 2
+#define TF_COMP_VERSION 3 /* 3: streams per thread (doc/FORMAT.md 2.7); readers also read 2 */
 
 typedef enum tf_file_kind { TF_FILE_FLAT = 0, TF_FILE_COMPRESSED = 1 } tf_file_kind;
 
@@ -282,7 +282,7 @@ TF_API tf_status tf_list_dir(const char *dir, tf_file_kind kind, char ***paths, 
  * trace directory. Every rank's events come back exactly as recorded,
  * through a per-rank cursor that unrolls the loops lazily. */
 #define TF_TRACE_MAGIC "TFTRACE\n"
-#define TF_TRACE_VERSION 2
+#define TF_TRACE_VERSION 3 /* 3: streams, and time summaries per rank group (parts 3 and 4); readers also read 2 */
 #define TF_TRACE_FILE "trace.tf"
 
 typedef enum tf_trace_source {

@@ -32,6 +32,7 @@ struct tf_rank_cursor {
   tf_file_reader *flat;
   tf_fnode **nodes;
   uint32_t n;
+  tf_order order; /* of the rank's streams (threads) */
   tf_mem mem;
   tf_unroll u;
   int unrolling;
@@ -228,12 +229,12 @@ tf_status tf_rank_cursor_open(tf_trace *t, int32_t rank, tf_rank_cursor **out, c
     return TF_OK;
   }
   const char *why = NULL;
-  if (tf_mtrace_project(&t->mt, rank, &c->nodes, &c->n, &c->left, &c->mem, &why)) {
+  if (tf_mtrace_project(&t->mt, rank, &c->nodes, &c->n, &c->order, &c->left, &c->mem, &why)) {
     tf_rank_cursor_close(c);
     return tf_failf(err, errlen, why && strcmp(why, "out of memory") == 0 ? TF_ERR_NOMEM : TF_ERR_FORMAT,
                  "rank %d: malformed content: %s", rank, why ? why : "?");
   }
-  if (tf_unroll_init(&c->u, (tf_fnode **const *)&c->nodes, &c->n, c->n ? 1 : 0, t->mt.ft.funcs)) {
+  if (tf_unroll_init(&c->u, (tf_fnode **const *)&c->nodes, &c->n, &c->order, c->n ? 1 : 0, t->mt.ft.funcs)) {
     tf_rank_cursor_close(c);
     return tf_failf(err, errlen, TF_ERR_NOMEM, "out of memory");
   }
@@ -304,6 +305,7 @@ void tf_rank_cursor_close(tf_rank_cursor *c) {
   if (c->unrolling) tf_unroll_free(&c->u);
   for (uint32_t i = 0; i < c->n; i++) tf_fnode_free(c->nodes[i], &c->mem);
   free(c->nodes);
+  tf_order_free(&c->order, &c->mem);
   free(c);
 }
 

@@ -360,7 +360,7 @@ static void close_writer(tf_file_writer **w, uint64_t lost, uint32_t partial) {
 static uint64_t stop_folding(tf_rec_state was) {
   uint64_t lost = tf_lost();
   if (!g.comp) return lost;
-  uint64_t unwritten = g.compressor.folder.nevents; /* folded since the last segment (finish resets it) */
+  uint64_t unwritten = g.compressor.nevents; /* folded since the last segment (finish resets it) */
   /* after a failure the folded structure may be incomplete: write it only if recording was healthy */
   if (was != TF_STATE_RECORDING || tf_compressor_finish(&g.compressor, g.comp) != 0) {
     if (was == TF_STATE_RECORDING)

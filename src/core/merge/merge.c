@@ -353,6 +353,7 @@ int tf_mtrace_merge(tf_mtrace *dst, tf_mtrace *src, char *err, size_t errlen) {
     src->top = NULL;
     src->ntop = 0;
   }
+  for (int k = 0; k < 3; k++) vset_merge(&g, &dst->order[k], &src->order[k]);
   tf_vseq_append(&dst->present, &src->present, &dst->mem);
   tf_vseq_append(&dst->nevents, &src->nevents, &dst->mem);
   tf_vseq_append(&dst->lost, &src->lost, &dst->mem);

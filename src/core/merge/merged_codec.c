@@ -127,6 +127,14 @@ int tf_mtrace_encode(tf_mtrace *t, tf_buf *out, int zstd_level) {
 
   s.len = 0;
   put_nodes(&s, t->top, t->ntop, &t->present);
+  for (int k = 0; k < 3; k++) { /* each rank's order of its streams; none known: one stream each */
+    if (t->order[k].n) {
+      put_vset(&s, &t->order[k], &t->present);
+    } else {
+      tf_buf_put_uvar(&s, 1 << 1 | 1);
+      tf_buf_put_uvar(&s, 0);
+    }
+  }
   put_section(out, SEC_NODES, &s, zstd_level);
 
   int failed = s.failed;
@@ -143,6 +151,7 @@ int tf_mtrace_encode(tf_mtrace *t, tf_buf *out, int zstd_level) {
 typedef struct dec {
   tf_cursor *c;
   tf_mtrace *t;
+  uint32_t version;
   const char *why;
 } dec;
 
@@ -320,7 +329,10 @@ static int parse_section(dec *d, uint8_t id) {
     return 0;
   }
   case SEC_NODES:
-    return get_nodes(d, &t->top, &t->ntop, &t->present, 0, 1);
+    if (get_nodes(d, &t->top, &t->ntop, &t->present, 0, 1)) return -1;
+    for (int k = 0; d->version >= 3 && k < 3; k++) /* checked per rank when projected (3.7) */
+      if (get_vset(d, &t->order[k], &t->present, 0, 0, 0)) return -1;
+    return 0;
   }
   return 0; /* optional sections are skipped */
 }
@@ -333,9 +345,9 @@ tf_status tf_mtrace_decode(const uint8_t *data, size_t len, const char *name, tf
                  "%s: not a tracefold trace file (bad magic)", name);
   tf_cursor c = {data + 8, data + len, 0};
   uint32_t version = tf_cur_u32(&c);
-  if (version != TF_TRACE_VERSION)
-    return tf_failf(err, errlen, TF_ERR_VERSION, "%s: merged trace format version %u, this reader knows version %u", name,
-                 version, TF_TRACE_VERSION);
+  if (version < 2 || version > TF_TRACE_VERSION)
+    return tf_failf(err, errlen, TF_ERR_VERSION, "%s: merged trace format version %u, this reader knows versions 2 to %u",
+                    name, version, TF_TRACE_VERSION);
   tf_status st = TF_OK;
   int next = SEC_INFO;
   for (;;) {
@@ -401,7 +413,7 @@ tf_status tf_mtrace_decode(const uint8_t *data, size_t len, const char *name, tf
     }
     const uint8_t *content = raw ? raw : stored;
     tf_cursor sc = {content, content + raw_len, 0};
-    dec d = {.c = &sc, .t = t};
+    dec d = {.c = &sc, .t = t, .version = version};
     int rc = parse_section(&d, id);
     if (!rc && sc.p != sc.end) rc = bad(&d, "trailing bytes");
     size_t where = (size_t)(sc.p - content);
