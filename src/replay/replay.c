@@ -266,6 +266,7 @@ typedef struct rp_run {
   uint64_t next;        /* events of the rank the cursor has passed */
   int after_init;
   uint64_t recorded_ns; /* the trace's compute and call times after MPI_Init, summed */
+  uint64_t recorded_compute_ns; /* the trace's compute deltas of the thread's events but MPI_Init */
   double started;       /* when the current call was issued (after its compute) */
 } rp_run;
 
@@ -295,6 +296,7 @@ static int next_event(rp_run *R) {
       continue;
     }
     if (R->after_init) R->recorded_ns += T->ev.compute_ns + T->ev.duration_ns;
+    R->recorded_compute_ns += T->ev.compute_ns;
     return 1;
   }
 }
@@ -443,44 +445,51 @@ static void thread_free(rp_thread *T) {
 
 /* ------------------------------------------------------------ report */
 
-/* Each rank's wall, compute and MPI seconds, on rank 0 (NULL elsewhere or
- * out of memory). */
+#define RP_RANK_COLS 4
+/* Each rank's wall, compute and MPI seconds, and the compute the trace
+ * keeps for it (its events' compute deltas, MPI_Init's aside), on rank 0
+ * (NULL elsewhere or out of memory). */
 static double *gather_ranks(rp_engine *E, rp_run *runs, double replay_s) {
-  double mine[3] = {replay_s, 0, 0};
+  double mine[RP_RANK_COLS] = {replay_s, 0, 0, 0};
   for (int t = 0; t < E->nthreads; t++) {
     mine[1] += runs[t].T.compute_s;
     mine[2] += runs[t].T.mpi_s;
+    mine[3] += (double)runs[t].recorded_compute_ns * 1e-9;
   }
-  double *all = E->rank == 0 ? malloc(3 * (size_t)E->size * sizeof *all) : NULL;
+  double *all = E->rank == 0 ? malloc(RP_RANK_COLS * (size_t)E->size * sizeof *all) : NULL;
   int ok = E->rank != 0 || all, all_ok = 0;
   PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (!all_ok) {
     free(all);
     return NULL;
   }
-  PMPI_Gather(mine, 3, MPI_DOUBLE, all, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  PMPI_Gather(mine, RP_RANK_COLS, MPI_DOUBLE, all, RP_RANK_COLS, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   return all;
 }
 
-/* Per rank: every rank up to 16, else the spread of each column. */
+/* Per rank: every rank up to 16, else the spread of each column. The
+ * recorded compute is the trace's: what the replay aims at with --compute
+ * mean (with --scale 1), per rank (doc/TIMING.md "Rank groups"). */
 static void print_ranks(const rp_engine *E, const double *r) {
-  static const char *cols[] = {"wall", "compute", "MPI"};
+  static const char *cols[] = {"wall", "compute", "MPI", "recorded compute"};
+  const int k = RP_RANK_COLS;
   if (E->size <= 16) {
-    printf("  %-8s %12s %12s %12s  (seconds)\n", "rank", cols[0], cols[1], cols[2]);
-    for (int i = 0; i < E->size; i++) printf("  %-8d %12.6f %12.6f %12.6f\n", i, r[3 * i], r[3 * i + 1], r[3 * i + 2]);
+    printf("  %-8s %12s %12s %12s %17s  (seconds)\n", "rank", cols[0], cols[1], cols[2], cols[3]);
+    for (int i = 0; i < E->size; i++)
+      printf("  %-8d %12.6f %12.6f %12.6f %17.6f\n", i, r[k * i], r[k * i + 1], r[k * i + 2], r[k * i + 3]);
     return;
   }
-  printf("  %-8s %12s %12s %12s  (seconds over %d ranks)\n", "", "min", "mean", "max", E->size);
-  for (int c = 0; c < 3; c++) {
+  printf("  %-16s %12s %12s %12s  (seconds over %d ranks)\n", "", "min", "mean", "max", E->size);
+  for (int c = 0; c < k; c++) {
     double lo = r[c], hi = r[c], sum = 0;
     int lo_at = 0, hi_at = 0;
     for (int i = 0; i < E->size; i++) {
-      double v = r[3 * i + c];
+      double v = r[k * i + c];
       sum += v;
       if (v < lo) lo = v, lo_at = i;
       if (v > hi) hi = v, hi_at = i;
     }
-    printf("  %-8s %12.6f %12.6f %12.6f  (min at rank %d, max at rank %d)\n", cols[c], lo, sum / E->size, hi, lo_at,
+    printf("  %-16s %12.6f %12.6f %12.6f  (min at rank %d, max at rank %d)\n", cols[c], lo, sum / E->size, hi, lo_at,
            hi_at);
   }
 }
@@ -495,7 +504,8 @@ static void write_report_file(const rp_engine *E, double most_s, double recorded
   fprintf(f, "program %s\nranks %d\ntime_s %.9f\n", RP_PROGRAM, E->size, most_s);
   if (has_recorded) fprintf(f, "recorded_s %.9f\n", recorded_s);
   for (int i = 0; ranks && i < E->size; i++)
-    fprintf(f, "rank %d %.9f %.9f %.9f\n", i, ranks[3 * i], ranks[3 * i + 1], ranks[3 * i + 2]);
+    fprintf(f, "rank %d %.9f %.9f %.9f %.9f\n", i, ranks[RP_RANK_COLS * i], ranks[RP_RANK_COLS * i + 1],
+            ranks[RP_RANK_COLS * i + 2], ranks[RP_RANK_COLS * i + 3]);
   for (int k = 0; k < TF_FN_COUNT; k++)
     if (calls[k])
       fprintf(f, "fn %s %llu %llu\n", tf_schema[k].name, (unsigned long long)calls[k], (unsigned long long)bytes[k]);

@@ -75,7 +75,7 @@ void tf_mnode_free(tf_mnode *x, tf_mem *m) {
   m->bytes -= x->nslots * sizeof *x->slots;
   tf_vset_free(&x->count, m);
   tf_vseq_free(&x->ranks, m);
-  tf_timing_free(&x->timing, m);
+  tf_gtiming_free(&x->timing, m);
   free(x);
   m->bytes -= sizeof *x;
 }
@@ -122,8 +122,7 @@ static tf_mnode *from_fnode(const tf_fnode *x, int64_t rank, const tf_callsite *
   y->site = x->site;
   y->site_sig = cs[x->site].sig;
   y->key = tf_mnode_event_key(x->fn, x->thread, y->site_sig);
-  if (tf_timing_copy(&y->timing, &x->timing, m)) goto fail;
-  tf_timing_set_rank(&y->timing, (int32_t)rank);
+  if (tf_gtiming_from_rank(&y->timing, &x->timing, (int32_t)rank, m)) goto fail;
   y->slots = calloc(x->nslots ? x->nslots : 1, sizeof *y->slots);
   if (!y->slots) goto fail;
   m->bytes += x->nslots * sizeof *y->slots;
@@ -275,6 +274,7 @@ static void shell_free(tf_fnode *x) {
   for (uint32_t i = 0; i < x->nbody; i++) shell_free(x->body[i]);
   free(x->body);
   free(x->slots);
+  free(x->timing.paths); /* the array only: the summaries are the merged ones */
   free(x);
 }
 
@@ -315,7 +315,13 @@ static tf_fnode *project_node(const tf_mnode *x, int64_t rank, const char **why)
     const tf_vseq *s = tf_vset_find(&x->slots[j], rank);
     if (s) y->slots[j] = *s;
   }
-  y->timing = x->timing; /* borrowed: over all the node's ranks (decoded without the count check) */
+  /* borrowed: on each path the summary of the rank's group (decoded without
+   * the count check: a group's counts are those of all its ranks) */
+  if (tf_gtiming_project(&x->timing, rank, &y->timing)) {
+    *why = "out of memory";
+    shell_free(y);
+    return NULL;
+  }
   return y;
 }
 
@@ -407,6 +413,7 @@ static void seal_nodes(tf_mnode *const *x, uint32_t n, tf_mem *m) {
     tf_vseq_seal(&x[i]->ranks, m);
     seal_vset(&x[i]->count, m);
     for (uint32_t j = 0; j < x[i]->nslots; j++) seal_vset(&x[i]->slots[j], m);
+    tf_gtiming_seal(&x[i]->timing, m);
     seal_nodes(x[i]->body, x[i]->nbody, m);
   }
 }

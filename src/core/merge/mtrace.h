@@ -23,6 +23,7 @@
 #include "fold/folder.h"
 #include "fold/streams.h"
 #include "format/functable.h"
+#include "merge/tgroups.h"
 #include "tracefold.h"
 
 typedef struct tf_vset {
@@ -41,7 +42,7 @@ typedef struct tf_mnode {
   tf_vset count;             /* loop: iteration counts; event: number of values of each occurrence */
   tf_vset *slots;            /* event: parameter position j of each occurrence */
   uint32_t nslots;
-  tf_timing timing;           /* event: delta times over every occurrence on every rank */
+  tf_gtiming timing;          /* event: delta times of its occurrences, per path and rank group */
   struct tf_mnode **body;     /* loop */
   uint32_t nbody;
 } tf_mnode;
