@@ -2140,7 +2140,7 @@ static void test_rank_groups(void) {
   CHECK(check_groups("all alike", &g[0], 64, count, sum, own, 0.01) == 1);
   tf_gtiming_free(&g[0], &m);
 
-  /* noise only (+-90 % around one mean): statistically alike, one group or a few, never irregular lists */
+  /* noise only (+-90 % around one mean): the caps hold, the lists stay blocks */
   groups_of(g, 256, 20, m_flat, n_large, &count, &sum, own, &m);
   check_groups("noise", &g[0], 256, count, sum, own, 1.0);
   tf_gtiming_free(&g[0], &m);

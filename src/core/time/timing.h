@@ -102,21 +102,17 @@ void tf_tpath_free(tf_tpath *p, tf_mem *m);
  *   - differ so little that sharing one summary moves at most
  *     TF_GROUP_FLOOR (ns, or units of a time-independent trace) between
  *     them: |m_a - m_b| n_a n_b / (n_a + n_b), the change of each side's
- *     total when both take the pooled mean, or
- *   - cannot be told apart from their samples — the difference is within
- *     TF_GROUP_Z standard errors, sqrt(var_a / n_a + var_b / n_b) — and is
- *     at most TF_GROUP_NOISE_MAX of the larger (so that a few very noisy
- *     samples never pool delays several times apart).
- * A path keeps at most TF_GROUPS_MAX groups, whose rank lists take at most
- * TF_GROUP_RANK_ITEMS value-sequence items together (ranks that noise
- * alone sets apart make irregular lists, which cost bytes in proportion to
- * the ranks); beyond either, the pair whose merge moves the least time
- * merges. */
+ *     total when both take the pooled mean.
+ * Differences the samples cannot tell from noise are not pooled for that
+ * (each rank's recorded time is what replay must give back); the caps
+ * pool them at scale: a path keeps at most TF_GROUPS_MAX groups, whose
+ * rank lists take at most TF_GROUP_RANK_ITEMS value-sequence items
+ * together (ranks that noise alone sets apart make irregular lists, which
+ * cost bytes in proportion to the ranks); beyond either, the pair whose
+ * merge moves the least compute time merges. */
 #define TF_GROUP_TOLERANCE 0.01
 #define TF_GROUP_FLOOR 1000.0
-#define TF_GROUP_Z 3.0
-#define TF_GROUP_NOISE_MAX 0.25
-#define TF_GROUPS_MAX 4
+#define TF_GROUPS_MAX 8
 #define TF_GROUP_RANK_ITEMS 16
 /* The compute time sharing one summary would move (ns or units): what the
  * caps minimise. */

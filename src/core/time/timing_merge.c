@@ -319,11 +319,8 @@ double tf_tpath_moved(const tf_tpath *a, const tf_tpath *b) { return moved(&a->c
 
 static int dstat_agree(const tf_dstat *a, const tf_dstat *b) {
   if (!a->n || !b->n) return 1;
-  double ma = tf_dstat_mean(a), mb = tf_dstat_mean(b), d = fabs(ma - mb);
-  double se = sqrt(fmax(a->m2, 0) / ((double)a->n * (double)a->n) + fmax(b->m2, 0) / ((double)b->n * (double)b->n));
-  double top = fmax(ma, mb);
-  return d <= TF_GROUP_TOLERANCE * top || moved(a, b) <= TF_GROUP_FLOOR ||
-         (d <= TF_GROUP_Z * se && d <= TF_GROUP_NOISE_MAX * top);
+  double ma = tf_dstat_mean(a), mb = tf_dstat_mean(b);
+  return fabs(ma - mb) <= TF_GROUP_TOLERANCE * fmax(ma, mb) || moved(a, b) <= TF_GROUP_FLOOR;
 }
 
 int tf_tpath_agree(const tf_tpath *a, const tf_tpath *b) { return dstat_agree(&a->compute, &b->compute); }
