@@ -297,6 +297,7 @@ static int next_event(rp_run *R) {
     }
     if (R->after_init) R->recorded_ns += T->ev.compute_ns + T->ev.duration_ns;
     R->recorded_compute_ns += T->ev.compute_ns;
+    T->recorded_fn_ns[T->fn] += T->ev.duration_ns;
     return 1;
   }
 }
@@ -336,6 +337,7 @@ static void call_event(rp_run *R) {
   }
   if (rc != MPI_SUCCESS) rp_die(T, "the call failed (MPI error %d)", rc);
   T->mpi_s += T->last_return - R->started;
+  T->fn_s[T->fn] += T->last_return - R->started;
   if (T->status.MPI_SOURCE != MPI_ANY_SOURCE) T->last_status = T->status;
 }
 
@@ -376,6 +378,7 @@ static int first_of_all(const rp_run *runs, const uint8_t *state, int n, int l) 
 static void lane_done(rp_run *R, uint8_t *state) {
   R->T.last_return = rp_now();
   R->T.mpi_s += R->T.last_return - R->started;
+  R->T.fn_s[R->T.fn] += R->T.last_return - R->started;
   *state = next_event(R) ? LANE_READY : LANE_DONE;
 }
 
@@ -495,7 +498,7 @@ static void print_ranks(const rp_engine *E, const double *r) {
 }
 
 static void write_report_file(const rp_engine *E, double most_s, double recorded_s, int has_recorded,
-                              const double *ranks, const uint64_t *calls, const uint64_t *bytes) {
+                              const double *ranks, const uint64_t *calls, const uint64_t *bytes, const double *fn_s) {
   FILE *f = fopen(E->opt.report, "w");
   if (!f) {
     fprintf(stderr, RP_PROGRAM ": cannot write the report to %s\n", E->opt.report);
@@ -508,21 +511,26 @@ static void write_report_file(const rp_engine *E, double most_s, double recorded
             ranks[RP_RANK_COLS * i + 2], ranks[RP_RANK_COLS * i + 3]);
   for (int k = 0; k < TF_FN_COUNT; k++)
     if (calls[k])
-      fprintf(f, "fn %s %llu %llu\n", tf_schema[k].name, (unsigned long long)calls[k], (unsigned long long)bytes[k]);
+      fprintf(f, "fn %s %llu %llu %.9f %.9f\n", tf_schema[k].name, (unsigned long long)calls[k],
+              (unsigned long long)bytes[k], fn_s[2 * k], fn_s[2 * k + 1]);
   if (fclose(f) != 0) fprintf(stderr, RP_PROGRAM ": cannot write the report to %s\n", E->opt.report);
 }
 
 static void report(rp_engine *E, rp_run *runs, double replay_s) {
   uint64_t calls[TF_FN_COUNT] = {0}, bytes[TF_FN_COUNT] = {0}, all_calls[TF_FN_COUNT], all_bytes[TF_FN_COUNT];
+  double fn_s[2 * TF_FN_COUNT] = {0}, all_fn_s[2 * TF_FN_COUNT]; /* per function: replayed, recorded seconds */
   for (int t = 0; t < E->nthreads; t++)
     for (int k = 0; k < TF_FN_COUNT; k++) {
       calls[k] += runs[t].T.calls[k];
       bytes[k] += runs[t].T.bytes[k];
+      fn_s[2 * k] += runs[t].T.fn_s[k];
+      fn_s[2 * k + 1] += (double)runs[t].T.recorded_fn_ns[k] * 1e-9;
     }
   double mine[2] = {replay_s, (double)runs[0].recorded_ns * 1e-9}, most[2];
   PMPI_Reduce(mine, most, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   PMPI_Reduce(calls, all_calls, TF_FN_COUNT, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
   PMPI_Reduce(bytes, all_bytes, TF_FN_COUNT, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+  PMPI_Reduce(fn_s, all_fn_s, 2 * TF_FN_COUNT, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   double *ranks = gather_ranks(E, runs, replay_s);
   if (E->rank != 0) return;
   static const char *modes[] = {"none", "mean", "histogram"};
@@ -545,7 +553,7 @@ static void report(rp_engine *E, rp_run *runs, double replay_s) {
            E->info->unit != TF_UNIT_NS ? "time-independent: compute in other units" : "recorded without times");
   }
   if (ranks) print_ranks(E, ranks);
-  if (o->report) write_report_file(E, most[0], most[1], has_recorded, ranks, all_calls, all_bytes);
+  if (o->report) write_report_file(E, most[0], most[1], has_recorded, ranks, all_calls, all_bytes, all_fn_s);
   free(ranks);
   if (!o->quiet) {
     printf("  %-28s %14s %18s\n", "function", "calls", "bytes");
