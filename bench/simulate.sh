@@ -34,8 +34,11 @@
 #    rank's exact compute), REPS times; each trace is simulated on that
 #    platform with --compute mean and --compute histogram. Error =
 #    (simulated time - the trace's recorded wall time) / recorded, median
-#    over REPS; rank compute error = the worst rank's |simulated compute -
-#    exact compute| / exact compute. What the error is made of: the
+#    over REPS; also against the untraced run's wall time (the workload
+#    with bench/walltime.c's shim preloaded, just before the traced run:
+#    MPI_Init to MPI_Finalize of the last rank), which the recorder's own
+#    work does not inflate; rank compute error = the worst rank's
+#    |simulated compute - exact compute| / exact compute. What the error is made of: the
 #    simulation's compute per rank is the trace's, so the difference lies in
 #    the MPI calls: per function, the recorded durations (the trace's, all
 #    ranks) against the simulated time in those calls (--compute mean, the
@@ -62,7 +65,8 @@ lib=$build/src/recorder/libtracefold.so
 cli=$build/src/cli/tracefold
 pingpong=$build/bench/bench_pingpong
 checker=$build/tests/check_timing
-for f in "$lib" "$cli" "$pingpong" "$checker" "$build/src/replay/tracefold-sim"; do
+shim=$build/bench/libtf_walltime.so
+for f in "$lib" "$cli" "$pingpong" "$checker" "$shim" "$build/src/replay/tracefold-sim"; do
   [ -f "$f" ] || { echo "$prog: missing $f (build with SimGrid installed)" >&2; exit 1; }
 done
 smpirun=$(command -v smpirun) || { echo "$prog: smpirun not found (apt-get install libsimgrid-dev)" >&2; exit 1; }
@@ -94,16 +98,19 @@ for wl in $WORKLOADS; do
   [ -x "${cmd[0]}" ] || continue
   for ((rep = 0; rep < REPS; rep++)); do
     t=$work/$wl.$rep
+    untraced=$(timeout 300 $MPIRUN -np 2 env LD_PRELOAD="$shim" "${cmd[@]}" 2>&1 >/dev/null |
+      awk '/^walltime: / { print $2; found = 1 } END { if (!found) print 0 }')
     timeout 300 $MPIRUN -np 2 env LD_PRELOAD="$lib" TRACEFOLD_MODE=both TRACEFOLD_OUTPUT="$t" "${cmd[@]}" >/dev/null 2>&1 ||
       { echo "$prog: $wl: the traced run failed" >&2; continue; }
     "$checker" ranks "$t/trace.tf" "$t" | awk '$1 == "rank" { sub(/exact=/, "", $4); print $2, $4 }' >"$t.exact"
     for mode in mean histogram; do
       "$cli" simulate "${platform[@]}" --compute $mode --quiet --keep "$t.$mode" "$t" >/dev/null 2>"$t.$mode.err" ||
         { echo "$prog: $wl: simulate --compute $mode failed: $(tail -1 "$t.$mode.err")" >&2; continue; }
-      awk -v wl="$wl" -v mode="$mode" 'NR == FNR { e[$1] = $2; next }
+      awk -v wl="$wl" -v mode="$mode" -v u="$untraced" 'NR == FNR { e[$1] = $2; next }
         $1 == "time_s" { s = $2 } $1 == "recorded_s" { r = $2 }
         $1 == "rank" && ($2 in e) && e[$2] > 0 { d = 100 * ($4 - e[$2]) / e[$2]; if (d < 0) d = -d; if (d > w) w = d }
-        END { if (r > 0) printf "%s\t%s\t%.6f\t%.6f\t%.2f\t%.4f\n", wl, mode, r, s, 100 * (s - r) / r, w }' \
+        END { if (r > 0) printf "%s\t%s\t%.6f\t%.6f\t%.2f\t%.4f\t%.6f\t%.2f\n", wl, mode, r, s, 100 * (s - r) / r, w, u,
+                                (u > 0 ? 100 * (s - u) / u : 0) }' \
         "$t.exact" "$t.$mode/report" >>"$work/accuracy.tsv"
       [ $mode = mean ] && awk -v wl="$wl" -v rep="$rep" '$1 == "fn" && NF >= 6 { printf "%s\t%s\t%s\t%s\t%s\t%s\n", wl, rep, $2, $3, $6, $5 }' \
         "$t.$mode/report" >>"$work/mpi.tsv"
@@ -160,11 +167,13 @@ PYTHONPATH=$here python3 - "$RESULTS" "$work" "$lat" "$bw" "$source" "$(($(date 
 import statistics, sys
 from results_section import update
 results, work, lat, bw, source, secs, reps, vargs, sargs, load0, load1 = sys.argv[1:]
-acc, rerr = {}, {}
+acc, rerr, untr = {}, {}, {}
 for line in open(work + "/accuracy.tsv"):
-    wl, mode, rec, sim, err, re = line.rstrip("\n").split("\t")
+    wl, mode, rec, sim, err, re, unt, uerr = line.rstrip("\n").split("\t")
     acc.setdefault(wl, {}).setdefault(mode, []).append((float(rec), float(sim), float(err)))
     rerr.setdefault(wl, {}).setdefault(mode, []).append(float(re))
+    if mode == "mean":
+        untr.setdefault(wl, []).append((float(unt), float(uerr)))
 mpi = {}
 for line in open(work + "/mpi.tsv"):
     wl, rep, fn, calls, rec, sim = line.rstrip("\n").split("\t")
@@ -179,11 +188,11 @@ out = ["## Simulation in SimGrid: accuracy on this machine, speed at scale", "",
        "recording host's speed.", "",
        f"**Accuracy** (2 ranks, one per core, `{vargs}`; timed_ranks `-m ranks -i 100 -s 500`, timed_stencil "
        "`-m stencil -i 200 -s 500`): simulated time against the trace's recorded wall time (MPI_Init to "
-       "MPI_Finalize, slowest rank); rank compute: the worst rank's |simulated compute - exact compute| / exact "
-       f"compute (exact: the flat files' deltas of the same run). Load average {load0} at the start, {load1} at "
-       "the end.", "",
-       "| workload | recorded s | simulated s (mean) | error mean | error histogram | rank compute mean | rank compute histogram |",
-       "|---|---|---|---|---|---|---|"]
+       "MPI_Finalize, slowest rank) and against the untraced run's (the same span, libtf_walltime.so); rank "
+       "compute: the worst rank's |simulated compute - exact compute| / exact compute (exact: the flat files' "
+       f"deltas of the same run). Load average {load0} at the start, {load1} at the end.", "",
+       "| workload | recorded s | simulated s (mean) | error mean | error histogram | untraced s | error mean vs untraced | rank compute mean | rank compute histogram |",
+       "|---|---|---|---|---|---|---|---|---|"]
 for wl, m in acc.items():
     rec = statistics.median(r for r, _, _ in m.get("mean", [(0, 0, 0)]))
     sim = statistics.median(s for _, s, _ in m.get("mean", [(0, 0, 0)]))
@@ -191,7 +200,9 @@ for wl, m in acc.items():
     eh = statistics.median(e for _, _, e in m["histogram"]) if "histogram" in m else float("nan")
     rm = statistics.median(rerr[wl]["mean"]) if "mean" in rerr[wl] else float("nan")
     rh = statistics.median(rerr[wl]["histogram"]) if "histogram" in rerr[wl] else float("nan")
-    out.append(f"| {wl} | {rec:.4f} | {sim:.4f} | {em:+.1f} % | {eh:+.1f} % | {rm:.3f} % | {rh:.3f} % |")
+    un = statistics.median(u for u, _ in untr.get(wl, [(0, 0)]))
+    ue = statistics.median(e for _, e in untr.get(wl, [(0, 0)]))
+    out.append(f"| {wl} | {rec:.4f} | {sim:.4f} | {em:+.1f} % | {eh:+.1f} % | {un:.4f} | {ue:+.1f} % | {rm:.3f} % | {rh:.3f} % |")
 out += ["", "**What the difference is made of** (`--compute mean`, the run of median error): the simulated compute "
         "of each rank is the trace's, so the difference between simulated and recorded time lies in the MPI calls. "
         "Per workload, the MPI time recorded (the trace's durations after MPI_Init, both ranks summed) against "
