@@ -16,7 +16,9 @@
 #              at every rank count)]
 #   RUNS       rank counts and the workload arguments at each, ";"-separated
 #              ["2:-i 2000;4:-i 200"] (4 ranks on 2 cores are oversubscribed:
-#              MPICH's polling then makes runs long, so fewer steps)
+#              MPICH's polling then makes runs long, so fewer steps); an entry
+#              NP:ARGS:W1 W2 ... runs only those workloads at NP (e.g.
+#              "9::timed_stencil": the 3x3 grid's interior rank)
 #   REPS       recordings per (workload, ranks); medians reported [3]
 #   TIMEOUT    hard limit per run, seconds                    [120]
 #   RESULTS    the file to update                             [bench/RESULTS.md]
@@ -101,8 +103,12 @@ median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END { if (
 rows=()
 IFS=';' read -r -a runs <<<"$RUNS"
 for run in "${runs[@]}"; do
-  np=${run%%:*} ARGS=${run#*:}
-  for wl in $WORKLOADS; do
+  np=${run%%:*} ARGS=${run#*:} only=$WORKLOADS
+  if [[ $ARGS == *:* ]]; then
+    only=${ARGS#*:}
+    ARGS=${ARGS%%:*}
+  fi
+  for wl in $only; do
     read -r -a cmd <<<"$(wl_cmd "$wl" "$ARGS")"
     [ -x "${cmd[0]}" ] || { echo "$prog: skipping $wl (no ${cmd[0]})" >&2; continue; }
     orig="" traced="" exact="" hist="" mean="" none="" rtrace="" rexact="" rhist="" rmean=""
