@@ -230,7 +230,8 @@ int tf_gtiming_merge(tf_gtiming *a, tf_gtiming *b, uint32_t k, tf_mem *m) {
       uint32_t best = UINT32_MAX;
       double bestc = 0;
       for (uint32_t x = 0; x < p->n; x++) {
-        if (!tf_tpath_agree(&p->g[x].t, &gy->t)) continue;
+        /* noise is pooled only between groups that pool several ranks already */
+        if (!tf_tpath_agree(&p->g[x].t, &gy->t, p->g[x].ranks.nvalues > 1 && gy->ranks.nvalues > 1)) continue;
         double c = tf_tpath_moved(&p->g[x].t, &gy->t);
         if (best == UINT32_MAX || c < bestc) best = x, bestc = c;
       }

@@ -102,23 +102,30 @@ void tf_tpath_free(tf_tpath *p, tf_mem *m);
  *   - differ so little that sharing one summary moves at most
  *     TF_GROUP_FLOOR (ns, or units of a time-independent trace) between
  *     them: |m_a - m_b| n_a n_b / (n_a + n_b), the change of each side's
- *     total when both take the pooled mean.
- * Differences the samples cannot tell from noise are not pooled for that
- * (each rank's recorded time is what replay must give back); the caps
- * pool them at scale: a path keeps at most TF_GROUPS_MAX groups, whose
- * rank lists take at most TF_GROUP_RANK_ITEMS value-sequence items
- * together (ranks that noise alone sets apart make irregular lists, which
- * cost bytes in proportion to the ranks); beyond either, the pair whose
- * merge moves the least compute time merges. */
+ *     total when both take the pooled mean, or
+ *   - (`noise`: both summaries pool several ranks already) differ by less
+ *     than TF_GROUP_Z standard errors of the difference, sqrt(var_a / n_a +
+ *     var_b / n_b), and by at most TF_GROUP_NOISE_MAX of the larger: what
+ *     the samples cannot tell from noise. A rank alone keeps its own
+ *     delays on that ground (each rank's recorded time is what replay
+ *     gives back); only the caps pool it.
+ * A path keeps at most TF_GROUPS_MAX groups, whose rank lists take at most
+ * TF_GROUP_RANK_ITEMS value-sequence items together (ranks that noise
+ * alone sets apart make irregular lists, which cost bytes in proportion to
+ * the ranks); beyond either, the pair whose merge moves the least compute
+ * time merges. */
 #define TF_GROUP_TOLERANCE 0.01
 #define TF_GROUP_FLOOR 1000.0
+#define TF_GROUP_Z 3.0
+#define TF_GROUP_NOISE_MAX 0.10
 #define TF_GROUPS_MAX 8
-#define TF_GROUP_RANK_ITEMS 16
+#define TF_GROUP_RANK_ITEMS 8
 /* The compute time sharing one summary would move (ns or units): what the
  * caps minimise. */
 double tf_tpath_moved(const tf_tpath *a, const tf_tpath *b);
-/* 1 when a's and b's compute deltas agree (as above), else 0. */
-int tf_tpath_agree(const tf_tpath *a, const tf_tpath *b);
+/* 1 when a's and b's compute deltas agree (as above; noise: the third
+ * ground is open), else 0. */
+int tf_tpath_agree(const tf_tpath *a, const tf_tpath *b, int noise);
 
 /* One summary in a file (part 4 "summary"; merged: with the rank fields):
  * encode (nothing when d->n is 0: the count is the caller's), and decode n

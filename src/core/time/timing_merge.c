@@ -317,13 +317,19 @@ static double moved(const tf_dstat *a, const tf_dstat *b) {
 
 double tf_tpath_moved(const tf_tpath *a, const tf_tpath *b) { return moved(&a->compute, &b->compute); }
 
-static int dstat_agree(const tf_dstat *a, const tf_dstat *b) {
+static int dstat_agree(const tf_dstat *a, const tf_dstat *b, int noise) {
   if (!a->n || !b->n) return 1;
-  double ma = tf_dstat_mean(a), mb = tf_dstat_mean(b);
-  return fabs(ma - mb) <= TF_GROUP_TOLERANCE * fmax(ma, mb) || moved(a, b) <= TF_GROUP_FLOOR;
+  double ma = tf_dstat_mean(a), mb = tf_dstat_mean(b), d = fabs(ma - mb), top = fmax(ma, mb);
+  if (d <= TF_GROUP_TOLERANCE * top || moved(a, b) <= TF_GROUP_FLOOR) return 1;
+  if (!noise || d > TF_GROUP_NOISE_MAX * top) return 0;
+  /* the standard error of the difference of the means: sqrt(var_a / n_a + var_b / n_b) */
+  double se = sqrt(fmax(a->m2, 0) / ((double)a->n * (double)a->n) + fmax(b->m2, 0) / ((double)b->n * (double)b->n));
+  return d <= TF_GROUP_Z * se;
 }
 
-int tf_tpath_agree(const tf_tpath *a, const tf_tpath *b) { return dstat_agree(&a->compute, &b->compute); }
+int tf_tpath_agree(const tf_tpath *a, const tf_tpath *b, int noise) {
+  return dstat_agree(&a->compute, &b->compute, noise);
+}
 
 int tf_timing_copy(tf_timing *dst, const tf_timing *src, tf_mem *m) {
   *dst = (tf_timing){.compute = src->compute, .duration = src->duration};
