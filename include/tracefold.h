@@ -201,8 +201,8 @@ TF_API void tf_format_value(int64_t v, char *buf, size_t len);
  * Both share one container (doc/FORMAT.md) and this reader. */
 #define TF_FLAT_MAGIC "TFFLAT\r\n"
 #define TF_COMP_MAGIC "TFCOMP\r\n"
-#define TF_FLAT_VERSION 3 /* written; readers also read version 2 (TF_VERSION_OLDEST) */
-#define TF_COMP_VERSION 3
+#define TF_FLAT_VERSION 3 /* 3: the run's identity (doc/FORMAT.md); readers also read version 2 (TF_VERSION_OLDEST) */
+#define TF_COMP_VERSION 3 /* 3: the run's identity, streams per thread (doc/FORMAT.md 2.7); readers also read 2 */
 #define TF_VERSION_OLDEST 2 /* the oldest version of each format the readers still read */
 
 typedef enum tf_file_kind { TF_FILE_FLAT = 0, TF_FILE_COMPRESSED = 1 } tf_file_kind;
@@ -290,7 +290,7 @@ TF_API tf_status tf_list_dir(const char *dir, tf_file_kind kind, char ***paths, 
  * trace directory. Every rank's events come back exactly as recorded,
  * through a per-rank cursor that unrolls the loops lazily. */
 #define TF_TRACE_MAGIC "TFTRACE\n"
-#define TF_TRACE_VERSION 3 /* written; readers also read version 2 */
+#define TF_TRACE_VERSION 3 /* 3: the run's identity, streams, time summaries per rank group; readers also read 2 */
 #define TF_TRACE_FILE "trace.tf"
 
 typedef enum tf_trace_source {
@@ -359,8 +359,9 @@ typedef struct tf_rank_cursor tf_rank_cursor;
 TF_API tf_status tf_rank_cursor_open(tf_trace *t, int32_t rank, tf_rank_cursor **out, char *err, size_t errlen);
 /* 1 and *ev (valid until the next call), 0 at the end, -1 when the trace
  * turns out malformed while unrolling (tf_rank_cursor_error says where).
- * For folded traces compute_ns/duration_ns are the mean over the folded
- * event's occurrences on all the ranks it was merged from. */
+ * For folded traces compute_ns/duration_ns are the mean of the folded
+ * event's path taken, over the occurrences of the rank's group (the ranks
+ * whose delays agree with its own on that path; doc/TIMING.md). */
 TF_API int tf_rank_cursor_next(tf_rank_cursor *c, tf_event *ev);
 /* Why tf_rank_cursor_next gave -1 ("" before it did). */
 TF_API const char *tf_rank_cursor_error(const tf_rank_cursor *c);
@@ -411,7 +412,8 @@ TF_API int tf_node_values_of(const tf_node *n, int which, int32_t rank, char *va
 
 /* ---- time in a trace (doc/TIMING.md) --------------------------------------
  * An event node keeps its delta times per path (the previous call of its
- * thread, in path mode; one path otherwise): count, min, max, mean and
+ * thread, in path mode; one path otherwise) and, in a merged trace, per
+ * group of ranks whose delays agree on that path: count, min, max, mean and
  * standard deviation, the ranks of the extremes and of the smallest and
  * largest per-rank mean, and (histogram and path modes) balanced bins. */
 #define TF_TIME_BINS_MAX 64
@@ -438,9 +440,21 @@ typedef struct tf_time_path {
 } tf_time_path;
 /* Paths of an event node (0 for loops and traces without times). */
 TF_API uint32_t tf_node_paths(const tf_node *n);
-/* Path i, or with i == TF_PATHS_ALL all paths summed, into *out: 0, or -1
- * (no such path, or out of memory). */
+/* Path i over all the event's ranks (its rank groups pooled), or with
+ * i == TF_PATHS_ALL all paths summed, into *out: 0, or -1 (no such path, or
+ * out of memory). */
 TF_API int tf_node_path(const tf_trace *t, const tf_node *n, uint32_t i, tf_time_path *out);
+/* Rank groups (doc/TIMING.md "Rank groups"): a merged trace keeps each
+ * path's times per group of ranks whose delays agree. The number of groups
+ * of path i (0: no such path); group g's summaries into *out and its ranks
+ * as text (a rank list, as tf_node_ranks) into ranks (may be NULL): 0, or
+ * -1 if there is no such group. */
+TF_API uint32_t tf_node_path_groups(const tf_node *n, uint32_t i);
+TF_API int tf_node_path_group(const tf_trace *t, const tf_node *n, uint32_t i, uint32_t g, tf_time_path *out,
+                              char *ranks, size_t rlen);
+/* The summaries `rank` takes on path i (its group's): 0, or -1 when the
+ * rank did not take that path. */
+TF_API int tf_node_path_rank(const tf_trace *t, const tf_node *n, uint32_t i, int32_t rank, tf_time_path *out);
 
 /* A rank's timeline as the trace keeps it: its events in order, each call
  * starting its compute delta after the previous call ended and lasting its

@@ -38,6 +38,15 @@
  *     --fn FUNC: only the events of FUNC (its w1 on the overall line).
  *     Exit 1 with a message if any exact check fails, 2 on a usage or
  *     reading error.
+ *
+ *   check_timing ranks [--within PCT] TRACE FLATDIR
+ *     Each rank's compute as the trace keeps it (the sum of the compute
+ *     deltas its cursor reports: its rank groups' path means, doc/TIMING.md
+ *     "Rank groups") against its exact compute (the flat files' deltas),
+ *     MPI_Init's and MPI_Init_thread's aside (process start-up):
+ *       rank <r> trace=<s> exact=<s> error=<%>
+ *       worst error=<%> rank=<r> ranks=<P> groups=<total groups of all paths> paths=<paths> largest=<groups of one path>
+ *     --within PCT: exit 1 if a rank is further off than PCT percent.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
@@ -495,10 +504,87 @@ static int cmd_exact(int argc, char **argv) {
   return 0;
 }
 
+/* ---------------------------------------------------------------- ranks */
+
+/* A rank's compute deltas summed (MPI_Init and MPI_Init_thread aside), s. */
+static double rank_compute(tf_trace *t, int32_t r) {
+  const tf_trace_info *ti = tf_trace_get_info(t);
+  tf_rank_cursor *c;
+  char err[1024];
+  if (tf_rank_cursor_open(t, r, &c, err, sizeof err) != TF_OK) die(err);
+  tf_event ev;
+  int rc;
+  double s = 0;
+  while ((rc = tf_rank_cursor_next(c, &ev)) == 1) {
+    const char *name = ti->funcs[ev.fn].name;
+    if (strcmp(name, "MPI_Init") != 0 && strcmp(name, "MPI_Init_thread") != 0) s += (double)ev.compute_ns * 1e-9;
+  }
+  if (rc < 0) die(tf_rank_cursor_error(c));
+  tf_rank_cursor_close(c);
+  return s;
+}
+
+static void count_groups(const tf_node *const *nodes, uint32_t n, uint64_t *groups, uint64_t *paths, uint32_t *largest) {
+  for (uint32_t i = 0; i < n; i++) {
+    tf_node_info ni;
+    tf_node_get(nodes[i], &ni);
+    if (ni.is_loop) {
+      count_groups(ni.body, ni.nbody, groups, paths, largest);
+      continue;
+    }
+    for (uint32_t p = 0; p < tf_node_paths(nodes[i]); p++) {
+      uint32_t g = tf_node_path_groups(nodes[i], p);
+      *groups += g;
+      (*paths)++;
+      if (g > *largest) *largest = g;
+    }
+  }
+}
+
+static int cmd_ranks(int argc, char **argv) {
+  double within = -1;
+  if (argc >= 2 && strcmp(argv[0], "--within") == 0) {
+    within = atof(argv[1]);
+    argc -= 2, argv += 2;
+  }
+  if (argc != 2) die("usage: check_timing ranks [--within PCT] TRACE FLATDIR");
+  char err[1024];
+  tf_trace *t, *f;
+  if (tf_trace_open(argv[0], 0, &t, err, sizeof err) != TF_OK || tf_trace_open(argv[1], TF_OPEN_PREFER_FLAT, &f, err, sizeof err) != TF_OK) {
+    fprintf(stderr, "check_timing: %s\n", err);
+    return 2;
+  }
+  if (tf_trace_get_info(f)->source != TF_SOURCE_FLAT) die("FLATDIR holds no flat files");
+  const tf_trace_info *ti = tf_trace_get_info(t);
+  double worst = 0;
+  int32_t worst_rank = -1;
+  for (int32_t r = 0; r < ti->nranks; r++) {
+    if (!tf_trace_rank(t, r, NULL, NULL)) continue;
+    double a = rank_compute(t, r), e = rank_compute(f, r), d = e > 0 ? 100 * fabs(a - e) / e : 0;
+    printf("rank %d trace=%.9f exact=%.9f error=%.4f\n", r, a, e, d);
+    if (worst_rank < 0 || d > worst) worst = d, worst_rank = r;
+  }
+  const tf_node *const *top;
+  uint32_t ntop = tf_trace_top(t, &top), largest = 0;
+  uint64_t groups = 0, paths = 0;
+  count_groups(top, ntop, &groups, &paths, &largest);
+  printf("worst error=%.4f rank=%d ranks=%d groups=%" PRIu64 " paths=%" PRIu64 " largest=%u\n", worst, worst_rank,
+         ti->nranks_present, groups, paths, largest);
+  tf_trace_close(t);
+  tf_trace_close(f);
+  if (within >= 0 && worst > within) {
+    FAILF("rank %d's compute is %.3f %% off its exact compute (at most %.3f %%)", worst_rank, worst, within);
+    return 1;
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc >= 2 && strcmp(argv[1], "paths") == 0) return cmd_paths(argc - 2, argv + 2);
   if (argc >= 2 && strcmp(argv[1], "exact") == 0) return cmd_exact(argc - 2, argv + 2);
+  if (argc >= 2 && strcmp(argv[1], "ranks") == 0) return cmd_ranks(argc - 2, argv + 2);
   fprintf(stderr, "usage: check_timing paths TRACE FUNC\n"
-                  "       check_timing exact [--fn FUNC] TRACE FLATDIR\n");
+                  "       check_timing exact [--fn FUNC] TRACE FLATDIR\n"
+                  "       check_timing ranks [--within PCT] TRACE FLATDIR\n");
   return 2;
 }

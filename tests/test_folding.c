@@ -556,10 +556,10 @@ static rt_result round_trip(const stream *s, const rt_opts *o, uint64_t seed) {
       ok = 0;
     }
     if (o->check_cap)
-      CHECKF(c.folder.mem.bytes <= o->cap, "seed %" PRIu64 ": folder holds %zu bytes > cap %zu after event %zu",
-             seed, c.folder.mem.bytes, o->cap, i);
+      CHECKF(tf_compressor_bytes(&c) <= o->cap, "seed %" PRIu64 ": folder holds %zu bytes > cap %zu after event %zu",
+             seed, tf_compressor_bytes(&c), o->cap, i);
   }
-  int last = c.folder.n > 0; /* finish writes what remains, if anything */
+  int last = c.nevents > 0; /* finish writes what remains, if anything */
   CHECK(tf_compressor_finish(&c, cw) == 0);
   res.spills = c.spills;
   tf_compressor_free(&c);
@@ -985,7 +985,7 @@ static void test_seal_midstream(void) {
     }
     tf_folder_seal(&f);
     tf_buf b = {0};
-    tf_segment_encode(&b, f.seq, f.n);
+    tf_segment_encode(&b, f.seq, f.n, NULL);
     CHECK(!b.failed && tf_file_writer_segment(w, b.data, b.len, f.nevents) == 0);
     tf_buf_free(&b);
     tf_folder_reset(&f);
@@ -1154,14 +1154,18 @@ static void put_event_head(tf_buf *b, uint32_t fn, uint32_t site) {
 
 enum {
   H_VALID, H_COUNT_MISMATCH, H_SLOT_SHORT, H_SLOT_LONG, H_ZERO_ITERS, H_NVALS_OVER_SLOTS, H_NOT_FITTING, H_SITE,
-  H_FN, H_DEEP_LOOPS, H_DEEP_REPEATS, H_TRAILING, H_EMPTY_LIST, H_HUGE_RUN, H_NEG_NVALS, H_BAD_ITEM, H_SLOT_UNUSED, H_NCASES
+  H_FN, H_DEEP_LOOPS, H_DEEP_REPEATS, H_TRAILING, H_EMPTY_LIST, H_HUGE_RUN, H_NEG_NVALS, H_BAD_ITEM, H_SLOT_UNUSED,
+  H_TWO_STREAMS, H_ORDER_SIZES, H_ORDER_STREAM, H_ORDER_LENGTHS, H_ORDER_EMPTY_RUN, H_ORDER_ONE_STREAM_RUNS, H_NCASES
 };
 static const char *const hnames[] = {"valid", "event count mismatch", "slot too short", "slot too long",
                                      "zero iterations", "value count over slots", "values not fitting fields",
                                      "undeclared call site", "unknown function", "loops nested too deep",
                                      "repeats nested too deep", "trailing bytes", "empty node list",
                                      "huge run", "negative value count", "unknown item kind",
-                                     "unused values in an extra slot"};
+                                     "unused values in an extra slot", "two streams, the first empty",
+                                     "stream sizes beyond the nodes", "a run of an unknown stream",
+                                     "run lengths beyond the events", "a run of a stream without events",
+                                     "runs for one stream"};
 
 /* One segment: a loop of 3 iterations around one MPI_Send event (4 values
  * per event: slot j = 10*j + iteration), altered by `h`. Returns the
@@ -1216,6 +1220,41 @@ static uint64_t hand_segment(tf_buf *b, int h) {
   }
   if (h == H_SLOT_UNUSED) put_run_vseq(b, 50, 1, 2); /* slot 4: no occurrence has 5 values */
   put_stats(b);
+  /* the order of the streams (FORMAT.md 2.7): sizes, runs, lengths; one stream: all empty */
+  switch (h) {
+  case H_TWO_STREAMS: /* stream 0 empty, stream 1 the loop: one run of stream 1 */
+    put_single_vseq(b, 0);
+    put_single_vseq(b, 1);
+    tf_buf_put_uvar(b, 0);
+    break;
+  case H_ORDER_SIZES: /* 7 nodes in stream 0, of 1 */
+    put_single_vseq(b, 7);
+    put_single_vseq(b, 1);
+    tf_buf_put_uvar(b, 0);
+    break;
+  case H_ORDER_STREAM: /* stream 3 of 2 */
+    put_single_vseq(b, 0);
+    put_single_vseq(b, 3);
+    tf_buf_put_uvar(b, 0);
+    break;
+  case H_ORDER_LENGTHS: /* a first run of 5 events, of 3 */
+    put_single_vseq(b, 0);
+    put_run_vseq(b, 1, -1, 2);
+    put_single_vseq(b, 5);
+    break;
+  case H_ORDER_EMPTY_RUN: /* a first run of stream 0, which has no events: found while unrolling */
+    put_single_vseq(b, 0);
+    put_run_vseq(b, 0, 1, 2);
+    put_single_vseq(b, 1);
+    break;
+  case H_ORDER_ONE_STREAM_RUNS:
+    tf_buf_put_uvar(b, 0);
+    put_single_vseq(b, 0);
+    tf_buf_put_uvar(b, 0);
+    break;
+  default:
+    for (int k = 0; k < 3; k++) tf_buf_put_uvar(b, 0);
+  }
   if (h == H_TRAILING) tf_buf_put_u8(b, 0);
   return h == H_COUNT_MISMATCH ? nev + 1 : nev;
 }
@@ -1252,7 +1291,7 @@ static void test_hand_made(void) {
     /* A slot holding values no occurrence reads (FORMAT.md 2.6) is refused
      * when its segment has been unrolled: it falls to the generic check
      * below (refused at open, or -1 with a message naming the file). */
-    if (h == H_VALID) {
+    if (h == H_VALID || h == H_TWO_STREAMS) {
       CHECKF(st == TF_OK, "%s", err);
       if (st != TF_OK) continue;
       tf_event ev;

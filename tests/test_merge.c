@@ -25,6 +25,13 @@
  *      (tf_trace_top, tf_node_get/ranks/values) agrees with the streams;
  *   4. rank lists (ranklist.h): membership, ends and text form of sorted
  *      random sets and strided blocks, against a bitmap;
+ *   6. rank groups (tgroups.h): per-rank time summaries merged in
+ *      binomial order keep ranks whose compute differs apart (slow odd
+ *      ranks, boundary and interior of a 16x16 grid: exactly those groups,
+ *      their rank lists strided blocks), pool ranks that agree or differ
+ *      only by noise, never exceed the caps (groups, rank-list items) on
+ *      ranks that all differ, and keep every count and sum exact; each
+ *      rank's projection takes its own group;
  *   5. hostile merged files: truncations, byte flips (also with the CRCs
  *      made valid again), and structural edits of a decoded tf_mtrace,
  *      re-encoded: refused at open (always, for what FORMAT.md 3.9 says
@@ -32,7 +39,7 @@
  *      events, or -1 with a message), never a crash or a hang.
  *
  * Usage: test_merge              all tests (fixed seeds)
- *        test_merge CASE...      only those: ranklists, lossless, refusals, stencil_size, hostile
+ *        test_merge CASE...      only those: ranklists, lossless, refusals, stencil_size, rank_groups, hostile
  *                                (--list, --help: tests/check.h; --part CASE is the same)
  *        test_merge SEED [P]     only the merge round trip of SEED (verbose)
  *        test_merge --seeds N [FIRST]  only the merge round trips, N seeds from FIRST (5000)
@@ -41,6 +48,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -2022,6 +2030,155 @@ static void test_hostile(void) {
          total.cases, total.refused, total.opened_error, total.opened_clean);
 }
 
+/* ================================================================ 6. rank groups */
+
+/* Rank `rank`'s timing of one event: n samples of compute (durations 100). */
+static void rank_timing(tf_gtiming *g, int32_t rank, const uint64_t *c, int n, tf_mem *m) {
+  tf_timing t = {0};
+  for (int i = 0; i < n; i++) tf_timing_add(&t, TF_TIMING_PATH, TF_BINS_DEFAULT, TF_PREV_NONE, TF_PREV_NONE, c[i], 100, m);
+  CHECK(tf_gtiming_from_rank(g, &t, rank, m) == 0);
+  tf_timing_free(&t, m);
+}
+
+/* Ranks 0..P-1, n samples each from mean(r) with a noise of +-noise(r)
+ * (uniform), merged over the binomial tree into g[0]. The exact count and
+ * sum over all ranks in *count and *sum; each rank's own mean in mean[r]. */
+static void groups_of(tf_gtiming *g, int P, int n, double (*mean)(int), double (*noise)(int), uint64_t *count,
+                      uint64_t *sum, double *own, tf_mem *m) {
+  uint64_t *c = malloc((size_t)n * sizeof *c);
+  *count = *sum = 0;
+  for (int r = 0; r < P; r++) {
+    uint64_t s = 0;
+    for (int i = 0; i < n; i++) {
+      double v = mean(r) + noise(r) * (2.0 * (double)rndn(1000001) / 1e6 - 1.0);
+      c[i] = (uint64_t)(v > 1 ? v : 1);
+      s += c[i];
+    }
+    own[r] = (double)s / n;
+    *count += (uint64_t)n;
+    *sum += s;
+    rank_timing(&g[r], r, c, n, m);
+  }
+  free(c);
+  for (int k = 1; k < P; k *= 2)
+    for (int r = 0; r + k < P; r += 2 * k) CHECK(tf_gtiming_merge(&g[r], &g[r + k], TF_BINS_DEFAULT, m) == 0);
+}
+
+/* Checks on g (one path): counts and sums exact, caps kept, every rank in
+ * exactly one group, and its projection within `tol` of its own mean.
+ * Returns the number of groups. */
+static uint32_t check_groups(const char *what, const tf_gtiming *g, int P, uint64_t count, uint64_t sum,
+                             const double *own, double tol) {
+  CHECKF(g->npaths == 1, "%s: %u paths", what, g->npaths);
+  if (g->npaths != 1) return 0;
+  const tf_gpath *p = &g->paths[0];
+  uint64_t n = 0, s = 0;
+  uint32_t cost = 0;
+  for (uint32_t x = 0; x < p->n; x++) {
+    n += p->g[x].t.compute.n;
+    s += p->g[x].t.compute.sum;
+    cost += tf_ranks_cost(&p->g[x].ranks);
+  }
+  CHECKF(n == count && s == sum, "%s: groups hold %" PRIu64 " samples summing to %" PRIu64 ", expected %" PRIu64
+         " and %" PRIu64, what, n, s, count, sum);
+  CHECKF(p->n <= TF_GROUPS_MAX && (p->n == 1 || cost <= TF_GROUP_RANK_ITEMS), "%s: %u groups, %u rank-list items", what,
+         p->n, cost);
+  double worst = 0;
+  for (int r = 0; r < P; r++) {
+    int in = 0;
+    for (uint32_t x = 0; x < p->n; x++) in += tf_ranks_contains(&p->g[x].ranks, r);
+    CHECKF(in == 1, "%s: rank %d in %d groups", what, r, in);
+    tf_timing shell;
+    CHECK(tf_gtiming_project(g, r, &shell) == 0);
+    CHECKF(shell.npaths == 1, "%s: rank %d projects to %u paths", what, r, shell.npaths);
+    if (shell.npaths == 1) {
+      double e = fabs(tf_dstat_mean(&shell.paths[0].compute) - own[r]) / own[r];
+      if (e > worst) worst = e;
+    }
+    free(shell.paths);
+  }
+  CHECKF(worst <= tol, "%s: a rank's mean is %.4f off its own (at most %.4f)", what, worst, tol);
+  printf("rank groups, %s: %d ranks -> %u groups, %u rank-list items, worst rank %.4f off its own mean\n", what, P, p->n,
+         cost, worst);
+  return p->n;
+}
+
+static double m_odd_slow(int r) { return r % 2 ? 6000 : 1000; }
+static double n_tight(int r) { return r % 2 ? 6 : 1; }
+static double m_flat(int r) { (void)r; return 1000; }
+static double n_small(int r) { (void)r; return 3; }
+static double n_large(int r) { (void)r; return 900; }
+static double m_all_differ(int r) { return 1000.0 * (r + 1); }
+static double m_boundary(int r) {
+  int row = r / 16, col = r % 16;
+  return row > 0 && row < 15 && col > 0 && col < 15 ? 3000 : 1000;
+}
+static double n_boundary(int r) { return m_boundary(r) / 1000; }
+
+static void test_rank_groups(void) {
+  tf_mem m = {0};
+  enum { PMAX = 256 };
+  static tf_gtiming g[PMAX];
+  static double own[PMAX];
+  uint64_t count, sum;
+  char text[256];
+
+  /* issue 17's program: odd ranks compute 6x as long; every rank keeps its own mean */
+  groups_of(g, 16, 100, m_odd_slow, n_tight, &count, &sum, own, &m);
+  CHECK(check_groups("odd ranks 6x slower", &g[0], 16, count, sum, own, 0.01) == 2);
+  tf_gtiming_seal(&g[0], &m);
+  if (g[0].npaths == 1 && g[0].paths[0].n == 2) {
+    tf_ranks_format(&g[0].paths[0].g[0].ranks, text, sizeof text);
+    CHECKF(strcmp(text, "<1 0 8 2>") == 0, "even ranks: %s", text);
+    tf_ranks_format(&g[0].paths[0].g[1].ranks, text, sizeof text);
+    CHECKF(strcmp(text, "<1 1 8 2>") == 0, "odd ranks: %s", text);
+  }
+  tf_gtiming_free(&g[0], &m);
+
+  /* ranks that agree within the tolerance share one summary */
+  groups_of(g, 64, 200, m_flat, n_small, &count, &sum, own, &m);
+  CHECK(check_groups("all alike", &g[0], 64, count, sum, own, 0.01) == 1);
+  tf_gtiming_free(&g[0], &m);
+
+  /* noise only (+-90 % around one mean): the caps hold, the lists stay blocks */
+  groups_of(g, 256, 20, m_flat, n_large, &count, &sum, own, &m);
+  check_groups("noise", &g[0], 256, count, sum, own, 1.0);
+  tf_gtiming_free(&g[0], &m);
+
+  /* every rank different: the caps hold, the closest ranks pool */
+  groups_of(g, 64, 50, m_all_differ, n_small, &count, &sum, own, &m);
+  CHECK(check_groups("every rank different", &g[0], 64, count, sum, own, 10.0) <= TF_GROUPS_MAX);
+  tf_gtiming_free(&g[0], &m);
+
+  /* boundary and interior of a 16x16 grid: two groups, the interior one a 14x14 block */
+  groups_of(g, 256, 50, m_boundary, n_boundary, &count, &sum, own, &m);
+  CHECK(check_groups("16x16 boundary and interior", &g[0], 256, count, sum, own, 0.01) == 2);
+  tf_gtiming_seal(&g[0], &m); /* as a merged trace is before it is written */
+  for (uint32_t x = 0; g[0].npaths == 1 && x < g[0].paths[0].n; x++) {
+    tf_ranks_format(&g[0].paths[0].g[x].ranks, text, sizeof text);
+    if (tf_dstat_mean(&g[0].paths[0].g[x].t.compute) > 2000)
+      CHECKF(strcmp(text, "<2 17 14 16 14 1>") == 0, "interior ranks: %s", text);
+  }
+  tf_gtiming_free(&g[0], &m);
+
+  /* single samples: apart when they differ, pooled within the tolerance */
+  static double two[2];
+  uint64_t c1 = 1000, c2 = 5000, c3 = 1005;
+  rank_timing(&g[0], 0, &c1, 1, &m);
+  rank_timing(&g[1], 1, &c2, 1, &m);
+  CHECK(tf_gtiming_merge(&g[0], &g[1], TF_BINS_DEFAULT, &m) == 0);
+  two[0] = 1000, two[1] = 5000;
+  CHECK(check_groups("two single samples apart", &g[0], 2, 2, 6000, two, 0) == 2);
+  tf_gtiming_free(&g[0], &m);
+  rank_timing(&g[0], 0, &c1, 1, &m);
+  rank_timing(&g[1], 1, &c3, 1, &m);
+  CHECK(tf_gtiming_merge(&g[0], &g[1], TF_BINS_DEFAULT, &m) == 0);
+  two[1] = 1005;
+  CHECK(check_groups("two single samples alike", &g[0], 2, 2, 2005, two, 0.01) == 1);
+  tf_gtiming_free(&g[0], &m);
+  CHECKF(m.bytes == 0 && !m.failed, "%zu bytes still accounted", m.bytes);
+}
+
 /* ================================================================ main */
 
 int main(int argc, char **argv) {
@@ -2036,6 +2193,7 @@ int main(int argc, char **argv) {
       {"lossless", test_lossless},
       {"refusals", test_refusals},
       {"stencil_size", test_stencil_size},
+      {"rank_groups", test_rank_groups},
       {"hostile", test_hostile},
   };
   int rc;

@@ -94,8 +94,10 @@ int tf_launch(const char *verb, char *const *args, int hush);
 void tf_fmt_delta(double v, unsigned unit, char *buf, size_t len);
 /* "1.5s", "20ms", "300us", "1000ns" (no unit: seconds) -> ns; 0 or -1. */
 int tf_parse_time(const char *s, uint64_t *ns);
-/* An event node's delta times (every path) as indented lines. */
-void tf_put_times(const tf_trace *t, const tf_node *n, int indent);
+/* An event node's delta times (every path) as indented lines: over all its
+ * ranks, then each rank group's when there are several; rank >= 0: that
+ * rank's group only. */
+void tf_put_times(const tf_trace *t, const tf_node *n, int indent, long rank);
 
 int cmd_dump(int argc, char **argv);
 int cmd_time(int argc, char **argv);

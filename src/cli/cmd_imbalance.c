@@ -99,7 +99,7 @@ int cmd_imbalance(int argc, char **argv) {
     printf("%2zu. %s cs=%016" PRIx64 " x%.0f per rank: slowest rank %d (mean %s), fastest rank %d (mean %s), "
            "spread %s, costs %s\n", i + 1, in.info->funcs[e->ni.fn].name, e->ni.callsite, e->per_rank,
            c->rank_mean_hi_rank, hi, c->rank_mean_lo_rank, lo, sp, cost);
-    tf_put_times(in.t, e->n, 4);
+    tf_put_times(in.t, e->n, 4, -1);
   }
   if (!l.n) printf("no events with compute deltas\n");
 out:

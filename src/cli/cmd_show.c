@@ -157,7 +157,7 @@ static int put_nodes(const tf_trace *tr, const tf_node *const *nodes, uint32_t n
     }
     if (rank < 0 && strcmp(ranks, parent_ranks) != 0) printf("  @%s", ranks);
     fputs("\n", stdout);
-    if (!ni.is_loop && !no_time) tf_put_times(tr, x, 2 * depth + 4);
+    if (!ni.is_loop && !no_time) tf_put_times(tr, x, 2 * depth + 4, rank);
     if (ni.is_loop) {
       if (put_nodes(tr, ni.body, ni.nbody, depth + 1, ranks, ti, rank, no_time, fields)) return -1;
       printf("%*s}\n", 2 * depth, "");

@@ -59,27 +59,47 @@ static void put_bins(const tf_time_stat *s, unsigned unit) {
   }
 }
 
-void tf_put_times(const tf_trace *t, const tf_node *n, int indent) {
+/* "xN compute mean (min .. max), call ..." and, on its own line, the compute bins */
+static void put_summary(const tf_time_path *p, const tf_trace_info *ti, int ranks, int indent, int bins) {
+  printf("x%llu compute ", (unsigned long long)p->compute.n);
+  put_stat(&p->compute, ti->unit, ranks);
+  if (ti->unit == TF_UNIT_NS) {
+    printf(", call ");
+    put_stat(&p->duration, TF_UNIT_NS, ranks);
+  }
+  printf("\n");
+  if (bins && p->compute.nbins > 1) {
+    printf("%*s  compute bins ", indent, "");
+    put_bins(&p->compute, ti->unit);
+    printf("\n");
+  }
+}
+
+void tf_put_times(const tf_trace *t, const tf_node *n, int indent, long rank) {
   const tf_trace_info *ti = tf_trace_get_info(t);
   uint32_t np = tf_node_paths(n);
   int ranks = ti->nranks_present > 1;
   for (uint32_t i = 0; i < np; i++) {
     tf_time_path p;
-    if (tf_node_path(t, n, i, &p)) continue;
+    uint32_t ng = tf_node_path_groups(n, i);
+    if (rank >= 0 ? tf_node_path_rank(t, n, i, (int32_t)rank, &p) : tf_node_path(t, n, i, &p)) continue;
     printf("%*s", indent, "");
-    if (ti->timing == TF_TIMING_PATH)
-      printf("after %s: ", p.has_prev ? ti->funcs[p.prev_fn].name : "(start)");
-    printf("x%llu compute ", (unsigned long long)p.compute.n);
-    put_stat(&p.compute, ti->unit, ranks);
-    if (ti->unit == TF_UNIT_NS) {
-      printf(", call ");
-      put_stat(&p.duration, TF_UNIT_NS, ranks);
-    }
-    printf("\n");
-    if (p.compute.nbins > 1) {
-      printf("%*s  compute bins ", indent, "");
-      put_bins(&p.compute, ti->unit);
-      printf("\n");
+    if (ti->timing == TF_TIMING_PATH) printf("after %s: ", p.has_prev ? ti->funcs[p.prev_fn].name : "(start)");
+    if (rank < 0 && ng > 1) printf("%u rank groups, together ", ng);
+    put_summary(&p, ti, ranks, indent, rank >= 0 || ng <= 1);
+    if (rank >= 0 || ng <= 1) continue;
+    for (uint32_t g = 0; g < ng; g++) { /* each group: its ranks, its summaries, the spread of its ranks' means */
+      char rl[1024];
+      if (tf_node_path_group(t, n, i, g, &p, rl, sizeof rl)) continue;
+      printf("%*s  ranks %s: ", indent, "", rl);
+      put_summary(&p, ti, ranks, indent + 2, 1);
+      if (p.compute.rank_mean_lo_rank != p.compute.rank_mean_hi_rank) {
+        char lo[32], hi[32];
+        tf_fmt_delta(p.compute.rank_mean_lo, ti->unit, lo, sizeof lo);
+        tf_fmt_delta(p.compute.rank_mean_hi, ti->unit, hi, sizeof hi);
+        printf("%*s    compute mean per rank %s @%d .. %s @%d\n", indent, "", lo, p.compute.rank_mean_lo_rank, hi,
+               p.compute.rank_mean_hi_rank);
+      }
     }
   }
 }

@@ -17,7 +17,9 @@
  * The spans of regular subtrees are memoised per entry state, so a search
  * costs about the loop depth times the body lengths, independent of how
  * many events the rank made. Flat traces are read linearly: they are the
- * reference the search is tested against.
+ * reference the search is tested against; so are ranks whose threads
+ * folded apart (streams.h): their timeline interleaves the threads' loops
+ * event by event.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -308,18 +310,24 @@ tf_status tf_timeline_open(tf_trace *t, int32_t rank, tf_timeline **out, char *e
   tl->trace = t;
   tl->rank = rank;
   tf_status st = TF_OK;
-  if (tf_trace_get_info(t)->source == TF_SOURCE_FLAT) {
+  const char *why = NULL;
+  uint64_t nevents = 0;
+  int linear = tf_trace_get_info(t)->source == TF_SOURCE_FLAT;
+  if (!linear) {
+    tf_order order;
+    if (tf_mtrace_project(tf_trace_mtrace(t), rank, &tl->nodes, &tl->n, &order, &nevents, &tl->mem, &why)) {
+      st = tf_failf(err, errlen, TF_ERR_FORMAT, "rank %d: malformed content: %s", rank, why ? why : "?");
+      goto out;
+    }
+    linear = !tf_order_single(&order); /* threads folded apart: their events interleave one by one */
+    tf_order_free(&order, &tl->mem);
+  }
+  if (linear) {
     if ((st = tf_rank_cursor_open(t, rank, &tl->cursor, err, errlen)) != TF_OK) goto out;
     tf_event ev;
     int rc;
     while ((rc = tf_rank_cursor_next(tl->cursor, &ev)) == 1) tl->end_ns += ev.compute_ns + ev.duration_ns;
     if (rc < 0) st = tf_failf(err, errlen, TF_ERR_FORMAT, "%s", tf_rank_cursor_error(tl->cursor));
-    goto out;
-  }
-  const char *why = NULL;
-  uint64_t nevents;
-  if (tf_mtrace_project(tf_trace_mtrace(t), rank, &tl->nodes, &tl->n, &nevents, &tl->mem, &why)) {
-    st = tf_failf(err, errlen, TF_ERR_FORMAT, "rank %d: malformed content: %s", rank, why ? why : "?");
     goto out;
   }
   tl->top = calloc(tl->n + 1, sizeof *tl->top);

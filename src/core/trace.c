@@ -34,6 +34,7 @@ struct tf_rank_cursor {
   tf_file_reader *flat;
   tf_fnode **nodes;
   uint32_t n;
+  tf_order order; /* of the rank's streams (threads) */
   tf_mem mem;
   tf_unroll u;
   int unrolling;
@@ -316,13 +317,16 @@ tf_status tf_trace_validate(tf_trace *t, char *err, size_t errlen) {
     tf_fnode **nodes;
     uint32_t n;
     uint64_t nevents;
+    tf_order order;
     tf_mem m = {0};
     const char *why = NULL;
-    if (tf_mtrace_project(&t->mt, (int32_t)rank, &nodes, &n, &nevents, &m, &why))
+    if (tf_mtrace_project(&t->mt, (int32_t)rank, &nodes, &n, &order, &nevents, &m, &why)) {
       st = tf_failf(err, errlen, why && strcmp(why, "out of memory") == 0 ? TF_ERR_NOMEM : TF_ERR_FORMAT,
                     "rank %d: malformed content: %s", (int)rank, why ? why : "?");
-    else
+    } else {
       for (uint32_t i = 0; i < n; i++) tf_fnode_free(nodes[i], &m);
+      tf_order_free(&order, &m);
+    }
     if (st == TF_OK) free(nodes);
   }
   free(it);
@@ -356,12 +360,12 @@ tf_status tf_rank_cursor_open(tf_trace *t, int32_t rank, tf_rank_cursor **out, c
     return TF_OK;
   }
   const char *why = NULL;
-  if (tf_mtrace_project(&t->mt, rank, &c->nodes, &c->n, &c->left, &c->mem, &why)) {
+  if (tf_mtrace_project(&t->mt, rank, &c->nodes, &c->n, &c->order, &c->left, &c->mem, &why)) {
     tf_rank_cursor_close(c);
     return tf_failf(err, errlen, why && strcmp(why, "out of memory") == 0 ? TF_ERR_NOMEM : TF_ERR_FORMAT,
                  "rank %d: malformed content: %s", rank, why ? why : "?");
   }
-  if (tf_unroll_init(&c->u, (tf_fnode **const *)&c->nodes, &c->n, c->n ? 1 : 0, t->mt.ft.funcs)) {
+  if (tf_unroll_init(&c->u, (tf_fnode **const *)&c->nodes, &c->n, &c->order, c->n ? 1 : 0, t->mt.ft.funcs)) {
     tf_rank_cursor_close(c);
     return tf_failf(err, errlen, TF_ERR_NOMEM, "out of memory");
   }
@@ -432,6 +436,7 @@ void tf_rank_cursor_close(tf_rank_cursor *c) {
   if (c->unrolling) tf_unroll_free(&c->u);
   for (uint32_t i = 0; i < c->n; i++) tf_fnode_free(c->nodes[i], &c->mem);
   free(c->nodes);
+  tf_order_free(&c->order, &c->mem);
   free(c);
 }
 
@@ -463,15 +468,16 @@ void tf_node_get(const tf_node *n, tf_node_info *info) {
   info->nranks = (uint32_t)x->ranks.nvalues;
   if (!x->is_loop && x->timing.npaths) {
     tf_dstat c = {0}, d = {0};
-    for (uint32_t i = 0; i < x->timing.npaths; i++) {
-      const tf_tpath *p = &x->timing.paths[i];
-      if (p->compute.n && (!c.n || p->compute.min < c.min)) c.min = p->compute.min;
-      if (p->duration.n && (!d.n || p->duration.min < d.min)) d.min = p->duration.min;
-      if (p->compute.max > c.max) c.max = p->compute.max;
-      if (p->duration.max > d.max) d.max = p->duration.max;
-      c.n += p->compute.n, c.sum += p->compute.sum;
-      d.n += p->duration.n, d.sum += p->duration.sum;
-    }
+    for (uint32_t i = 0; i < x->timing.npaths; i++)
+      for (uint32_t g = 0; g < x->timing.paths[i].n; g++) {
+        const tf_tpath *p = &x->timing.paths[i].g[g].t;
+        if (p->compute.n && (!c.n || p->compute.min < c.min)) c.min = p->compute.min;
+        if (p->duration.n && (!d.n || p->duration.min < d.min)) d.min = p->duration.min;
+        if (p->compute.max > c.max) c.max = p->compute.max;
+        if (p->duration.max > d.max) d.max = p->duration.max;
+        c.n += p->compute.n, c.sum += p->compute.sum;
+        d.n += p->duration.n, d.sum += p->duration.sum;
+      }
     info->compute_min = c.min;
     info->compute_max = c.max;
     info->compute_mean = c.n ? c.sum / c.n : 0;
@@ -517,15 +523,43 @@ static void path_out(const tf_trace *t, const tf_tpath *p, tf_time_path *out) {
 int tf_node_path(const tf_trace *t, const tf_node *n, uint32_t i, tf_time_path *out) {
   const tf_mnode *x = M(n);
   if (x->is_loop || !x->timing.npaths || (i != TF_PATHS_ALL && i >= x->timing.npaths)) return -1;
-  tf_tpath all, *p = i == TF_PATHS_ALL ? &all : &x->timing.paths[i];
   tf_mem m = {0};
-  if (i == TF_PATHS_ALL && tf_timing_total(&x->timing, t->mt.bins, &all, &m)) return -1;
-  path_out(t, p, out);
-  if (p == &all) {
-    tf_dstat_free(&all.compute, &m);
-    tf_dstat_free(&all.duration, &m);
-  }
+  tf_timing pooled; /* the path's groups pooled */
+  if (tf_gtiming_pooled(&x->timing, t->mt.bins, &pooled, &m)) return -1;
+  tf_tpath all, *p = i == TF_PATHS_ALL ? &all : &pooled.paths[i];
+  int rc = 0;
+  if (i == TF_PATHS_ALL && tf_timing_total(&pooled, t->mt.bins, &all, &m)) rc = -1;
+  if (!rc) path_out(t, p, out);
+  if (!rc && p == &all) tf_tpath_free(&all, &m);
+  tf_timing_free(&pooled, &m);
+  return rc;
+}
+
+uint32_t tf_node_path_groups(const tf_node *n, uint32_t i) {
+  const tf_mnode *x = M(n);
+  return x->is_loop || i >= x->timing.npaths ? 0 : x->timing.paths[i].n;
+}
+
+int tf_node_path_group(const tf_trace *t, const tf_node *n, uint32_t i, uint32_t g, tf_time_path *out, char *ranks,
+                       size_t rlen) {
+  const tf_mnode *x = M(n);
+  if (ranks && rlen) ranks[0] = 0;
+  if (x->is_loop || i >= x->timing.npaths || g >= x->timing.paths[i].n) return -1;
+  const tf_tgroup *gr = &x->timing.paths[i].g[g];
+  path_out(t, &gr->t, out);
+  if (ranks) tf_ranks_format(&gr->ranks, ranks, rlen);
   return 0;
+}
+
+int tf_node_path_rank(const tf_trace *t, const tf_node *n, uint32_t i, int32_t rank, tf_time_path *out) {
+  const tf_mnode *x = M(n);
+  if (x->is_loop || i >= x->timing.npaths) return -1;
+  for (uint32_t g = 0; g < x->timing.paths[i].n; g++)
+    if (tf_ranks_contains(&x->timing.paths[i].g[g].ranks, rank)) {
+      path_out(t, &x->timing.paths[i].g[g].t, out);
+      return 0;
+    }
+  return -1;
 }
 
 void tf_node_ranks(const tf_node *n, char *buf, size_t len) { tf_ranks_format(&M(n)->ranks, buf, len); }

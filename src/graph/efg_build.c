@@ -520,16 +520,22 @@ static int attach_times(tf_efg *g, const efg_item *items, uint32_t n) {
       continue;
     }
     for (uint32_t p = 0; p < x->timing.npaths; p++) {
-      const tf_tpath *tp = &x->timing.paths[p];
-      if (g->mt->timing != TF_TIMING_PATH || tp->prev_fn == TF_PREV_NONE) {
-        if (times_add(g, &g->nodes[it->node].entry, &x->ranks, tp)) return -1;
-        continue;
+      const tf_gpath *gp = &x->timing.paths[p];
+      efg_times *slot;
+      if (g->mt->timing != TF_TIMING_PATH || gp->prev_fn == TF_PREV_NONE) {
+        slot = &g->nodes[it->node].entry;
+      } else {
+        uint32_t a = efg_map_get(&g->nodemap, node_key(gp->prev_fn, x->thread, gp->prev_site));
+        uint32_t e = a == EFG_NONE ? EFG_NONE : efg_map_get(&g->edgemap, (uint64_t)a << 32 | it->node);
+        /* a transition of a rank outside the graph's scope (--rank): not an edge here */
+        if (e == EFG_NONE || !g->edges[e].cnt.total) continue;
+        slot = &g->edges[e].time;
       }
-      uint32_t a = efg_map_get(&g->nodemap, node_key(tp->prev_fn, x->thread, tp->prev_site));
-      uint32_t e = a == EFG_NONE ? EFG_NONE : efg_map_get(&g->edgemap, (uint64_t)a << 32 | it->node);
-      /* a transition of a rank outside the graph's scope (--rank): not an edge here */
-      if (e == EFG_NONE || !g->edges[e].cnt.total) continue;
-      if (times_add(g, &g->edges[e].time, &x->ranks, tp)) return -1;
+      for (uint32_t k = 0; k < gp->n; k++) { /* the path's rank groups (doc/TIMING.md) */
+        const tf_tgroup *grp = &gp->g[k];
+        if (g->o.rank >= 0 && !tf_ranks_contains(&grp->ranks, g->o.rank)) continue;
+        if (times_add(g, slot, &grp->ranks, &grp->t)) return -1;
+      }
     }
   }
   return 0;

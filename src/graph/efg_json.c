@@ -20,6 +20,7 @@ typedef struct jw {
   FILE *f;
   uint32_t *fn_out, *site_out; /* trace index -> index written, EFG_NONE if unused */
   int nomem;
+  int counted; /* sequences whose length the structure does not give: items always (the order) */
 } jw;
 
 static void put_str(FILE *f, const char *s) {
@@ -65,10 +66,10 @@ static void put_items(FILE *f, const tf_vitem *it, uint32_t n) {
 }
 
 /* A sequence: a bare number when it is one value at every occurrence (how
- * many follows from the structure), else its items. */
-static void put_seq(FILE *f, const tf_vseq *s) {
+ * many follows from the structure; not when `counted`), else its items. */
+static void put_seq(FILE *f, const tf_vseq *s, int counted) {
   int64_t c;
-  if (s->nvalues && tf_vseq_is_constant(s, &c)) {
+  if (!counted && s->nvalues && tf_vseq_is_constant(s, &c)) {
     fprintf(f, "%" PRId64, c);
     return;
   }
@@ -84,17 +85,17 @@ static void put_seq(FILE *f, const tf_vseq *s) {
 
 /* A value set as the sequence of the graph's rank, or (merged) the one
  * sequence of all the item's ranks, or {"by_rank": [{"ranks", "seq"}...]}. */
-static void put_vset(jw *w, const tf_vset *v, const tf_mnode *x) {
+static void put_vset(jw *w, const tf_vset *v, const tf_vseq *all) {
   if (w->g->o.rank >= 0) {
     const tf_vseq *s = tf_vset_find(v, w->g->o.rank);
     if (s)
-      put_seq(w->f, s);
+      put_seq(w->f, s, w->counted);
     else
       fputs("[]", w->f);
     return;
   }
-  if (v->n == 1 && v->ranks[0].nvalues == x->ranks.nvalues) {
-    put_seq(w->f, &v->seq[0]);
+  if (v->n == 1 && v->ranks[0].nvalues == all->nvalues) {
+    put_seq(w->f, &v->seq[0], w->counted);
     return;
   }
   fputs("{\"by_rank\":[", w->f);
@@ -102,7 +103,7 @@ static void put_vset(jw *w, const tf_vset *v, const tf_mnode *x) {
     fputs(i ? ",{\"ranks\":" : "{\"ranks\":", w->f);
     put_ranks(w, &v->ranks[i]);
     fputs(",\"seq\":", w->f);
-    put_seq(w->f, &v->seq[i]);
+    put_seq(w->f, &v->seq[i], w->counted);
     fputc('}', w->f);
   }
   fputs("]}", w->f);
@@ -124,17 +125,17 @@ static void put_structure(jw *w, const efg_item *items, uint32_t n, const tf_vse
       fputs("{\"loop\":[", w->f);
       put_structure(w, it->body, it->nbody, &x->ranks, depth + 1);
       fputs("],\"iters\":", w->f);
-      put_vset(w, &x->count, x);
+      put_vset(w, &x->count, &x->ranks);
     } else {
       fprintf(w->f, "{\"n\":%" PRIu32 ",\"nvals\":", g->nodes[it->node].out);
-      put_vset(w, &x->count, x);
+      put_vset(w, &x->count, &x->ranks);
       uint32_t ns = x->nslots;
       if (g->o.rank >= 0)
         while (ns && !tf_vset_find(&x->slots[ns - 1], g->o.rank)) ns--;
       fputs(",\"slots\":[", w->f);
       for (uint32_t j = 0; j < ns; j++) {
         if (j) fputc(',', w->f);
-        put_vset(w, &x->slots[j], x);
+        put_vset(w, &x->slots[j], &x->ranks);
       }
       fputc(']', w->f);
     }
@@ -329,6 +330,17 @@ int tf_efg_write_json(const tf_efg *g, FILE *f) {
     fputs(",\n\"structure\":[", f);
     put_structure(&w, g->top, g->ntop, &mt->present, 0);
     fputs("]", f);
+    /* ranks with several threads: how their streams' events interleave (doc/EFG.md) */
+    if (mt->order[0].n || mt->order[1].n || mt->order[2].n) {
+      static const char *const key[3] = {"sizes", "runs", "lengths"};
+      fputs(",\n\"order\":{", f);
+      w.counted = 1;
+      for (int k = 0; k < 3; k++) {
+        fprintf(f, "%s\"%s\":", k ? "," : "", key[k]);
+        put_vset(&w, &mt->order[k], &mt->present);
+      }
+      fputc('}', f);
+    }
   }
   fputs("}\n", f);
   free(w.fn_out);

@@ -108,6 +108,7 @@ struct tf_efg_doc {
   dstruct *top;
   uint32_t ntop, nitems;
   int has_structure;
+  dvset order[3]; /* ranks with several streams (threads): sizes, runs, lengths (fold/streams.h) */
   uint32_t maxslots;
   /* allocations: one list, freed together */
   void **allocs;
@@ -570,6 +571,18 @@ static int parse_doc(rd *r, const json *root) {
     d->has_structure = 1;
     if (parse_structure(r, st, &d->all, &d->top, &d->ntop, 0)) return -1;
   }
+  const json *ord = json_get(root, "order");
+  if (ord) {
+    static const char *const key[3] = {"sizes", "runs", "lengths"};
+    if (ord->type != JSON_OBJ) return bad(r, ord, "\"order\" is %s, not an object", json_type_name(ord->type));
+    for (int k = 0; k < 3; k++) {
+      const json *v = json_get(ord, key[k]);
+      if (!v) return bad(r, ord, "\"order\" has no \"%s\"", key[k]);
+      if (parse_vset(r, v, &d->order[k])) return -1;
+      for (uint32_t i = 0; i < d->order[k].n; i++) /* a bare number would repeat without end */
+        if (d->order[k].v[i].seq.constant) return bad(r, v, "\"order\": \"%s\" is a number, not a list", key[k]);
+    }
+  }
   return 0;
 }
 
@@ -669,6 +682,11 @@ static int iter_next(diter *it, int64_t *v) {
   return 0;
 }
 
+typedef struct held_event {
+  uint32_t node, nvals;
+  uint64_t at; /* its values in the pool */
+} held_event;
+
 typedef struct regen {
   const tf_efg_doc *d;
   int32_t rank;
@@ -684,6 +702,14 @@ typedef struct regen {
   tf_efg_event_fn fn;
   void *arg;
   int stop;
+  /* a rank with several streams: its events are regenerated stream after
+   * stream into `held` (values as stored), then given out in the order of
+   * its runs (streams.h), where the request transform is undone */
+  int streams;
+  held_event *held;
+  uint64_t nheld, capheld;
+  int64_t *pool;
+  uint64_t npool, cappool;
   char *err;
   size_t errlen;
 } regen;
@@ -719,6 +745,42 @@ static diter *iters_of(regen *g, const dstruct *s) {
   return g->it[s->index] = it;
 }
 
+/* An event to the caller's function. */
+static int give(regen *g, uint32_t node, const int64_t *vals, uint32_t nv) {
+  if (!g->fn) return 0;
+  const dnode *n = &g->d->nodes[node];
+  tf_efg_event ev = {
+      .fd = &g->d->funcs[n->fn], .thread = n->thread, .callsite = n->sig, .nvals = nv, .vals = vals, .node = node};
+  int rc = g->fn(&ev, g->arg);
+  if (rc) {
+    g->stop = rc;
+    return -1;
+  }
+  return 0;
+}
+
+/* An event (its values in g->vals, as stored) kept for later. */
+static int hold(regen *g, uint32_t node, uint32_t nv) {
+  if (g->nheld == g->capheld) {
+    uint64_t cap = g->capheld ? 2 * g->capheld : 256;
+    held_event *h = realloc(g->held, cap * sizeof *h);
+    if (!h) return rfail(g, "out of memory");
+    g->held = h;
+    g->capheld = cap;
+  }
+  while (g->npool + nv > g->cappool) {
+    uint64_t cap = g->cappool ? 2 * g->cappool : 1024;
+    int64_t *p = realloc(g->pool, cap * sizeof *p);
+    if (!p) return rfail(g, "out of memory");
+    g->pool = p;
+    g->cappool = cap;
+  }
+  memcpy(g->pool + g->npool, g->vals, nv * sizeof *g->vals);
+  g->held[g->nheld++] = (held_event){.node = node, .nvals = nv, .at = g->npool};
+  g->npool += nv;
+  return 0;
+}
+
 static int emit(regen *g, const dstruct *s, diter *it) {
   const tf_efg_doc *d = g->d;
   const dnode *n = &d->nodes[s->node];
@@ -734,7 +796,7 @@ static int emit(regen *g, const dstruct *s, diter *it) {
     if (!iter_next(&it[1 + j], &g->vals[j])) return rfail(g, "node %u: value position %u runs out", s->node, j);
   }
   const tf_func_desc *fd = &d->funcs[n->fn];
-  if (tf_req_transform_undo(&g->codec, fd, g->vals, nv))
+  if (!g->streams && tf_req_transform_undo(&g->codec, fd, g->vals, nv))
     return rfail(g, "node %u: %u values do not fit %s's fields", s->node, nv, fd->name);
   /* the step through the graph */
   uint32_t th = n->thread;
@@ -753,15 +815,8 @@ static int emit(regen *g, const dstruct *s, diter *it) {
     return rfail(g, "node %u: more events than the graph's count for this rank (%" PRIu64 ")", s->node,
                  g->want[s->node]);
   g->nevents++;
-  if (g->fn) {
-    tf_efg_event ev = {.fd = fd, .thread = th, .callsite = n->sig, .nvals = nv, .vals = g->vals, .node = s->node};
-    int rc = g->fn(&ev, g->arg);
-    if (rc) {
-      g->stop = rc;
-      return -1;
-    }
-  }
-  return 0;
+  if (g->streams) return hold(g, s->node, nv);
+  return give(g, s->node, g->vals, nv);
 }
 
 static int regen_list(regen *g, const dstruct *items, uint32_t n) {
@@ -835,6 +890,90 @@ static int check_graph(regen *g) {
   return 0;
 }
 
+/* A reader of the rank's order sequence k (NULL: none; free it). */
+static diter *order_iter(regen *g, int k) {
+  const dseq *q = vset_find(&g->d->order[k], g->rank);
+  diter *it = malloc(sizeof *it + ((q ? q->depth : 0) + 1) * sizeof(dlevel));
+  if (!it) return NULL;
+  it->lv = (dlevel *)(it + 1);
+  iter_init(it, q);
+  return it;
+}
+
+/* A rank with several streams: the top-level items stream after stream
+ * (each stream's share from `sizes`, the last one the rest), held, then
+ * given out run by run (`runs`, and `lengths` but for the last run, which
+ * takes the events left). */
+static int regen_streams(regen *g, diter *sizes) {
+  const tf_efg_doc *d = g->d;
+  uint64_t *start = NULL, nstreams = 0, cap = 0, left = 0;
+  int64_t v;
+  int more = 1, rc = 0;
+  for (uint32_t i = 0; !rc && i <= d->ntop; i++) {
+    if (i < d->ntop && !has_rank(d->top[i].ranks, g->rank)) continue;
+    /* the streams that begin here: empty ones, then the one this item is in */
+    while (!rc && (i == d->ntop ? more : !left && more)) {
+      if (nstreams == cap) {
+        cap = cap ? 2 * cap : 8;
+        uint64_t *s = realloc(start, cap * sizeof *s);
+        if (!s) {
+          rc = rfail(g, "out of memory");
+          break;
+        }
+        start = s;
+      }
+      start[nstreams++] = g->nheld;
+      if (nstreams > TF_STREAMS_MAX) rc = rfail(g, "more streams than a reader accepts");
+      more = iter_next(sizes, &v);
+      if (more && v < 0) rc = rfail(g, "a stream of %" PRId64 " nodes", v);
+      left = more ? (uint64_t)v : UINT64_MAX; /* the last stream takes the rest */
+      if (i == d->ntop) break;
+    }
+    if (rc || i == d->ntop) break;
+    if (!left) {
+      rc = rfail(g, "more top-level items than its streams' sizes");
+      break;
+    }
+    left--;
+    rc = regen_list(g, &d->top[i], 1);
+  }
+  if (!rc && more) rc = rfail(g, "its streams' sizes name more top-level items than it has");
+  diter *runs = rc ? NULL : order_iter(g, 1), *lengths = rc ? NULL : order_iter(g, 2);
+  uint64_t *at = rc ? NULL : malloc((nstreams + 1) * sizeof *at), given = 0;
+  if (!rc && (!runs || !lengths || !at)) rc = rfail(g, "out of memory");
+  for (uint64_t s = 0; !rc && s < nstreams; s++) at[s] = start[s];
+  int64_t run, len;
+  while (!rc && iter_next(runs, &run)) {
+    if (run < 0 || (uint64_t)run >= nstreams) {
+      rc = rfail(g, "a run of stream %" PRId64 ", it has %" PRIu64 " streams", run, nstreams);
+      break;
+    }
+    uint64_t end = (uint64_t)run + 1 < nstreams ? start[run + 1] : g->nheld;
+    uint64_t n = iter_next(lengths, &len) ? (uint64_t)len : g->nheld - given;
+    for (uint64_t k = 0; !rc && k < n; k++) {
+      if (at[run] >= end) {
+        rc = rfail(g, "a run of stream %" PRId64 " beyond its events", run);
+        break;
+      }
+      const held_event *h = &g->held[at[run]++];
+      const tf_func_desc *fd = &d->funcs[d->nodes[h->node].fn];
+      int64_t *vals = g->pool + h->at;
+      if (tf_req_transform_undo(&g->codec, fd, vals, h->nvals))
+        rc = rfail(g, "node %u: %u values do not fit %s's fields", h->node, h->nvals, fd->name);
+      else
+        rc = give(g, h->node, vals, h->nvals);
+      given++;
+    }
+  }
+  if (!rc && given != g->nheld)
+    rc = rfail(g, "its runs give out %" PRIu64 " of its %" PRIu64 " events", given, g->nheld);
+  free(runs);
+  free(lengths);
+  free(at);
+  free(start);
+  return rc;
+}
+
 int tf_efg_doc_regenerate(const tf_efg_doc *d, int32_t rank, tf_efg_event_fn fn, void *arg, uint64_t *nevents,
                           char *err, size_t errlen) {
   regen g = {.d = d, .rank = rank, .fn = fn, .arg = arg, .err = err, .errlen = errlen};
@@ -856,7 +995,17 @@ int tf_efg_doc_regenerate(const tf_efg_doc *d, int32_t rank, tf_efg_event_fn fn,
   } else {
     for (uint32_t i = 0; i < d->nnodes; i++) g.want[i] = count_of(d, &d->nodes[i].occ, rank);
     for (uint32_t t = 0; t < g.nthreads; t++) g.prev[t] = g.firstnode[t] = EFG_NONE;
-    rc = regen_list(&g, d->top, d->ntop);
+    diter *sizes = order_iter(&g, 0), *runs = order_iter(&g, 1);
+    int64_t v;
+    g.streams = sizes && runs && iter_next(runs, &v); /* runs are empty for a rank with one stream */
+    free(runs);
+    if (!sizes)
+      rc = rfail(&g, "out of memory");
+    else if (g.streams)
+      rc = regen_streams(&g, sizes);
+    else
+      rc = regen_list(&g, d->top, d->ntop);
+    free(sizes);
     if (!rc) rc = all_read(&g, d->top, d->ntop);
     if (!rc) rc = check_graph(&g);
   }
@@ -870,5 +1019,7 @@ int tf_efg_doc_regenerate(const tf_efg_doc *d, int32_t rank, tf_efg_event_fn fn,
   free(g.ecount);
   free(g.ncount);
   free(g.want);
+  free(g.held);
+  free(g.pool);
   return rc;
 }

@@ -488,7 +488,7 @@ static void meet_others(void) {
 static int close_files(tf_rec_state was, uint32_t partial) {
   int err = 0;
   if (g.comp) { /* first: the compressed trace has priority */
-    uint64_t lost = tf_lost(), unwritten = g.compressor.folder.nevents;
+    uint64_t lost = tf_lost(), unwritten = g.compressor.nevents;
     /* after a failure the folded structure may be incomplete: written only if recording was healthy */
     if (was != TF_STATE_RECORDING || tf_compressor_finish(&g.compressor, g.comp) != 0) lost += unwritten;
     tf_compressor_free(&g.compressor);
@@ -739,7 +739,7 @@ void tf_recorder_before_finalize(void) {
   int on_disk = 0, recorded = was == TF_STATE_RECORDING || was == TF_STATE_FAILED;
   outcome o = {0};
   if (g.comp && !stopped && recorded) {
-    uint64_t lost = tf_lost(), unwritten = g.compressor.folder.nevents;
+    uint64_t lost = tf_lost(), unwritten = g.compressor.nevents;
     if (was != TF_STATE_RECORDING || tf_compressor_finish(&g.compressor, g.comp) != 0) lost += unwritten;
     tf_compressor_free(&g.compressor);
     if (lost) tf_file_writer_lost(g.comp, lost);

@@ -127,6 +127,8 @@ typedef struct rp_thread {
   /* totals */
   uint64_t calls[TF_FN_COUNT], bytes[TF_FN_COUNT];
   double compute_s, mpi_s;     /* time spent computing and in the replayed MPI calls */
+  double fn_s[TF_FN_COUNT];    /* ... in the calls of each function */
+  uint64_t recorded_fn_ns[TF_FN_COUNT]; /* the trace's durations of those calls (after MPI_Init) */
   double pending_flops;        /* simulation: compute of local calls, not yet executed */
   char error[512];
 } rp_thread;

@@ -293,6 +293,7 @@ typedef struct rp_run {
   uint64_t next;        /* events of the rank the cursor has passed */
   int after_init;
   uint64_t recorded_ns; /* the trace's compute and call times after MPI_Init, summed */
+  uint64_t recorded_compute_ns; /* the trace's compute deltas of the thread's events but MPI_Init */
   double started;       /* when the current call was issued (after its compute) */
 } rp_run;
 
@@ -322,6 +323,8 @@ static int next_event(rp_run *R) {
       continue;
     }
     if (R->after_init) R->recorded_ns += T->ev.compute_ns + T->ev.duration_ns;
+    R->recorded_compute_ns += T->ev.compute_ns;
+    T->recorded_fn_ns[T->fn] += T->ev.duration_ns;
     return 1;
   }
 }
@@ -360,6 +363,7 @@ static void call_event(rp_run *R) {
   }
   if (rc != MPI_SUCCESS) rp_die(T, "the call failed (MPI error %d)", rc);
   T->mpi_s += T->last_return - R->started;
+  T->fn_s[T->fn] += T->last_return - R->started;
   if (T->status.MPI_SOURCE != MPI_ANY_SOURCE) T->last_status = T->status;
 }
 
@@ -400,6 +404,7 @@ static int first_of_all(const rp_run *runs, const uint8_t *state, int n, int l) 
 static void lane_done(rp_run *R, uint8_t *state) {
   R->T.last_return = rp_now();
   R->T.mpi_s += R->T.last_return - R->started;
+  R->T.fn_s[R->T.fn] += R->T.last_return - R->started;
   *state = next_event(R) ? LANE_READY : LANE_DONE;
 }
 
@@ -469,50 +474,57 @@ static void thread_free(rp_thread *T) {
 
 /* ------------------------------------------------------------ report */
 
-/* Each rank's wall, compute and MPI seconds, on rank 0 (NULL elsewhere or
- * out of memory). */
+#define RP_RANK_COLS 4
+/* Each rank's wall, compute and MPI seconds, and the compute the trace
+ * keeps for it (its events' compute deltas, MPI_Init's aside), on rank 0
+ * (NULL elsewhere or out of memory). */
 static double *gather_ranks(rp_engine *E, rp_run *runs, double replay_s) {
-  double mine[3] = {replay_s, 0, 0};
+  double mine[RP_RANK_COLS] = {replay_s, 0, 0, 0};
   for (int t = 0; t < E->nthreads; t++) {
     mine[1] += runs[t].T.compute_s;
     mine[2] += runs[t].T.mpi_s;
+    mine[3] += (double)runs[t].recorded_compute_ns * 1e-9;
   }
-  double *all = E->rank == 0 ? malloc(3 * (size_t)E->size * sizeof *all) : NULL;
+  double *all = E->rank == 0 ? malloc(RP_RANK_COLS * (size_t)E->size * sizeof *all) : NULL;
   int ok = E->rank != 0 || all, all_ok = 0;
   PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (!all_ok) {
     free(all);
     return NULL;
   }
-  PMPI_Gather(mine, 3, MPI_DOUBLE, all, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  PMPI_Gather(mine, RP_RANK_COLS, MPI_DOUBLE, all, RP_RANK_COLS, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   return all;
 }
 
-/* Per rank: every rank up to 16, else the spread of each column. */
+/* Per rank: every rank up to 16, else the spread of each column. The
+ * recorded compute is the trace's: what the replay aims at with --compute
+ * mean (with --scale 1), per rank (doc/TIMING.md "Rank groups"). */
 static void print_ranks(const rp_engine *E, const double *r) {
-  static const char *cols[] = {"wall", "compute", "MPI"};
+  static const char *cols[] = {"wall", "compute", "MPI", "recorded compute"};
+  const int k = RP_RANK_COLS;
   if (E->size <= 16) {
-    printf("  %-8s %12s %12s %12s  (seconds)\n", "rank", cols[0], cols[1], cols[2]);
-    for (int i = 0; i < E->size; i++) printf("  %-8d %12.6f %12.6f %12.6f\n", i, r[3 * i], r[3 * i + 1], r[3 * i + 2]);
+    printf("  %-8s %12s %12s %12s %17s  (seconds)\n", "rank", cols[0], cols[1], cols[2], cols[3]);
+    for (int i = 0; i < E->size; i++)
+      printf("  %-8d %12.6f %12.6f %12.6f %17.6f\n", i, r[k * i], r[k * i + 1], r[k * i + 2], r[k * i + 3]);
     return;
   }
-  printf("  %-8s %12s %12s %12s  (seconds over %d ranks)\n", "", "min", "mean", "max", E->size);
-  for (int c = 0; c < 3; c++) {
+  printf("  %-16s %12s %12s %12s  (seconds over %d ranks)\n", "", "min", "mean", "max", E->size);
+  for (int c = 0; c < k; c++) {
     double lo = r[c], hi = r[c], sum = 0;
     int lo_at = 0, hi_at = 0;
     for (int i = 0; i < E->size; i++) {
-      double v = r[3 * i + c];
+      double v = r[k * i + c];
       sum += v;
       if (v < lo) lo = v, lo_at = i;
       if (v > hi) hi = v, hi_at = i;
     }
-    printf("  %-8s %12.6f %12.6f %12.6f  (min at rank %d, max at rank %d)\n", cols[c], lo, sum / E->size, hi, lo_at,
+    printf("  %-16s %12.6f %12.6f %12.6f  (min at rank %d, max at rank %d)\n", cols[c], lo, sum / E->size, hi, lo_at,
            hi_at);
   }
 }
 
 static void write_report_file(const rp_engine *E, double most_s, double recorded_s, int has_recorded,
-                              const double *ranks, const uint64_t *calls, const uint64_t *bytes) {
+                              const double *ranks, const uint64_t *calls, const uint64_t *bytes, const double *fn_s) {
   FILE *f = fopen(E->opt.report, "w");
   if (!f) {
     fprintf(stderr, RP_PROGRAM ": cannot write the report to %s\n", E->opt.report);
@@ -521,24 +533,30 @@ static void write_report_file(const rp_engine *E, double most_s, double recorded
   fprintf(f, "program %s\nranks %d\ntime_s %.9f\n", RP_PROGRAM, E->size, most_s);
   if (has_recorded) fprintf(f, "recorded_s %.9f\n", recorded_s);
   for (int i = 0; ranks && i < E->size; i++)
-    fprintf(f, "rank %d %.9f %.9f %.9f\n", i, ranks[3 * i], ranks[3 * i + 1], ranks[3 * i + 2]);
+    fprintf(f, "rank %d %.9f %.9f %.9f %.9f\n", i, ranks[RP_RANK_COLS * i], ranks[RP_RANK_COLS * i + 1],
+            ranks[RP_RANK_COLS * i + 2], ranks[RP_RANK_COLS * i + 3]);
   for (int k = 0; k < TF_FN_COUNT; k++)
     if (calls[k])
-      fprintf(f, "fn %s %llu %llu\n", tf_schema[k].name, (unsigned long long)calls[k], (unsigned long long)bytes[k]);
+      fprintf(f, "fn %s %llu %llu %.9f %.9f\n", tf_schema[k].name, (unsigned long long)calls[k],
+              (unsigned long long)bytes[k], fn_s[2 * k], fn_s[2 * k + 1]);
   if (fclose(f) != 0) fprintf(stderr, RP_PROGRAM ": cannot write the report to %s\n", E->opt.report);
 }
 
 static void report(rp_engine *E, rp_run *runs, double replay_s) {
   uint64_t calls[TF_FN_COUNT] = {0}, bytes[TF_FN_COUNT] = {0}, all_calls[TF_FN_COUNT], all_bytes[TF_FN_COUNT];
+  double fn_s[2 * TF_FN_COUNT] = {0}, all_fn_s[2 * TF_FN_COUNT]; /* per function: replayed, recorded seconds */
   for (int t = 0; t < E->nthreads; t++)
     for (int k = 0; k < TF_FN_COUNT; k++) {
       calls[k] += runs[t].T.calls[k];
       bytes[k] += runs[t].T.bytes[k];
+      fn_s[2 * k] += runs[t].T.fn_s[k];
+      fn_s[2 * k + 1] += (double)runs[t].T.recorded_fn_ns[k] * 1e-9;
     }
   double mine[2] = {replay_s, (double)runs[0].recorded_ns * 1e-9}, most[2];
   PMPI_Reduce(mine, most, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   PMPI_Reduce(calls, all_calls, TF_FN_COUNT, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
   PMPI_Reduce(bytes, all_bytes, TF_FN_COUNT, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+  PMPI_Reduce(fn_s, all_fn_s, 2 * TF_FN_COUNT, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   double *ranks = gather_ranks(E, runs, replay_s);
   if (E->rank != 0) return;
   static const char *modes[] = {"none", "mean", "histogram"};
@@ -561,7 +579,7 @@ static void report(rp_engine *E, rp_run *runs, double replay_s) {
            E->info->unit != TF_UNIT_NS ? "time-independent: compute in other units" : "recorded without times");
   }
   if (ranks) print_ranks(E, ranks);
-  if (o->report) write_report_file(E, most[0], most[1], has_recorded, ranks, all_calls, all_bytes);
+  if (o->report) write_report_file(E, most[0], most[1], has_recorded, ranks, all_calls, all_bytes, all_fn_s);
   free(ranks);
   if (!o->quiet) {
     printf("  %-28s %14s %18s\n", "function", "calls", "bytes");

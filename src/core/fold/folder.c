@@ -54,6 +54,13 @@ void tf_fnode_free(tf_fnode *x, tf_mem *m) {
   m->bytes -= sizeof *x;
 }
 
+uint64_t tf_fnode_events(const tf_fnode *x) {
+  if (!x->is_loop) return x->nvals.nvalues;
+  uint64_t n = 0;
+  for (uint32_t i = 0; i < x->nbody; i++) n += tf_fnode_events(x->body[i]);
+  return n;
+}
+
 /* Move a fresh node's pending sample into its timing. */
 static void settle(tf_folder *f, tf_fnode *x) {
   tf_tsample *s = &x->sample;

@@ -114,5 +114,8 @@ void tf_folder_seal(tf_folder *f);
 tf_fnode *tf_fnode_new_event(uint32_t fn, uint32_t thread, uint32_t site, tf_mem *m);
 tf_fnode *tf_fnode_new_loop(tf_mem *m);
 void tf_fnode_free(tf_fnode *x, tf_mem *m);
+/* Events the node unrolls to over all its occurrences (an event: its value
+ * counts, one per occurrence; a loop: its body's). */
+uint64_t tf_fnode_events(const tf_fnode *x);
 
 #endif

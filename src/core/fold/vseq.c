@@ -158,6 +158,94 @@ void tf_vseq_append(tf_vseq *dst, const tf_vseq *src, tf_mem *m) {
   if (tail.count) tf_vseq_push_run(dst, tail.base, tail.step, tail.count, m);
 }
 
+/* Deep copy of n items with every base moved by offset (the values of a
+ * repeat's body are its bases plus the shift of each repetition, so moving
+ * every base moves every value). NULL when out of memory. */
+static tf_vitem *shifted_items(const tf_vitem *it, uint32_t n, int64_t offset, tf_mem *m) {
+  tf_vitem *out = malloc((n ? n : 1) * sizeof *out);
+  if (!out) {
+    m->failed = 1;
+    return NULL;
+  }
+  m->bytes += n * sizeof *out;
+  for (uint32_t i = 0; i < n; i++) {
+    out[i] = it[i];
+    out[i].base = tf_wadd(it[i].base, offset);
+    out[i].body = NULL;
+    if (it[i].nbody && !(out[i].body = shifted_items(it[i].body, it[i].nbody, offset, m))) {
+      out[i].nbody = 0;
+      free_items(out, i + 1, m);
+      free(out);
+      m->bytes -= n * sizeof *out;
+      return NULL;
+    }
+  }
+  return out;
+}
+
+void tf_vseq_append_items(tf_vseq *dst, const tf_vseq *src, int64_t offset, tf_mem *m) {
+  if (src->n) {
+    if (dst->tcount) close_tail(dst, m);
+    tf_vitem *copy = shifted_items(src->items, src->n, offset, m);
+    if (!copy) return;
+    if (dst->n + src->n > dst->cap) {
+      uint32_t cap = dst->n + src->n;
+      tf_vitem *ni = realloc(dst->items, cap * sizeof *ni);
+      if (!ni) {
+        free_items(copy, src->n, m);
+        free(copy);
+        m->bytes -= src->n * sizeof *copy;
+        m->failed = 1;
+        return;
+      }
+      m->bytes += (cap - dst->cap) * sizeof *ni;
+      dst->items = ni;
+      dst->cap = cap;
+    }
+    memcpy(dst->items + dst->n, copy, src->n * sizeof *copy);
+    dst->n += src->n;
+    free(copy);
+    m->bytes -= src->n * sizeof *copy;
+    dst->nvalues += src->nvalues - src->tcount;
+  }
+  tf_vitem tail = tf_vseq_tail(src);
+  if (tail.count) tf_vseq_push_run(dst, tf_wadd(tail.base, offset), tail.step, tail.count, m);
+}
+
+#define SUM_LIMIT ((__int128)1 << 120)
+static __int128 sat(__int128 v) { return v > SUM_LIMIT ? SUM_LIMIT : v < -SUM_LIMIT ? -SUM_LIMIT : v; }
+
+/* Sum and number of the values of n items. */
+static void items_sum(const tf_vitem *it, uint32_t n, __int128 *sum, __int128 *count) {
+  *sum = *count = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    __int128 c = (__int128)it[i].count, s, k;
+    if (!it[i].nbody) {
+      k = c; /* base + step * j for j < c */
+      s = sat(sat((__int128)it[i].base * c) + sat((__int128)it[i].step * sat(c * (c - 1) / 2)));
+    } else {
+      __int128 bs, bc;
+      items_sum(it[i].body, it[i].nbody, &bs, &bc);
+      k = sat(bc * c); /* repetition r adds r * step to each of its bc values */
+      s = sat(sat(bs * c) + sat(sat((__int128)it[i].step * bc) * sat(c * (c - 1) / 2)));
+    }
+    *sum = sat(*sum + s);
+    *count = sat(*count + k);
+  }
+}
+
+__int128 tf_vseq_sum(const tf_vseq *s) {
+  __int128 sum, count;
+  items_sum(s->items, s->n, &sum, &count);
+  tf_vitem tail = tf_vseq_tail(s);
+  if (tail.count) {
+    __int128 ts, tc;
+    items_sum(&tail, 1, &ts, &tc);
+    sum = sat(sum + ts);
+  }
+  return sum;
+}
+
 void tf_vseq_set_single(tf_vseq *s, int64_t v) { s->tbase = v; }
 
 int tf_vseq_is_constant(const tf_vseq *s, int64_t *value) {

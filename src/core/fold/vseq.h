@@ -57,6 +57,12 @@ void tf_vseq_push(tf_vseq *s, int64_t v, tf_mem *m);
 void tf_vseq_push_run(tf_vseq *s, int64_t base, int64_t step, uint64_t count, tf_mem *m);
 /* Append all of `src` (left unchanged). */
 void tf_vseq_append(tf_vseq *dst, const tf_vseq *src, tf_mem *m);
+/* Append src's values, each plus `offset`, by copying its items: O(items),
+ * where tf_vseq_append expands repeats (the items do not fold with dst's). */
+void tf_vseq_append_items(tf_vseq *dst, const tf_vseq *src, int64_t offset, tf_mem *m);
+/* Sum of the values, computed from the items (O(items)); saturates at
+ * +-2^120. */
+__int128 tf_vseq_sum(const tf_vseq *s);
 /* The sequence holds exactly one value: replace it. */
 void tf_vseq_set_single(tf_vseq *s, int64_t v);
 /* The only value of a one-value sequence. */

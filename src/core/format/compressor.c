@@ -1,4 +1,5 @@
-/* compressor.c — transform, fold, and write segments under a memory cap; see compressor.h. */
+/* compressor.c — transform, fold each thread apart, keep their order, and
+ * write segments under a memory cap; see compressor.h. */
 #include "format/compressor.h"
 
 #include <stdlib.h>
@@ -6,8 +7,9 @@
 #include "format/segment.h"
 
 int tf_compressor_init(tf_compressor *c, const tf_func_desc *funcs, uint32_t nfuncs, size_t cap_bytes) {
-  *c = (tf_compressor){.funcs = funcs, .nfuncs = nfuncs, .cap_bytes = cap_bytes};
-  tf_folder_init(&c->folder);
+  *c = (tf_compressor){.funcs = funcs, .nfuncs = nfuncs, .cap_bytes = cap_bytes, .timing = TF_TIMING_DEFAULT,
+                       .bins = TF_BINS_DEFAULT};
+  tf_order_build_init(&c->order);
   c->plain = calloc(nfuncs ? nfuncs : 1, 1);
   if (!c->plain) return -1;
   for (uint32_t f = 0; f < nfuncs; f++) {
@@ -20,16 +22,59 @@ int tf_compressor_init(tf_compressor *c, const tf_func_desc *funcs, uint32_t nfu
   return 0;
 }
 
+static void recount(tf_compressor *c) {
+  size_t b = c->order_mem.bytes + c->nfolders * sizeof *c->folders;
+  for (uint32_t t = 0; t < c->nfolders; t++) b += c->folders[t].mem.bytes;
+  c->folded_bytes = b;
+}
+
+/* The folder of `thread`, made (with the timing settings) if new; NULL out of memory. */
+static tf_folder *folder_of(tf_compressor *c, uint32_t thread) {
+  if (thread < c->nfolders) return &c->folders[thread];
+  if (thread >= TF_STREAMS_MAX) return NULL;
+  uint32_t n = thread + 1;
+  tf_folder *f = realloc(c->folders, n * sizeof *f); /* a folder owns heap memory only: it may move */
+  if (!f) return NULL;
+  c->folders = f;
+  for (uint32_t t = c->nfolders; t < n; t++) {
+    tf_folder_init(&f[t]);
+    f[t].timing = c->timing;
+    f[t].bins = c->bins;
+  }
+  c->nfolders = n;
+  recount(c);
+  return &f[thread];
+}
+
 static int write_segment(tf_compressor *c, tf_file_writer *w) {
-  tf_folder *f = &c->folder;
-  if (f->mem.failed) return -1;
-  if (f->n == 0) return 0;
-  tf_folder_seal(f);
-  if (f->mem.failed) return -1;
+  if (c->failed) return -1;
+  if (!c->nevents) return 0;
+  uint32_t total = 0;
+  for (uint32_t t = 0; t < c->nthreads; t++) {
+    tf_folder_seal(&c->folders[t]);
+    if (c->folders[t].mem.failed) return -1;
+    total += c->folders[t].n;
+  }
+  tf_fnode **nodes = malloc((total ? total : 1) * sizeof *nodes);
+  if (!nodes) return -1;
+  uint32_t k = 0;
+  for (uint32_t t = 0; t < c->nthreads; t++) {
+    for (uint32_t i = 0; i < c->folders[t].n; i++) nodes[k++] = c->folders[t].seq[i];
+    tf_order_build_stream(&c->order, c->folders[t].n, &c->order_mem);
+  }
+  tf_order order;
+  tf_order_build_end(&c->order, &order, &c->order_mem);
+  int rc = c->order_mem.failed ? -1 : 0;
   c->seg.len = 0;
-  tf_segment_encode(&c->seg, f->seq, f->n);
-  int rc = c->seg.failed ? -1 : tf_file_writer_segment(w, c->seg.data, c->seg.len, f->nevents);
-  tf_folder_reset(f);
+  if (!rc) tf_segment_encode(&c->seg, nodes, total, &order);
+  free(nodes);
+  tf_order_free(&order, &c->order_mem);
+  if (!rc) rc = c->seg.failed ? -1 : tf_file_writer_segment(w, c->seg.data, c->seg.len, c->nevents);
+  for (uint32_t t = 0; t < c->nfolders; t++) tf_folder_reset(&c->folders[t]);
+  tf_order_build_free(&c->order, &c->order_mem);
+  c->nevents = 0;
+  c->nthreads = 0;
+  recount(c);
   if (c->seg.cap > (1u << 20)) { /* do not keep a large encoding buffer between segments */
     tf_buf_free(&c->seg);
     c->seg = (tf_buf){0};
@@ -39,7 +84,7 @@ static int write_segment(tf_compressor *c, tf_file_writer *w) {
 
 int tf_compressor_event(tf_compressor *c, tf_file_writer *w, uint32_t fn, uint32_t thread, uint32_t site,
                         uint64_t compute_ns, uint64_t duration_ns, uint32_t nvals, const int64_t *vals) {
-  if (fn >= c->nfuncs) return -1;
+  if (fn >= c->nfuncs || c->failed) return -1;
   if (c->plain[fn]) { /* nothing to transform: the values only have to fit the fields */
     if (nvals != c->funcs[fn].nfields) return -1;
   } else {
@@ -50,36 +95,81 @@ int tf_compressor_event(tf_compressor *c, tf_file_writer *w, uint32_t fn, uint32
       c->nscratch = nvals;
     }
     for (uint32_t i = 0; i < nvals; i++) c->scratch[i] = vals[i];
+    /* in the rank's event order, whatever the thread (doc/FORMAT.md 2.5) */
     if (tf_req_transform_apply(&c->codec, &c->funcs[fn], c->scratch, nvals)) return -1;
     vals = c->scratch;
   }
+  tf_folder *f = folder_of(c, thread);
+  if (!f) {
+    c->failed = 1;
+    return -1;
+  }
   uint32_t prev_fn, prev_site;
   tf_prev_get(&c->prev, thread, &prev_fn, &prev_site);
-  if (tf_prev_set(&c->prev, thread, fn, site)) c->folder.mem.failed = 1;
-  if (tf_folder_push(&c->folder, fn, thread, site, compute_ns, duration_ns, prev_fn, prev_site, nvals, vals)) return -1;
-  if (c->folder.mem.bytes <= c->cap_bytes) return 0;
+  if (tf_prev_set(&c->prev, thread, fn, site)) f->mem.failed = 1;
+  size_t before = f->mem.bytes + c->order_mem.bytes;
+  if (tf_folder_push(f, fn, thread, site, compute_ns, duration_ns, prev_fn, prev_site, nvals, vals)) {
+    c->failed = 1;
+    return -1;
+  }
+  tf_order_build_events(&c->order, thread, 1, &c->order_mem);
+  if (c->order_mem.failed) {
+    c->failed = 1;
+    return -1;
+  }
+  c->folded_bytes += f->mem.bytes + c->order_mem.bytes - before;
+  c->nevents++;
+  if (thread + 1 > c->nthreads) c->nthreads = thread + 1;
+  if (c->folded_bytes <= c->cap_bytes) return 0;
   c->spills++;
   return write_segment(c, w) ? -1 : 1;
 }
 
 void tf_compressor_set_timing(tf_compressor *c, tf_timing_mode mode, uint32_t bins) {
-  c->folder.timing = mode;
-  c->folder.bins = bins;
+  c->timing = mode;
+  c->bins = bins;
+  for (uint32_t t = 0; t < c->nfolders; t++) {
+    c->folders[t].timing = mode;
+    c->folders[t].bins = bins;
+  }
 }
 
 int tf_compressor_snapshot(const tf_compressor *c, tf_buf *seg, uint64_t *nevents) {
-  const tf_folder *f = &c->folder;
   *nevents = 0;
-  if (f->mem.failed) return -1;
-  if (f->n == 0) return 0;
-  *nevents = f->nevents;
-  return tf_segment_encode_live(seg, f->seq, f->n, f->timing, f->bins) || seg->failed ? -1 : 0;
+  if (c->failed || c->order_mem.failed) return -1;
+  if (!c->nevents) return 0;
+  uint32_t total = 0;
+  for (uint32_t t = 0; t < c->nthreads; t++) {
+    if (c->folders[t].mem.failed) return -1;
+    total += c->folders[t].n;
+  }
+  /* the order as write_segment would end it, built on a copy of the builder */
+  tf_mem m = {0};
+  tf_order_builder b = c->order;
+  tf_order order;
+  if (tf_order_copy(&b.o, &c->order.o, &m)) return -1;
+  for (uint32_t t = 0; t < c->nthreads; t++) tf_order_build_stream(&b, c->folders[t].n, &m);
+  tf_order_build_end(&b, &order, &m);
+  tf_fnode **nodes = malloc((total ? total : 1) * sizeof *nodes);
+  int rc = !nodes || m.failed ? -1 : 0;
+  if (!rc) {
+    uint32_t k = 0;
+    for (uint32_t t = 0; t < c->nthreads; t++)
+      for (uint32_t i = 0; i < c->folders[t].n; i++) nodes[k++] = c->folders[t].seq[i];
+    rc = tf_segment_encode_live(seg, nodes, total, &order, c->timing, c->bins) || seg->failed ? -1 : 0;
+  }
+  free(nodes);
+  tf_order_free(&order, &m);
+  if (!rc) *nevents = c->nevents;
+  return rc;
 }
 
 int tf_compressor_finish(tf_compressor *c, tf_file_writer *w) { return write_segment(c, w); }
 
 void tf_compressor_free(tf_compressor *c) {
-  tf_folder_reset(&c->folder);
+  for (uint32_t t = 0; t < c->nfolders; t++) tf_folder_reset(&c->folders[t]);
+  free(c->folders);
+  tf_order_build_free(&c->order, &c->order_mem);
   tf_prev_free(&c->prev);
   free(c->scratch);
   free(c->plain);

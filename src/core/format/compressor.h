@@ -1,11 +1,16 @@
 /* compressor.h — one rank's online compression: value transform
- * (fold/request_transform.h), loop folding (folder.h), and the memory cap.
+ * (fold/request_transform.h), loop folding (folder.h) of each thread's
+ * events apart, the order in which the threads' events interleave
+ * (fold/streams.h), and the memory cap.
  *
- * Events go in as they happen. While the folded structure stays under the
- * memory cap, the whole run becomes one segment, written at the end. When
- * the structure reaches the cap, it is written out as a segment and
- * folding starts afresh (later loops cannot fold with earlier ones, but
- * nothing is lost and memory stays bounded).
+ * Events go in as they happen. Each thread's events fold in a folder of
+ * their own (a stream), so that threads that interleave differently from
+ * one iteration to the next still fold into loops; the interleaving itself
+ * is kept exactly, as runs of consecutive events of one thread. While the
+ * folded structure stays under the memory cap, the whole run becomes one
+ * segment, written at the end. When the structure reaches the cap, it is
+ * written out as a segment and folding starts afresh (later loops cannot
+ * fold with earlier ones, but nothing is lost and memory stays bounded).
  */
 #ifndef TF_COMPRESSOR_H
 #define TF_COMPRESSOR_H
@@ -13,11 +18,21 @@
 #include "util/bytes.h"
 #include "format/flat_writer.h"
 #include "fold/folder.h"
+#include "fold/streams.h"
 #include "time/prev_event.h"
 #include "fold/request_transform.h"
 
 typedef struct tf_compressor {
-  tf_folder folder;
+  tf_folder *folders;  /* [thread]: the events of each thread, folded apart */
+  uint32_t nfolders;   /* folders made (threads seen) */
+  uint32_t nthreads;   /* threads with events since the last segment: highest index + 1 */
+  tf_order_builder order; /* how their events interleave since the last segment */
+  tf_mem order_mem;
+  size_t folded_bytes; /* memory of the folders and the order, as the cap counts it */
+  uint64_t nevents;    /* events since the last segment */
+  int failed;          /* out of memory: the folded structure is not to be trusted */
+  tf_timing_mode timing;
+  uint32_t bins;
   tf_req_transform codec;
   const tf_func_desc *funcs;
   uint32_t nfuncs;
@@ -46,5 +61,7 @@ int tf_compressor_snapshot(const tf_compressor *c, tf_buf *seg, uint64_t *nevent
 /* Write what remains as the last segment. 0 or -1. */
 int tf_compressor_finish(tf_compressor *c, tf_file_writer *w);
 void tf_compressor_free(tf_compressor *c);
+/* Memory held by the folded structure (what the cap bounds). */
+static inline size_t tf_compressor_bytes(const tf_compressor *c) { return c->folded_bytes; }
 
 #endif

@@ -43,6 +43,8 @@ struct tf_file_reader {
   /* compressed files */
   tf_fnode ***segs;
   uint32_t *segn;
+  tf_order *orders; /* per segment: how its streams (threads) interleave */
+  uint32_t version;
   tf_mem mem;
   tf_unroll unroll;
   int unrolling;
@@ -77,9 +79,11 @@ void tf_file_close(tf_file_reader *r) {
   for (uint32_t s = 0; s < r->info.nsegments; s++) {
     for (uint32_t i = 0; i < r->segn[s]; i++) tf_fnode_free(r->segs[s][i], &r->mem);
     free(r->segs[s]);
+    tf_order_free(&r->orders[s], &r->mem);
   }
   free(r->segs);
   free(r->segn);
+  free(r->orders);
   for (size_t i = 0; i < r->nstrings; i++) free(r->strings[i]);
   free(r->strings);
   tf_functable_free(&r->ft);
@@ -159,12 +163,14 @@ static tf_status parse(tf_file_reader *r, const char *path, tf_file_reader **out
   }
   r->info.kind = comp ? TF_FILE_COMPRESSED : TF_FILE_FLAT;
   tf_cursor c = {r->data + 8, r->data + r->len, 0};
+  /* compressed files: version 2 (one stream per segment) and 3 (streams per thread) */
   uint32_t version = tf_cur_u32(&c), known = comp ? TF_COMP_VERSION : TF_FLAT_VERSION;
   if (version < TF_VERSION_OLDEST || version > known) {
     tf_file_close(r);
     return tf_failf(err, errlen, TF_ERR_VERSION, "%s: %s format version %u, this reader knows versions %u to %u", path,
                 comp ? "compressed" : "flat", version, TF_VERSION_OLDEST, known);
   }
+  r->version = version;
   if (r->len < 16) {
     size_t len = r->len;
     tf_file_close(r);
@@ -262,9 +268,16 @@ static tf_status parse(tf_file_reader *r, const char *path, tf_file_reader **out
         return tf_failf(err, errlen, TF_ERR_NOMEM, "%s: out of memory", path);
       }
       r->segn = nsegn;
+      tf_order *nord = realloc(r->orders, (ns + 1) * sizeof *nord);
+      if (!nord) {
+        tf_file_close(r);
+        return tf_failf(err, errlen, TF_ERR_NOMEM, "%s: out of memory", path);
+      }
+      r->orders = nord;
       tf_cursor sc = {c.p, c.p + seglen, 0};
       const char *why = NULL;
-      int rc = tf_segment_decode(&sc, segev, in->nfuncs, in->ncallsites, in->timing, in->bins, &r->segs[ns], &r->segn[ns], &r->mem, &why);
+      int rc = tf_segment_decode(&sc, segev, in->nfuncs, in->ncallsites, in->timing, in->bins, r->version, &r->segs[ns],
+                                 &r->segn[ns], &r->orders[ns], &r->mem, &why);
       in->nsegments++; /* even when partial: close frees it */
       if (rc || sc.p != sc.end) {
         st = crc_ok ? TF_ERR_FORMAT : TF_ERR_CHECKSUM;
@@ -285,7 +298,7 @@ static tf_status parse(tf_file_reader *r, const char *path, tf_file_reader **out
   }
   in->callsites = r->callsites;
   if (comp) {
-    if (tf_unroll_init(&r->unroll, (tf_fnode **const *)r->segs, r->segn, in->nsegments, in->funcs)) {
+    if (tf_unroll_init(&r->unroll, (tf_fnode **const *)r->segs, r->segn, r->orders, in->nsegments, in->funcs)) {
       tf_file_close(r);
       return tf_failf(err, errlen, TF_ERR_NOMEM, "%s: out of memory", path);
     }
@@ -322,9 +335,11 @@ void tf_file_rewind(tf_file_reader *r) {
 
 const char *tf_file_error(const tf_file_reader *r) { return r->error; }
 
-uint32_t tf_file_folded(const tf_file_reader *r, tf_fnode **const **segs, const uint32_t **segn) {
+uint32_t tf_file_folded(const tf_file_reader *r, tf_fnode **const **segs, const uint32_t **segn,
+                        const tf_order **orders) {
   *segs = (tf_fnode **const *)r->segs;
   *segn = r->segn;
+  if (orders) *orders = r->orders;
   return r->unrolling ? r->info.nsegments : 0;
 }
 

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "fold/folder.h"
+#include "fold/streams.h"
 #include "tracefold.h"
 
 /* Open a per-rank file held in memory (data is taken over, freed on close
@@ -17,8 +18,9 @@ tf_status tf_file_open_mem(uint8_t *data, size_t len, const char *name, tf_file_
 
 /* The folded segments of a compressed trace file, for tools that walk the
  * loop structure: number of segments (0 for a flat file), their node lists
- * and lengths. */
-uint32_t tf_file_folded(const tf_file_reader *r, tf_fnode **const **segs, const uint32_t **segn);
+ * and lengths, and (orders may be NULL) the order of each one's streams. */
+uint32_t tf_file_folded(const tf_file_reader *r, tf_fnode **const **segs, const uint32_t **segn,
+                        const tf_order **orders);
 
 /* What a trace file says about the run it comes from, read from its first
  * bytes only: the header of a per-rank file, or the INFO section of a

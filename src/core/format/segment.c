@@ -11,14 +11,14 @@ enum { ND_EVENT = 0, ND_LOOP = 1 };
 
 #define put_vseq tf_vseq_encode
 
-void tf_segment_encode(tf_buf *b, tf_fnode *const *nodes, uint32_t n) {
+static void encode_nodes(tf_buf *b, tf_fnode *const *nodes, uint32_t n) {
   tf_buf_put_uvar(b, n);
   for (uint32_t i = 0; i < n; i++) {
     const tf_fnode *x = nodes[i];
     if (x->is_loop) {
       tf_buf_put_u8(b, ND_LOOP);
       put_vseq(b, &x->iters);
-      tf_segment_encode(b, x->body, x->nbody);
+      encode_nodes(b, x->body, x->nbody);
     } else {
       tf_buf_put_u8(b, ND_EVENT);
       tf_buf_put_uvar(b, x->fn);
@@ -32,14 +32,14 @@ void tf_segment_encode(tf_buf *b, tf_fnode *const *nodes, uint32_t n) {
   }
 }
 
-int tf_segment_encode_live(tf_buf *b, tf_fnode *const *nodes, uint32_t n, tf_timing_mode mode, uint32_t bins) {
+static int encode_nodes_live(tf_buf *b, tf_fnode *const *nodes, uint32_t n, tf_timing_mode mode, uint32_t bins) {
   tf_buf_put_uvar(b, n);
   for (uint32_t i = 0; i < n; i++) {
     const tf_fnode *x = nodes[i];
     if (x->is_loop) {
       tf_buf_put_u8(b, ND_LOOP);
       put_vseq(b, &x->iters);
-      if (tf_segment_encode_live(b, x->body, x->nbody, mode, bins)) return -1;
+      if (encode_nodes_live(b, x->body, x->nbody, mode, bins)) return -1;
       continue;
     }
     tf_buf_put_u8(b, ND_EVENT);
@@ -62,6 +62,27 @@ int tf_segment_encode_live(tf_buf *b, tf_fnode *const *nodes, uint32_t n, tf_tim
     tf_timing_free(&t, &m);
     if (rc) return -1;
   }
+  return b->failed ? -1 : 0;
+}
+
+/* The streams' order after the nodes (NULL: one stream). */
+static void put_order(tf_buf *b, const tf_order *order) {
+  static const tf_order none;
+  if (!order) order = &none;
+  put_vseq(b, &order->sizes);
+  put_vseq(b, &order->runs);
+  put_vseq(b, &order->lengths);
+}
+
+void tf_segment_encode(tf_buf *b, tf_fnode *const *nodes, uint32_t n, const tf_order *order) {
+  encode_nodes(b, nodes, n);
+  put_order(b, order);
+}
+
+int tf_segment_encode_live(tf_buf *b, tf_fnode *const *nodes, uint32_t n, const tf_order *order, tf_timing_mode mode,
+                           uint32_t bins) {
+  if (encode_nodes_live(b, nodes, n, mode, bins)) return -1;
+  put_order(b, order);
   return b->failed ? -1 : 0;
 }
 
@@ -151,13 +172,23 @@ static int get_nodes(dec *d, tf_fnode ***out, uint32_t *nout, __int128 occ, uint
 }
 
 int tf_segment_decode(tf_cursor *c, uint64_t nevents, uint32_t nfuncs, uint32_t ncallsites, uint32_t timing,
-                      uint32_t bins, tf_fnode ***nodes, uint32_t *n, tf_mem *m, const char **why) {
+                      uint32_t bins, uint32_t version, tf_fnode ***nodes, uint32_t *n, tf_order *order, tf_mem *m,
+                      const char **why) {
   dec d = {.c = c, .nfuncs = nfuncs, .ncallsites = ncallsites, .timing = timing, .bins = bins, .m = m};
   __int128 events = 0;
   *nodes = NULL;
   *n = 0;
+  tf_order_init(order);
   int rc = get_nodes(&d, nodes, n, 1, 0, &events);
   if (!rc && events != (__int128)nevents) rc = bad(&d, "event count does not match the segment header");
+  if (!rc && version >= 3) {
+    tf_vfacts s = {0}, r = {0}, l = {0};
+    rc = get_vseq(&d, &order->sizes, -1, &s) || get_vseq(&d, &order->runs, -1, &r) ||
+         get_vseq(&d, &order->lengths, -1, &l) ? -1 : 0;
+    tf_order_facts f = {s.count, s.min, s.sum, r.count, r.min, r.max, l.count, l.min, l.sum};
+    const char *w = NULL;
+    if (!rc && tf_order_check(&f, *n, nevents, &w)) rc = bad(&d, w);
+  }
   *why = d.why;
   return rc;
 }

@@ -13,24 +13,33 @@
 
 #include "util/bytes.h"
 #include "fold/folder.h"
+#include "fold/streams.h"
 
 #define TF_SEGMENT_MAXDEPTH TF_FOLD_MAXDEPTH /* loop nesting accepted by the decoder: what the folder builds */
 #define TF_SEGMENT_MERGED_TIMING 0x100u
 
-void tf_segment_encode(tf_buf *b, tf_fnode *const *nodes, uint32_t n);
-/* The same for a folder's live structure, without changing it: a fresh
+/* The segment of the top-level nodes of its streams, one stream after the
+ * other, and the order of their events (NULL: one stream). */
+void tf_segment_encode(tf_buf *b, tf_fnode *const *nodes, uint32_t n, const tf_order *order);
+/* The same for the folders' live structure, without changing it: a fresh
  * node's pending sample (folder.h) is counted in a temporary copy of its
  * timing (kept as `mode` with at most `bins` bins). 0, or -1 out of memory
  * (b->failed may also be set). */
-int tf_segment_encode_live(tf_buf *b, tf_fnode *const *nodes, uint32_t n, tf_timing_mode mode, uint32_t bins);
+int tf_segment_encode_live(tf_buf *b, tf_fnode *const *nodes, uint32_t n, const tf_order *order, tf_timing_mode mode,
+                           uint32_t bins);
 
 /* Decode the nodes of a segment declared to hold `nevents` events, with
  * timing kept as `timing` (tf_timing_mode) with at most `bins` bins. With
  * TF_SEGMENT_MERGED_TIMING or'ed into timing, the segment is a rank's
  * projection of a merged trace: its time summaries count the occurrences
  * of all the ranks, so they are not checked against the rank's own.
- * 0, or -1 with a reason in *why (static string). */
+ * version: of the file (TF_COMP_VERSION or TF_TRACE_VERSION): from 3 on,
+ * the node list is followed by the order of its streams (streams.h), which
+ * is checked as far as it can be without unrolling; version 2 segments are
+ * one stream (*order empty). 0, or -1 with a reason in *why (static
+ * string); *nodes and *order are then to be freed all the same. */
 int tf_segment_decode(tf_cursor *c, uint64_t nevents, uint32_t nfuncs, uint32_t ncallsites, uint32_t timing,
-                      uint32_t bins, tf_fnode ***nodes, uint32_t *n, tf_mem *m, const char **why);
+                      uint32_t bins, uint32_t version, tf_fnode ***nodes, uint32_t *n, tf_order *order, tf_mem *m,
+                      const char **why);
 
 #endif

@@ -120,7 +120,7 @@ static void merge_node(merger *g, tf_mnode *a, tf_mnode *b) {
       }
     }
     for (uint32_t j = 0; j < b->nslots && j < a->nslots; j++) vset_merge(g, &a->slots[j], &b->slots[j]);
-    tf_timing_merge(&a->timing, &b->timing, g->bins, 1, g->m);
+    tf_gtiming_merge(&a->timing, &b->timing, g->bins, g->m);
   }
   tf_mnode_free(b, g->m);
 }
@@ -297,8 +297,10 @@ static void remap_sites(tf_mnode *const *x, uint32_t n, const uint32_t *map) {
     else
       x[i]->site = map[x[i]->site];
     for (uint32_t p = 0; p < x[i]->timing.npaths; p++) {
-      tf_tpath *tp = &x[i]->timing.paths[p];
-      if (tp->prev_fn != TF_PREV_NONE) tp->prev_site = map[tp->prev_site];
+      tf_gpath *tp = &x[i]->timing.paths[p];
+      if (tp->prev_fn == TF_PREV_NONE) continue;
+      tp->prev_site = map[tp->prev_site];
+      for (uint32_t g = 0; g < tp->n; g++) tp->g[g].t.prev_site = tp->prev_site;
     }
   }
 }
@@ -355,6 +357,7 @@ int tf_mtrace_merge(tf_mtrace *dst, tf_mtrace *src, char *err, size_t errlen) {
     src->top = NULL;
     src->ntop = 0;
   }
+  for (int k = 0; k < 3; k++) vset_merge(&g, &dst->order[k], &src->order[k]);
   tf_vseq_append(&dst->present, &src->present, &dst->mem);
   tf_vseq_append(&dst->nevents, &src->nevents, &dst->mem);
   tf_vseq_append(&dst->lost, &src->lost, &dst->mem);

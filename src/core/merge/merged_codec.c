@@ -42,6 +42,52 @@ static void put_vset(tf_buf *b, const tf_vset *v, const tf_vseq *node_ranks) {
   }
 }
 
+/* An event's time summaries per path and rank group (doc/FORMAT.md 4.4). */
+static void put_gtiming(tf_buf *b, const tf_gtiming *g, const tf_vseq *node_ranks) {
+  tf_buf_put_uvar(b, g->npaths);
+  uint64_t smin[2] = {UINT64_MAX, UINT64_MAX}, smax[2] = {0, 0};
+  for (uint32_t i = 0; i < g->npaths; i++) {
+    const tf_gpath *p = &g->paths[i];
+    if (p->prev_fn == TF_PREV_NONE) {
+      tf_buf_put_uvar(b, 0);
+    } else {
+      tf_buf_put_uvar(b, (uint64_t)p->prev_fn + 1);
+      tf_buf_put_uvar(b, p->prev_site);
+    }
+    int all = p->n == 1 && tf_vseq_equal(&p->g[0].ranks, node_ranks);
+    tf_buf_put_uvar(b, all ? 1 << 1 | 1 : (uint64_t)p->n << 1);
+    for (uint32_t x = 0; x < p->n; x++) {
+      const tf_tpath *t = &p->g[x].t;
+      if (!all) tf_vseq_encode(b, &p->g[x].ranks);
+      /* a group of one rank: its rank fields are that rank and its means (not written) */
+      int one = p->g[x].ranks.nvalues == 1;
+      tf_buf_put_uvar(b, t->compute.n);
+      tf_dstat_encode(b, &t->compute, !one);
+      tf_dstat_encode(b, &t->duration, !one);
+      const tf_dstat *d[2] = {&t->compute, &t->duration};
+      for (int k = 0; k < 2; k++)
+        if (d[k]->n) {
+          if (d[k]->min < smin[k]) smin[k] = d[k]->min;
+          if (d[k]->max > smax[k]) smax[k] = d[k]->max;
+        }
+    }
+  }
+  if (!g->npaths) return;
+  for (int k = 0; k < 2; k++) { /* rounded into the samples' range, as decoders check */
+    const tf_rankmeans *r = k ? &g->duration : &g->compute;
+    if (smin[k] > smax[k]) smin[k] = smax[k] = 0;
+    uint64_t lo = (uint64_t)(r->lo + 0.5), hi = (uint64_t)(r->hi + 0.5);
+    if (!(r->lo >= 0)) lo = 0;
+    if (!(r->hi >= 0)) hi = 0;
+    lo = lo < smin[k] ? smin[k] : lo > smax[k] ? smax[k] : lo;
+    hi = hi < smin[k] ? smin[k] : hi > smax[k] ? smax[k] : hi;
+    tf_buf_put_uvar(b, lo);
+    tf_buf_put_uvar(b, hi >= lo ? hi - lo : 0);
+    tf_buf_put_uvar(b, (uint64_t)r->lo_rank);
+    tf_buf_put_uvar(b, (uint64_t)r->hi_rank);
+  }
+}
+
 static void put_nodes(tf_buf *b, tf_mnode *const *x, uint32_t n, const tf_vseq *parent_ranks) {
   tf_buf_put_uvar(b, n);
   for (uint32_t i = 0; i < n; i++) {
@@ -59,7 +105,7 @@ static void put_nodes(tf_buf *b, tf_mnode *const *x, uint32_t n, const tf_vseq *
     put_vset(b, &x[i]->count, &x[i]->ranks);
     tf_buf_put_uvar(b, x[i]->nslots);
     for (uint32_t j = 0; j < x[i]->nslots; j++) put_vset(b, &x[i]->slots[j], &x[i]->ranks);
-    tf_timing_encode(b, &x[i]->timing, 1);
+    put_gtiming(b, &x[i]->timing, &x[i]->ranks);
   }
 }
 
@@ -130,6 +176,14 @@ int tf_mtrace_encode(tf_mtrace *t, tf_buf *out, int zstd_level) {
 
   s.len = 0;
   put_nodes(&s, t->top, t->ntop, &t->present);
+  for (int k = 0; k < 3; k++) { /* each rank's order of its streams; none known: one stream each */
+    if (t->order[k].n) {
+      put_vset(&s, &t->order[k], &t->present);
+    } else {
+      tf_buf_put_uvar(&s, 1 << 1 | 1);
+      tf_buf_put_uvar(&s, 0);
+    }
+  }
   put_section(out, SEC_NODES, &s, zstd_level);
 
   int failed = s.failed;
@@ -146,8 +200,8 @@ int tf_mtrace_encode(tf_mtrace *t, tf_buf *out, int zstd_level) {
 typedef struct dec {
   tf_cursor *c;
   tf_mtrace *t;
-  const char *why;
   uint32_t version;
+  const char *why;
 } dec;
 
 static int bad(dec *d, const char *why) {
@@ -201,6 +255,117 @@ static int get_vset(dec *d, tf_vset *v, const tf_vseq *node_ranks, int counts, i
 
 static int get_nodes(dec *d, tf_mnode ***out, uint32_t *nout, const tf_vseq *parent, uint32_t depth, int top);
 
+static int cmp_u64(const void *x, const void *y) {
+  uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+  return (a > b) - (a < b);
+}
+
+/* Smallest encoding of one path (previous call, a group header, one group:
+ * count and two summaries of at least 11 bytes each in the merged form). */
+#define GPATH_BYTES_MIN 24
+
+/* An event's grouped time summaries (version 3; doc/FORMAT.md 4.4), with
+ * the checks of 4.5: occ, the occurrences over all the event's ranks. */
+static int get_gtiming(dec *d, tf_gtiming *g, const tf_vseq *node_ranks, __int128 occ) {
+  tf_mem *m = &d->t->mem;
+  tf_timing_mode mode = (tf_timing_mode)d->t->timing;
+  uint32_t k = d->t->bins;
+  *g = (tf_gtiming){0};
+  uint64_t npaths = tf_cur_uvar(d->c);
+  if (d->c->bad) return bad(d, "truncated time statistics");
+  if (mode == TF_TIMING_NONE && npaths) return bad(d, "time statistics: paths in timing mode none");
+  if ((mode == TF_TIMING_STATS || mode == TF_TIMING_HISTOGRAM) && npaths != 1)
+    return bad(d, "time statistics: not exactly one path");
+  if (npaths > (uint64_t)(d->c->end - d->c->p) / GPATH_BYTES_MIN) return bad(d, "truncated time statistics");
+  if (!npaths) return mode != TF_TIMING_NONE && occ > 0 ? bad(d, "time statistics: path counts do not sum to the occurrences") : 0;
+  if (!(g->paths = calloc(npaths, sizeof *g->paths))) return bad(d, "out of memory");
+  m->bytes += npaths * sizeof *g->paths;
+  g->npaths = (uint32_t)npaths;
+  __int128 total = 0;
+  uint64_t smin[2] = {UINT64_MAX, UINT64_MAX}, smax[2] = {0, 0};
+  uint64_t *keys = malloc(npaths * sizeof *keys);
+  if (!keys) return bad(d, "out of memory");
+  int rc = 0;
+  for (uint32_t i = 0; i < g->npaths && !rc; i++) {
+    tf_gpath *p = &g->paths[i];
+    uint64_t fn = tf_cur_uvar(d->c), site = TF_PREV_NONE;
+    if (fn) {
+      if (mode != TF_TIMING_PATH) rc = bad(d, "time statistics: a previous call outside path mode");
+      else if (fn - 1 >= d->t->ft.n) rc = bad(d, "time statistics: previous function out of range");
+      site = tf_cur_uvar(d->c);
+      if (!rc && site >= d->t->ncallsites) rc = bad(d, "time statistics: previous call site out of range");
+    }
+    uint64_t h = tf_cur_uvar(d->c);
+    if (!rc && d->c->bad) rc = bad(d, "truncated time statistics");
+    if (rc) break;
+    p->prev_fn = fn ? (uint32_t)(fn - 1) : TF_PREV_NONE;
+    p->prev_site = (uint32_t)site;
+    keys[i] = (uint64_t)p->prev_fn << 32 | p->prev_site;
+    uint64_t ng = h >> 1;
+    if (ng < 1 || ((h & 1) && ng != 1) || ng > (uint64_t)(d->c->end - d->c->p) / 22) {
+      rc = bad(d, "time statistics: bad number of rank groups");
+      break;
+    }
+    if (!(p->g = calloc(ng, sizeof *p->g))) {
+      rc = bad(d, "out of memory");
+      break;
+    }
+    m->bytes += ng * sizeof *p->g;
+    p->cap = (uint32_t)ng;
+    for (uint32_t x = 0; x < ng && !rc; x++) {
+      tf_tgroup *gr = &p->g[x];
+      p->n = x + 1;
+      gr->t.prev_fn = p->prev_fn;
+      gr->t.prev_site = p->prev_site;
+      if ((h & 1) ? tf_vseq_copy(&gr->ranks, node_ranks, m) : get_ranks(d, &gr->ranks)) {
+        rc = d->why ? -1 : bad(d, "out of memory");
+        break;
+      }
+      uint64_t n = tf_cur_uvar(d->c);
+      const char *why = NULL;
+      int one = gr->ranks.nvalues == 1; /* one rank: its rank fields are implied */
+      if (d->c->bad) rc = bad(d, "truncated time statistics");
+      else if (!n) rc = bad(d, "time statistics: a path without samples");
+      else if (tf_dstat_decode(d->c, &gr->t.compute, n, mode, k, !one, d->t->nranks, m, &why) ||
+               tf_dstat_decode(d->c, &gr->t.duration, n, mode, k, !one, d->t->nranks, m, &why))
+        rc = bad(d, why);
+      if (rc) break;
+      if (one) {
+        int32_t r = (int32_t)tf_ranks_first(&gr->ranks);
+        tf_dstat *ds[2] = {&gr->t.compute, &gr->t.duration};
+        for (int j = 0; j < 2; j++) {
+          ds[j]->min_rank = ds[j]->max_rank = ds[j]->rmean_lo_rank = ds[j]->rmean_hi_rank = r;
+          ds[j]->rmean_lo = ds[j]->rmean_hi = tf_dstat_mean(ds[j]);
+        }
+      }
+      total += n;
+      const tf_dstat *ds[2] = {&gr->t.compute, &gr->t.duration};
+      for (int j = 0; j < 2; j++) {
+        if (ds[j]->min < smin[j]) smin[j] = ds[j]->min;
+        if (ds[j]->max > smax[j]) smax[j] = ds[j]->max;
+      }
+    }
+  }
+  if (!rc) { /* no two paths after the same call */
+    qsort(keys, g->npaths, sizeof *keys, cmp_u64);
+    for (uint32_t i = 1; i < g->npaths && !rc; i++)
+      if (keys[i] == keys[i - 1]) rc = bad(d, "time statistics: two paths after the same call");
+  }
+  free(keys);
+  if (!rc && occ >= 0 && total != occ) rc = bad(d, "time statistics: path counts do not sum to the occurrences");
+  for (int j = 0; j < 2 && !rc; j++) { /* the event's per-rank means */
+    uint64_t lo = tf_cur_uvar(d->c), range = tf_cur_uvar(d->c), lr = tf_cur_uvar(d->c), hr = tf_cur_uvar(d->c);
+    if (d->c->bad) rc = bad(d, "truncated time statistics");
+    else if (range > UINT64_MAX - lo || lo + range > smax[j] || lo < smin[j])
+      rc = bad(d, "time statistics: per-rank means outside the samples");
+    else if (lr >= (uint64_t)d->t->nranks || hr >= (uint64_t)d->t->nranks)
+      rc = bad(d, "time statistics: rank of a per-rank mean out of range");
+    else
+      *(j ? &g->duration : &g->compute) = (tf_rankmeans){(double)lo, (double)(lo + range), (int32_t)lr, (int32_t)hr};
+  }
+  return rc;
+}
+
 static int get_node(dec *d, tf_mnode **out, const tf_vseq *parent, uint32_t depth) {
   tf_mem *m = &d->t->mem;
   uint8_t flags = tf_cur_u8(d->c);
@@ -238,11 +403,14 @@ static int get_node(dec *d, tf_mnode **out, const tf_vseq *parent, uint32_t dept
   x->nslots = (uint32_t)nslots;
   for (uint32_t j = 0; j < x->nslots; j++)
     if (get_vset(d, &x->slots[j], &x->ranks, 0, 0, 0)) return -1;
+  if (d->version >= 3) return get_gtiming(d, &x->timing, &x->ranks, occurrences(&x->count));
+  /* version 2: one summary per path over all the event's ranks */
   const char *why = NULL;
-  if (tf_timing_decode(d->c, &x->timing, (tf_timing_mode)d->t->timing, d->t->bins, occurrences(&x->count), 1,
+  tf_timing pooled;
+  if (tf_timing_decode(d->c, &pooled, (tf_timing_mode)d->t->timing, d->t->bins, occurrences(&x->count), 1,
                        d->t->ft.n, d->t->ncallsites, d->t->nranks, m, &why))
     return bad(d, why);
-  return 0;
+  return tf_gtiming_from_pooled(&x->timing, &pooled, &x->ranks, m) ? bad(d, "out of memory") : 0;
 }
 
 static int get_nodes(dec *d, tf_mnode ***out, uint32_t *nout, const tf_vseq *parent, uint32_t depth, int top) {
@@ -335,7 +503,10 @@ static int parse_section(dec *d, uint8_t id) {
     return 0;
   }
   case SEC_NODES:
-    return get_nodes(d, &t->top, &t->ntop, &t->present, 0, 1);
+    if (get_nodes(d, &t->top, &t->ntop, &t->present, 0, 1)) return -1;
+    for (int k = 0; d->version >= 3 && k < 3; k++) /* checked per rank when projected (3.7) */
+      if (get_vset(d, &t->order[k], &t->present, 0, 0, 0)) return -1;
+    return 0;
   }
   return 0; /* optional sections are skipped */
 }

@@ -75,7 +75,7 @@ void tf_mnode_free(tf_mnode *x, tf_mem *m) {
   m->bytes -= x->nslots * sizeof *x->slots;
   tf_vset_free(&x->count, m);
   tf_vseq_free(&x->ranks, m);
-  tf_timing_free(&x->timing, m);
+  tf_gtiming_free(&x->timing, m);
   free(x);
   m->bytes -= sizeof *x;
 }
@@ -122,8 +122,7 @@ static tf_mnode *from_fnode(const tf_fnode *x, int64_t rank, const tf_callsite *
   y->site = x->site;
   y->site_sig = cs[x->site].sig;
   y->key = tf_mnode_event_key(x->fn, x->thread, y->site_sig);
-  if (tf_timing_copy(&y->timing, &x->timing, m)) goto fail;
-  tf_timing_set_rank(&y->timing, (int32_t)rank);
+  if (tf_gtiming_from_rank(&y->timing, &x->timing, (int32_t)rank, m)) goto fail;
   y->slots = calloc(x->nslots ? x->nslots : 1, sizeof *y->slots);
   if (!y->slots) goto fail;
   m->bytes += x->nslots * sizeof *y->slots;
@@ -182,7 +181,8 @@ int tf_mtrace_from_file(tf_mtrace *t, const tf_file_reader *r) {
   tf_vseq_push(&t->why, (int64_t)in->partial, m);
   tf_fnode **const *segs;
   const uint32_t *segn;
-  uint32_t ns = tf_file_folded(r, &segs, &segn), total = 0;
+  const tf_order *orders;
+  uint32_t ns = tf_file_folded(r, &segs, &segn, &orders), total = 0;
   for (uint32_t s = 0; s < ns; s++) total += segn[s];
   t->top = calloc(total ? total : 1, sizeof *t->top);
   if (!t->top) goto fail;
@@ -193,6 +193,31 @@ int tf_mtrace_from_file(tf_mtrace *t, const tf_file_reader *r) {
       if (!x) goto fail;
       t->top[t->ntop++] = x;
     }
+  /* the segments' streams one after the other: one order */
+  tf_order order;
+  if (ns == 1) {
+    if (tf_order_copy(&order, &orders[0], m)) goto fail;
+  } else {
+    tf_order_builder b;
+    tf_order_build_init(&b);
+    for (uint32_t s = 0; s < ns; s++) {
+      uint64_t nev = 0;
+      for (uint32_t i = 0; i < segn[s]; i++) nev += tf_fnode_events(segs[s][i]);
+      tf_order_build_segment(&b, &orders[s], segn[s], nev, m);
+    }
+    tf_order_build_end(&b, &order, m);
+  }
+  tf_vseq *parts[3] = {&order.sizes, &order.runs, &order.lengths};
+  for (int k = 0; k < 3; k++) {
+    tf_vseq rk;
+    tf_vseq_init(&rk);
+    tf_vseq_push(&rk, in->rank, m);
+    uint64_t h = tf_vseq_hash(parts[k]);
+    if (tf_vset_add(&t->order[k], parts[k], &rk, h, m)) {
+      for (int j = k + 1; j < 3; j++) tf_vseq_free(parts[j], m);
+      goto fail;
+    }
+  }
   if (m->failed) goto fail;
   return 0;
 fail:
@@ -204,6 +229,7 @@ void tf_mtrace_free(tf_mtrace *t) {
   tf_mem *m = &t->mem;
   for (uint32_t i = 0; i < t->ntop; i++) tf_mnode_free(t->top[i], m);
   free(t->top);
+  for (int k = 0; k < 3; k++) tf_vset_free(&t->order[k], m);
   for (uint32_t i = 0; i < t->ncallsites; i++) free((char *)t->callsites[i].module);
   free(t->callsites);
   tf_vseq_free(&t->present, m);
@@ -252,6 +278,7 @@ static void shell_free(tf_fnode *x) {
   for (uint32_t i = 0; i < x->nbody; i++) shell_free(x->body[i]);
   free(x->body);
   free(x->slots);
+  free(x->timing.paths); /* the array only: the summaries are the merged ones */
   free(x);
 }
 
@@ -292,7 +319,13 @@ static tf_fnode *project_node(const tf_mnode *x, int64_t rank, const char **why)
     const tf_vseq *s = tf_vset_find(&x->slots[j], rank);
     if (s) y->slots[j] = *s;
   }
-  y->timing = x->timing; /* borrowed: over all the node's ranks (decoded without the count check) */
+  /* borrowed: on each path the summary of the rank's group (decoded without
+   * the count check: a group's counts are those of all its ranks) */
+  if (tf_gtiming_project(&x->timing, rank, &y->timing)) {
+    *why = "out of memory";
+    shell_free(y);
+    return NULL;
+  }
   return y;
 }
 
@@ -320,11 +353,12 @@ static int project_list(tf_mnode *const *in, uint32_t nin, int64_t rank, tf_fnod
   return 0;
 }
 
-int tf_mtrace_project(const tf_mtrace *t, int32_t rank, tf_fnode ***nodes, uint32_t *n, uint64_t *nevents,
-                      tf_mem *m, const char **why) {
+int tf_mtrace_project(const tf_mtrace *t, int32_t rank, tf_fnode ***nodes, uint32_t *n, tf_order *order,
+                      uint64_t *nevents, tf_mem *m, const char **why) {
   *nodes = NULL;
   *n = 0;
   *why = NULL;
+  tf_order_init(order);
   int64_t idx = tf_mtrace_rank_index(t, rank);
   if (idx < 0) {
     *why = "rank not in this trace";
@@ -339,20 +373,30 @@ int tf_mtrace_project(const tf_mtrace *t, int32_t rank, tf_fnode ***nodes, uint3
     rc = -1;
   }
   if (!rc && nshell) {
+    /* the rank's order (borrowed; a version-2 trace has none: one stream) */
+    tf_order mine;
+    tf_order_init(&mine);
+    tf_vseq *parts[3] = {&mine.sizes, &mine.runs, &mine.lengths};
+    for (int k = 0; k < 3; k++) {
+      const tf_vseq *s = tf_vset_find(&t->order[k], rank);
+      if (s) *parts[k] = *s;
+    }
     tf_buf b = {0};
-    tf_segment_encode(&b, shell, nshell);
+    tf_segment_encode(&b, shell, nshell, &mine);
     if (b.failed) {
       *why = "out of memory";
       rc = -1;
     } else {
       tf_cursor c = {b.data, b.data + b.len, 0};
       rc = tf_segment_decode(&c, *nevents, t->ft.n, t->ncallsites, t->timing | TF_SEGMENT_MERGED_TIMING, t->bins,
-                             nodes, n, m, why);
+                             TF_TRACE_VERSION, nodes, n, order, m, why);
+      if (!rc && c.p != c.end) rc = (*why = "trailing bytes", -1);
       if (rc) {
         for (uint32_t i = 0; i < *n; i++) tf_fnode_free((*nodes)[i], m);
         free(*nodes);
         *nodes = NULL;
         *n = 0;
+        tf_order_free(order, m);
       }
     }
     tf_buf_free(&b);
@@ -373,11 +417,13 @@ static void seal_nodes(tf_mnode *const *x, uint32_t n, tf_mem *m) {
     tf_vseq_seal(&x[i]->ranks, m);
     seal_vset(&x[i]->count, m);
     for (uint32_t j = 0; j < x[i]->nslots; j++) seal_vset(&x[i]->slots[j], m);
+    tf_gtiming_seal(&x[i]->timing, m);
     seal_nodes(x[i]->body, x[i]->nbody, m);
   }
 }
 
 void tf_mtrace_seal(tf_mtrace *t) {
+  for (int k = 0; k < 3; k++) seal_vset(&t->order[k], &t->mem);
   tf_vseq_seal(&t->present, &t->mem);
   tf_vseq_seal(&t->nevents, &t->mem);
   tf_vseq_seal(&t->lost, &t->mem);

@@ -21,8 +21,10 @@
 
 #include "util/bytes.h"
 #include "fold/folder.h"
+#include "fold/streams.h"
 #include "format/functable.h"
 #include "format/rank_reader.h"
+#include "merge/tgroups.h"
 #include "tracefold.h"
 
 typedef struct tf_vset {
@@ -41,7 +43,7 @@ typedef struct tf_mnode {
   tf_vset count;             /* loop: iteration counts; event: number of values of each occurrence */
   tf_vset *slots;            /* event: parameter position j of each occurrence */
   uint32_t nslots;
-  tf_timing timing;           /* event: delta times over every occurrence on every rank */
+  tf_gtiming timing;          /* event: delta times of its occurrences, per path and rank group */
   struct tf_mnode **body;     /* loop */
   uint32_t nbody;
 } tf_mnode;
@@ -60,13 +62,15 @@ typedef struct tf_mtrace {
   tf_vseq present;         /* ranks with data, sorted */
   tf_vseq nevents, lost;   /* per present rank, in the same order */
   tf_vseq why;             /* per present rank: TF_PARTIAL_* of its part, 0 if complete */
-  tf_mnode **top;
+  tf_mnode **top;          /* each rank's top-level nodes, one of its streams (threads) after the other */
   uint32_t ntop;
+  tf_vset order[3];        /* each rank's order of its streams (streams.h): sizes, runs, lengths */
   tf_mem mem;
 } tf_mtrace;
 
 /* A one-rank merged trace from a per-rank compressed file (its segments
- * become one top-level sequence). 0, or -1 out of memory. */
+ * become one top-level sequence, their streams one after the other). 0,
+ * or -1 out of memory. */
 int tf_mtrace_from_file(tf_mtrace *t, const tf_file_reader *r);
 
 /* Merge src into dst; every rank of src must be above every rank of dst
@@ -87,10 +91,11 @@ tf_status tf_mtrace_decode(const uint8_t *data, size_t len, const char *name, tf
                            size_t errlen);
 
 /* Rank `rank`'s own folded sequence, freshly allocated and validated as a
- * per-rank segment (free with tf_fnode_free); its event count in *nevents.
- * 0, or -1 with a reason in *why. */
-int tf_mtrace_project(const tf_mtrace *t, int32_t rank, tf_fnode ***nodes, uint32_t *n, uint64_t *nevents,
-                      tf_mem *m, const char **why);
+ * per-rank segment (free with tf_fnode_free), and the order of its streams
+ * (free with tf_order_free); its event count in *nevents. 0, or -1 with a
+ * reason in *why. */
+int tf_mtrace_project(const tf_mtrace *t, int32_t rank, tf_fnode ***nodes, uint32_t *n, tf_order *order,
+                      uint64_t *nevents, tf_mem *m, const char **why);
 
 #define TF_TRACE_ZSTD_LEVEL 9 /* sections of merged trace files */
 

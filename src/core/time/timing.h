@@ -87,6 +87,54 @@ int tf_timing_merge(tf_timing *a, const tf_timing *b, uint32_t k, int across_ran
 /* A deep copy. 0 or -1. */
 int tf_timing_copy(tf_timing *dst, const tf_timing *src, tf_mem *m);
 
+/* One path: merge b into a (both summaries, or neither, change: 0 or -1
+ * out of memory); a deep copy (0 or -1); free. */
+int tf_tpath_merge(tf_tpath *a, const tf_tpath *b, uint32_t k, int across_ranks, tf_mem *m);
+int tf_tpath_copy(tf_tpath *dst, const tf_tpath *src, tf_mem *m);
+void tf_tpath_free(tf_tpath *p, tf_mem *m);
+
+/* ---- rank groups (merged traces; doc/TIMING.md "Rank groups")
+ * In a merged trace each path of an event keeps one summary pair (compute
+ * and duration) per group of ranks whose compute delays agree: what replay
+ * and simulation draw from. Two summaries of one path agree when their
+ * compute means m_a, m_b
+ *   - differ by at most TF_GROUP_TOLERANCE of the larger, or
+ *   - differ so little that sharing one summary moves at most
+ *     TF_GROUP_FLOOR (ns, or units of a time-independent trace) between
+ *     them: |m_a - m_b| n_a n_b / (n_a + n_b), the change of each side's
+ *     total when both take the pooled mean, or
+ *   - (`noise`: both summaries pool several ranks already) differ by less
+ *     than TF_GROUP_Z standard errors of the difference, sqrt(var_a / n_a +
+ *     var_b / n_b), and by at most TF_GROUP_NOISE_MAX of the larger: what
+ *     the samples cannot tell from noise. A rank alone keeps its own
+ *     delays on that ground (each rank's recorded time is what replay
+ *     gives back); only the caps pool it.
+ * A path keeps at most TF_GROUPS_MAX groups, whose rank lists take at most
+ * TF_GROUP_RANK_ITEMS value-sequence items together (ranks that noise
+ * alone sets apart make irregular lists, which cost bytes in proportion to
+ * the ranks); beyond either, the pair whose merge moves the least compute
+ * time merges. */
+#define TF_GROUP_TOLERANCE 0.01
+#define TF_GROUP_FLOOR 1000.0
+#define TF_GROUP_Z 3.0
+#define TF_GROUP_NOISE_MAX 0.10
+#define TF_GROUPS_MAX 8
+#define TF_GROUP_RANK_ITEMS 8
+/* The compute time sharing one summary would move (ns or units): what the
+ * caps minimise. */
+double tf_tpath_moved(const tf_tpath *a, const tf_tpath *b);
+/* 1 when a's and b's compute deltas agree (as above; noise: the third
+ * ground is open), else 0. */
+int tf_tpath_agree(const tf_tpath *a, const tf_tpath *b, int noise);
+
+/* One summary in a file (part 4 "summary"; merged: with the rank fields):
+ * encode (nothing when d->n is 0: the count is the caller's), and decode n
+ * samples' summary with every check of tf_timing_decode. 0, or -1 with a
+ * reason in *why. */
+void tf_dstat_encode(tf_buf *b, const tf_dstat *d, int merged);
+int tf_dstat_decode(tf_cursor *c, tf_dstat *d, uint64_t n, tf_timing_mode mode, uint32_t k, int merged, int32_t nranks,
+                    tf_mem *m, const char **why);
+
 /* Mark every summary as `rank`'s own (merged-trace fields). */
 void tf_timing_set_rank(tf_timing *t, int32_t rank);
 

@@ -19,7 +19,7 @@ static uint32_t run_end(const tf_dstat *d, uint32_t i) {
   return j;
 }
 
-static void put_dstat(tf_buf *b, const tf_dstat *d, int merged) {
+void tf_dstat_encode(tf_buf *b, const tf_dstat *d, int merged) {
   if (!d->n) return; /* the count is the path's */
   tf_buf_put_uvar(b, d->min);
   tf_buf_put_uvar(b, d->max - d->min);
@@ -59,8 +59,8 @@ void tf_timing_encode(tf_buf *b, const tf_timing *t, int merged) {
       tf_buf_put_uvar(b, p->prev_site);
     }
     tf_buf_put_uvar(b, p->compute.n);
-    put_dstat(b, &p->compute, merged);
-    put_dstat(b, &p->duration, merged);
+    tf_dstat_encode(b, &p->compute, merged);
+    tf_dstat_encode(b, &p->duration, merged);
   }
   if (merged && t->npaths)
     for (int d = 0; d < 2; d++) {
@@ -251,6 +251,19 @@ static int decode_paths(dec_ctx *x, tf_timing *t, tf_timing_mode mode, __int128 
   }
   if (check_unique_paths(x, t)) return -1;
   if (occ >= 0 && total != occ) return reject(x, "time statistics: path counts do not sum to the occurrences");
+  return 0;
+}
+
+int tf_dstat_decode(tf_cursor *c, tf_dstat *d, uint64_t n, tf_timing_mode mode, uint32_t k, int merged, int32_t nranks,
+                    tf_mem *m, const char **why) {
+  *d = (tf_dstat){0};
+  dec_ctx x = {.c = c, .max_bins = mode_bins(mode, k), .merged = merged, .nranks = nranks, .m = m};
+  if (!n) return *why = "time statistics: a path without samples", -1;
+  if (get_dstat(&x, d, n)) {
+    tf_dstat_free(d, m);
+    *why = x.why;
+    return -1;
+  }
   return 0;
 }
 

@@ -216,7 +216,7 @@ static int few_into(tf_dstat *a, const tf_dstat *b, uint32_t k, int across_ranks
 }
 
 /* Merge path b into path a, both summaries or neither. 0 or -1. */
-static int path_merge(tf_tpath *a, const tf_tpath *b, uint32_t k, int across_ranks, tf_mem *m) {
+int tf_tpath_merge(tf_tpath *a, const tf_tpath *b, uint32_t k, int across_ranks, tf_mem *m) {
   if (b->compute.n && b->compute.n <= FEW_SAMPLES && b->duration.n <= FEW_SAMPLES && a->compute.n &&
       a->compute.nbins && b->compute.nbins && a->duration.nbins && b->duration.nbins) {
     int rc = few_into(&a->compute, &b->compute, k, across_ranks, m);
@@ -267,11 +267,11 @@ int tf_timing_merge(tf_timing *a, const tf_timing *b, uint32_t k, int across_ran
     if (!q->compute.n && !q->duration.n) continue;
     tf_tpath *p = tf_timing_path_find(a, q->prev_fn, q->prev_site);
     if (p) {
-      if (path_merge(p, q, k, across_ranks, m)) rc = -1;
+      if (tf_tpath_merge(p, q, k, across_ranks, m)) rc = -1;
       continue;
     }
     tf_tpath fresh = {.prev_fn = q->prev_fn, .prev_site = q->prev_site};
-    if (path_merge(&fresh, q, k, 1, m)) {
+    if (tf_tpath_merge(&fresh, q, k, 1, m)) {
       rc = -1;
     } else if (tf_timing_paths_append(a, &fresh, m)) {
       tf_dstat_free(&fresh.compute, m);
@@ -291,6 +291,44 @@ static int dstat_copy(tf_dstat *dst, const tf_dstat *src, tf_mem *m) {
   dst->nbins = src->nbins;
   memcpy(dst->bins, src->bins, src->nbins * sizeof *dst->bins);
   return 0;
+}
+
+int tf_tpath_copy(tf_tpath *dst, const tf_tpath *src, tf_mem *m) {
+  *dst = (tf_tpath){.prev_fn = src->prev_fn, .prev_site = src->prev_site};
+  if (dstat_copy(&dst->compute, &src->compute, m) || dstat_copy(&dst->duration, &src->duration, m)) {
+    tf_tpath_free(dst, m);
+    return -1;
+  }
+  return 0;
+}
+
+void tf_tpath_free(tf_tpath *p, tf_mem *m) {
+  tf_dstat_free(&p->compute, m);
+  tf_dstat_free(&p->duration, m);
+}
+
+/* ------------------------------------------------------------ rank groups */
+
+static double moved(const tf_dstat *a, const tf_dstat *b) {
+  if (!a->n || !b->n) return 0;
+  double na = (double)a->n, nb = (double)b->n;
+  return fabs(tf_dstat_mean(a) - tf_dstat_mean(b)) * na * nb / (na + nb);
+}
+
+double tf_tpath_moved(const tf_tpath *a, const tf_tpath *b) { return moved(&a->compute, &b->compute); }
+
+static int dstat_agree(const tf_dstat *a, const tf_dstat *b, int noise) {
+  if (!a->n || !b->n) return 1;
+  double ma = tf_dstat_mean(a), mb = tf_dstat_mean(b), d = fabs(ma - mb), top = fmax(ma, mb);
+  if (d <= TF_GROUP_TOLERANCE * top || moved(a, b) <= TF_GROUP_FLOOR) return 1;
+  if (!noise || d > TF_GROUP_NOISE_MAX * top) return 0;
+  /* the standard error of the difference of the means: sqrt(var_a / n_a + var_b / n_b) */
+  double se = sqrt(fmax(a->m2, 0) / ((double)a->n * (double)a->n) + fmax(b->m2, 0) / ((double)b->n * (double)b->n));
+  return d <= TF_GROUP_Z * se;
+}
+
+int tf_tpath_agree(const tf_tpath *a, const tf_tpath *b, int noise) {
+  return dstat_agree(&a->compute, &b->compute, noise);
 }
 
 int tf_timing_copy(tf_timing *dst, const tf_timing *src, tf_mem *m) {
@@ -318,7 +356,7 @@ int tf_timing_total(const tf_timing *t, uint32_t k, tf_tpath *out, tf_mem *m) {
   *out = (tf_tpath){.prev_fn = TF_PREV_NONE, .prev_site = TF_PREV_NONE};
   k = bins_cap(k);
   for (uint32_t i = 0; i < t->npaths; i++)
-    if (path_merge(out, &t->paths[i], k, 1, m)) {
+    if (tf_tpath_merge(out, &t->paths[i], k, 1, m)) {
       tf_dstat_free(&out->compute, m);
       tf_dstat_free(&out->duration, m);
       return -1;
