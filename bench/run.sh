@@ -93,9 +93,13 @@ fortran_vs_c() {
             traced) envs=(env LD_PRELOAD="$lib" TRACEFOLD_OUTPUT="$tmp/trace") ;;
             compare*) envs=(env LD_PRELOAD="${cmps[${v#compare}]}" TRACEFOLD_OUTPUT="$tmp/trace") ;;
           esac
-          rm -rf "$tmp/trace"
-          "${launch[@]}" -n 2 ${envs[@]+"${envs[@]}"} "$b/bench/$p" "$ITERS" "$REPS" >"$tmp/out" 2>"$tmp/err" ||
-            { cat "$tmp/out" "$tmp/err" >&2; exit 1; }
+          local try
+          for try in 1 2 3; do # a run killed from outside (a shared machine) is run again
+            rm -rf "$tmp/trace"
+            "${launch[@]}" -n 2 ${envs[@]+"${envs[@]}"} "$b/bench/$p" "$ITERS" "$REPS" >"$tmp/out" 2>"$tmp/err" && break
+            ((try < 3)) || { cat "$tmp/out" "$tmp/err" >&2; exit 1; }
+            echo "run.sh: $p ($v) failed, once more" >&2
+          done
           if [[ $v == traced && -z $label ]]; then # the MPI library, as the trace names it
             label=$("$b/src/cli/tracefold" summary "$tmp/trace" | sed -n 's/^MPI: //p' | tr -s ' \t' ' ' | cut -d, -f1)
           fi
