@@ -3,8 +3,11 @@
 # the figures in bench/RESULTS.md. Builds nothing itself.
 #
 # usage: bench/run.sh BUILD_DIR
+#        bench/run.sh --fortran BUILD_DIR[=LIB[,LIB]...] [BUILD_DIR[=LIB[,LIB]...]]...
 #   BUILD_DIR  a configured and built tree (needs bench/bench_callcost,
 #              src/recorder/libtracefold.so, src/cli/tracefold)
+#   --fortran  Fortran vs C per-call cost instead, in the section "## Fortran
+#              vs C per-call cost" (fortran_vs_c below; ROUNDS, ITERS, REPS)
 # environment (optional):
 #   MPIRUN  launcher            [mpirun.mpich]
 #   ITERS   iterations per rep  [15000]
@@ -33,6 +36,169 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+# Fortran vs C per-call cost (bench/run.sh --fortran BUILD_DIR[=LIB[,LIB]...]...).
+# For each build (each with its MPI; the launcher is read from its
+# CMakeCache.txt), the same loops through C (bench_callcost) and through the
+# Fortran bindings (bench_callcost_fh: mpif.h, _fmod: use mpi, _f08: use
+# mpi_f08; callcost_f.f90) run untraced and traced (LD_PRELOAD=libtracefold.so,
+# TRACEFOLD_MODE=compressed) and, with =LIB,..., traced by each of those
+# libraries too (other builds' libtracefold.so for the same MPI: one configured
+# with -DTF_FORTRAN_ENTRY_POINTS=OFF, an older commit's). ROUNDS rounds [5]; in
+# each, every program and variant runs once, the programs in rotated order and
+# untraced/traced alternating, so that drift in the machine's load hits all
+# alike. Each run times ITERS iterations [5000] REPS times [9] and reports its
+# median and fastest repetition. The figures: see the section's text below.
+fortran_vs_c() {
+  local ROUNDS=${ROUNDS:-5} ITERS=${ITERS:-5000} REPS=${REPS:-9}
+  export MPIR_CVAR_POLLS_BEFORE_YIELD=1
+  unset LD_PRELOAD TRACEFOLD_MODE TRACEFOLD_OUTPUT TRACEFOLD_MEMORY TRACEFOLD_TIMING TRACEFOLD_BINS TRACEFOLD_VOLUME
+  local tmp log start load0 arg b lib mpiexec label r i p v order k=0 c
+  local progs=(bench_callcost bench_callcost_fh bench_callcost_fmod bench_callcost_f08)
+  tmp=$(mktemp -d "${TMPDIR:-/tmp}/tf-bench-f.XXXXXX")
+  fvc_tmp=$tmp # global: the trap runs after this function has returned
+  trap 'rm -rf "$fvc_tmp"' EXIT
+  log=$tmp/runs.txt
+  : >"$log"
+  start=$(date +%s)
+  load0=$(cut -d' ' -f1-3 /proc/loadavg)
+  local labels=()
+  for arg in "$@"; do
+    k=$((k + 1))
+    b=$(cd "${arg%%=*}" && pwd)
+    lib=$b/src/recorder/libtracefold.so
+    local cmps=()
+    [[ $arg == *=* ]] && IFS=, read -r -a cmps <<<"${arg#*=}"
+    for p in "${progs[@]}"; do
+      [[ -x $b/bench/$p ]] || { echo "run.sh: missing $b/bench/$p (build the project first)" >&2; exit 2; }
+    done
+    for p in "$lib" "$b/src/cli/tracefold" ${cmps[@]+"${cmps[@]}"}; do
+      [[ -f $p ]] || { echo "run.sh: missing $p" >&2; exit 2; }
+    done
+    mpiexec=$(sed -n 's/^MPIEXEC_EXECUTABLE:FILEPATH=//p' "$b/CMakeCache.txt")
+    local launch=("$mpiexec")
+    [[ $mpiexec == *openmpi* ]] && launch+=(--allow-run-as-root --oversubscribe)
+    label=""
+    echo "run.sh: $b: $ROUNDS rounds of C, mpif.h, use mpi, use mpi_f08, untraced and traced${cmps[*]+ and traced by ${cmps[*]}}," \
+      "$ITERS iterations x $REPS reps" >&2
+    for ((r = 1; r <= ROUNDS; r++)); do
+      for ((i = 0; i < 4; i++)); do
+        p=${progs[$(((i + r) % 4))]}
+        order="untraced traced"
+        for ((c = 0; c < ${#cmps[@]}; c++)); do order+=" compare$c"; done
+        ((r % 2)) || order=$(tr ' ' '\n' <<<"$order" | tac | tr '\n' ' ')
+        for v in $order; do
+          local envs=()
+          case $v in
+            traced) envs=(env LD_PRELOAD="$lib" TRACEFOLD_OUTPUT="$tmp/trace") ;;
+            compare*) envs=(env LD_PRELOAD="${cmps[${v#compare}]}" TRACEFOLD_OUTPUT="$tmp/trace") ;;
+          esac
+          local try
+          for try in 1 2 3; do # a run killed from outside (a shared machine) is run again
+            rm -rf "$tmp/trace"
+            "${launch[@]}" -n 2 ${envs[@]+"${envs[@]}"} "$b/bench/$p" "$ITERS" "$REPS" >"$tmp/out" 2>"$tmp/err" && break
+            ((try < 3)) || { cat "$tmp/out" "$tmp/err" >&2; exit 1; }
+            echo "run.sh: $p ($v) failed, once more" >&2
+          done
+          if [[ $v == traced && -z $label ]]; then # the MPI library, as the trace names it
+            label=$("$b/src/cli/tracefold" summary "$tmp/trace" | sed -n 's/^MPI: //p' | tr -s ' \t' ' ' | cut -d, -f1)
+          fi
+          grep '_ns_per_iter' "$tmp/out" | sed "s|^|$k $r $p $v |" >>"$log"
+        done
+      done
+      echo "  round $r done ($(($(date +%s) - start)) s)" >&2
+    done
+    labels+=("${label:-$(basename "$mpiexec")}")
+  done
+  local cpu
+  cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+  # imports results_section.py from here (and leaves no __pycache__ in the tree)
+  PYTHONPATH=$here PYTHONDONTWRITEBYTECODE=1 python3 - "$log" "$here/RESULTS.md" "$(date -u '+%Y-%m-%d %H:%M UTC')" \
+    "$(nproc)" "$cpu" "$(uname -r)" "$load0" "$(cut -d' ' -f1-3 /proc/loadavg)" "$ROUNDS" "$ITERS" "$REPS" \
+    "$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo '?')" "$@" -- "${labels[@]}" <<'PYEOF'
+import statistics, sys
+
+from results_section import update
+
+log, results, date, nproc, cpu, kernel, load0, load, rounds, iters, reps, commit, *rest = sys.argv[1:]
+sep = rest.index("--")
+builds, labels = rest[:sep], rest[sep + 1:]
+med = statistics.median
+runs = {}  # (build, round, program, variant) -> {"p2p": median rep ns/iter, "p2p_min": fastest rep, ...}
+calls = {}  # bench -> calls per iteration
+for line in open(log):
+    b, r, prog, var, key, val, *more = line.split()
+    runs.setdefault((int(b), int(r), prog, var), {})[key[: -len("_ns_per_iter")]] = float(val)
+    if more[:1] == ["calls_per_iter"]:
+        calls[key.split("_")[0]] = int(more[1])
+names = {"bench_callcost": "C", "bench_callcost_fh": "Fortran, `mpif.h`", "bench_callcost_fmod": "Fortran, `use mpi`",
+         "bench_callcost_f08": "Fortran, `use mpi_f08`"}
+benches = {"p2p": "p2p: Irecv+Isend+Waitall", "allreduce": "allreduce"}
+out = []
+for bi, label in enumerate(labels, 1):
+    cmps = builds[bi - 1].split("=", 1)[1].split(",") if "=" in builds[bi - 1] else []
+    rs = sorted({r for (b, r, _, _) in runs if b == bi})
+    head = "| binding | benchmark | untraced ns/iter | traced ns/iter | added ns/call | added ns/call, fastest reps | vs C |"
+    rule = "|---|---|---:|---:|---:|---:|---:|"
+    for c in range(len(cmps)):
+        head += f" LIB {c + 1}: added ns/call |"
+        rule += "---:|"
+    out += [f"### {label}", "", head, rule]
+    for bench, bname in benches.items():
+        n = calls[bench]
+
+        def added(prog, var="traced"):
+            return [(runs[(bi, r, prog, var)][bench] - runs[(bi, r, prog, "untraced")][bench]) / n for r in rs]
+
+        c_added = added("bench_callcost")
+        for prog, pname in names.items():
+            u = med(runs[(bi, r, prog, "untraced")][bench] for r in rs)
+            t = med(runs[(bi, r, prog, "traced")][bench] for r in rs)
+            a = added(prog)
+            fast = (min(runs[(bi, r, prog, "traced")][bench + "_min"] for r in rs)
+                    - min(runs[(bi, r, prog, "untraced")][bench + "_min"] for r in rs)) / n
+            vs = med(x / y for x, y in zip(a, c_added)) if prog != "bench_callcost" else 1.0
+            row = f"| {pname} | {bname} | {u:.0f} | {t:.0f} | {med(a):.0f} | {fast:.0f} | {vs:.2f} |"
+            for c in range(len(cmps)):
+                row += f" {med(added(prog, f'compare{c}')):.0f} |"
+            out.append(row)
+            print(f"{label}: {pname} {bench}: added {med(a):.0f} ns/call (fastest reps {fast:.0f}), vs C {vs:.2f}",
+                  file=sys.stderr)
+    out.append("")
+    out += [f"LIB {c + 1}: `{x}`." for c, x in enumerate(cmps)] + ([""] if cmps else [])
+heading = "## Fortran vs C per-call cost"
+section = f"""{heading}
+
+Written by `bench/run.sh --fortran` on {date}, at {commit}.
+Machine: {nproc} cores, {cpu}, Linux {kernel}. Load average (1/5/15 min): {load0} at the start, {load} at the
+end. `MPIR_CVAR_POLLS_BEFORE_YIELD=1`.
+
+How measured: the loops of `bench_callcost` (bench/callcost.c: Irecv+Isend+Waitall of one double with the
+partner, 3 calls per iteration; Allreduce of one double, 1 call) and the same loops in Fortran
+(bench/callcost_f.f90, compiled with `include 'mpif.h'`, `use mpi` and `use mpi_f08`), on 2 ranks, {iters}
+iterations per repetition, {reps} repetitions per run. {rounds} rounds; in each, every program runs untraced and
+traced (`LD_PRELOAD=libtracefold.so`, compressed mode, timing `path`), the programs in rotated order and
+untraced/traced alternating, so that drift in the machine's load hits all alike. Added ns/call = (traced −
+untraced ns/iter) / calls per iteration, median over rounds; "fastest reps" = (fastest traced repetition −
+fastest untraced repetition, over all rounds) / calls, a lower bound less sensitive to other processes; vs C =
+the binding's added ns/call / C's, median over rounds (the target: at most 1.20). The ns/iter columns are
+medians over rounds. Untraced, a Fortran call costs what the MPI library's binding adds to the C call; traced,
+the recorder's own Fortran entry points take the binding's place (they convert the arguments and call the C
+`PMPI_` function), so Fortran's traced figures come close to C's.
+
+{chr(10).join(out)}"""
+update(results, heading, section)
+print(f"run.sh: wrote {results}", file=sys.stderr)
+PYEOF
+  echo "run.sh: done in $(($(date +%s) - start)) s" >&2
+}
+if [[ ${1:-} == --fortran ]]; then
+  shift
+  [[ $# -gt 0 ]] || { echo "usage: bench/run.sh --fortran BUILD_DIR[=LIB[,LIB]...]..." >&2; exit 2; }
+  fortran_vs_c "$@"
+  exit 0
+fi
+
 build=${1:?usage: bench/run.sh BUILD_DIR}
 build=$(cd "$build" && pwd)
 bin=$build/bench/bench_callcost
