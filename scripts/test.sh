@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test.sh — set up, then run the whole test suite through ctest:
-#   build/         MPICH: unit tests, every workload at 1 to 64 ranks (and each timing mode at 4),
+#   build/         MPICH: unit tests, every workload at 1 to 64 ranks (and each timing mode at 4 on a few),
 #                  replayed at 1, 4, 9 ranks and simulated in SimGrid at 1, 4, 9 ranks
 #   build-openmpi/ Open MPI: every workload (C and Fortran) at 1, 2, 4 ranks, replayed and simulated
 #   build-asan/    unit tests under AddressSanitizer + UBSan
@@ -15,7 +15,7 @@ for dir in build build-openmpi; do
   (cd "$dir" && ctest --output-on-failure -j2) || status=1
 done
 echo "== ctest -L unit in build-asan"
-(cd build-asan && ctest --output-on-failure -L unit) || status=1
+(cd build-asan && ctest --output-on-failure -L unit -j2) || status=1
 echo "== fuzzing the trace readers for 60 s"
 scripts/fuzz.sh 60 || status=1
 exit $status
