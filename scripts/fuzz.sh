@@ -3,7 +3,7 @@
 #
 #   scripts/fuzz.sh [SECONDS]     (default 60)
 #
-# 1. builds the harness, the library core, the exporter and the CLI verbs
+# 1. builds the harness, the library core, the exporter, the graph library and the CLI verbs
 #    (the harness drives show, imbalance, time and export on every input
 #    that opens) with clang -fsanitize=fuzzer,address,undefined into
 #    build-fuzz/fuzz_trace;
@@ -37,14 +37,18 @@ mkdir -p "$out/obj" "$out/seeds" "$out/corpus" "$out/crashes"
 
 # ---- 1. build: the core's, the exporter's and the verbs' sources as their CMakeLists.txt list them
 lib_sources() { # DIR TARGET: the sources of add_library(TARGET ...) in DIR/CMakeLists.txt, as DIR/x.c
-  sed -n "/add_library($2 /,/)/p" "$1/CMakeLists.txt" | tr -s ' ()\t' '\n' | grep '\.c$' | sed "s|^|$1/|"
+  # (generated ones, ${CMAKE_CURRENT_BINARY_DIR}/x.c, from the same folder of $build)
+  sed -n "/add_library($2 /,/)/p" "$1/CMakeLists.txt" | tr -s ' ()\t' '\n' | grep '\.c$' |
+    sed -e "s|^\${CMAKE_CURRENT_BINARY_DIR}/|$build/$1/|" -e "t" -e "s|^|$1/|"
 }
+[ -f "$build/src/export/report_assets.c" ] || { echo "fuzz.sh: $build is not built (run scripts/setup.sh)" >&2; exit 1; }
 mapfile -t srcs < <(lib_sources src/core tracefold_core | sed 's|^src/core/||')
-mapfile -t more < <(lib_sources src/export tracefold_export; lib_sources src/cli tracefold_cli_verbs)
+mapfile -t more < <(lib_sources src/export tracefold_export; lib_sources src/graph tracefold_graph
+                    lib_sources src/cli tracefold_cli_verbs)
 [ ${#srcs[@]} -gt 0 ] && [ ${#more[@]} -gt 0 ] ||
   { echo "fuzz.sh: no sources found for tracefold_core, tracefold_export or tracefold_cli_verbs" >&2; exit 1; }
-for s in "${more[@]}"; do srcs+=("../../$s"); done # relative to src/core, as the core's
-san=(-g -O1 -std=c11 -fno-omit-frame-pointer -fno-sanitize-recover=all -Iinclude -Isrc/core -Isrc/export -Isrc/cli
+for s in "${more[@]}"; do srcs+=("$(realpath -m --relative-to=src/core "$s")"); done # relative to src/core, as the core's
+san=(-g -O1 -std=c11 -fno-omit-frame-pointer -fno-sanitize-recover=all -Iinclude -Isrc/core -Isrc/export -Isrc/graph -Isrc/cli
      -DTF_REPLAY_PATH=\"\" -DTF_MPIRUN_DEFAULT=\"\" -DTF_SIM_PATH=\"\" -DTF_SMPIRUN_PATH=\"\")
 rm -f "$out"/obj/*.o
 pids=()
