@@ -11,35 +11,16 @@ enum { ND_EVENT = 0, ND_LOOP = 1 };
 
 #define put_vseq tf_vseq_encode
 
-static void encode_nodes(tf_buf *b, tf_fnode *const *nodes, uint32_t n) {
+/* The nodes; live: a fresh node's pending sample is counted in a temporary
+ * copy of its timing (sealed nodes have none). 0, or -1 out of memory. */
+static int encode_nodes(tf_buf *b, tf_fnode *const *nodes, uint32_t n, int live, tf_timing_mode mode, uint32_t bins) {
   tf_buf_put_uvar(b, n);
   for (uint32_t i = 0; i < n; i++) {
     const tf_fnode *x = nodes[i];
     if (x->is_loop) {
       tf_buf_put_u8(b, ND_LOOP);
       put_vseq(b, &x->iters);
-      encode_nodes(b, x->body, x->nbody);
-    } else {
-      tf_buf_put_u8(b, ND_EVENT);
-      tf_buf_put_uvar(b, x->fn);
-      tf_buf_put_uvar(b, x->thread);
-      tf_buf_put_uvar(b, x->site);
-      put_vseq(b, &x->nvals);
-      tf_buf_put_uvar(b, x->nslots);
-      for (uint32_t j = 0; j < x->nslots; j++) put_vseq(b, &x->slots[j]);
-      tf_timing_encode(b, &x->timing, 0);
-    }
-  }
-}
-
-static int encode_nodes_live(tf_buf *b, tf_fnode *const *nodes, uint32_t n, tf_timing_mode mode, uint32_t bins) {
-  tf_buf_put_uvar(b, n);
-  for (uint32_t i = 0; i < n; i++) {
-    const tf_fnode *x = nodes[i];
-    if (x->is_loop) {
-      tf_buf_put_u8(b, ND_LOOP);
-      put_vseq(b, &x->iters);
-      if (encode_nodes_live(b, x->body, x->nbody, mode, bins)) return -1;
+      if (encode_nodes(b, x->body, x->nbody, live, mode, bins)) return -1;
       continue;
     }
     tf_buf_put_u8(b, ND_EVENT);
@@ -49,7 +30,7 @@ static int encode_nodes_live(tf_buf *b, tf_fnode *const *nodes, uint32_t n, tf_t
     put_vseq(b, &x->nvals);
     tf_buf_put_uvar(b, x->nslots);
     for (uint32_t j = 0; j < x->nslots; j++) put_vseq(b, &x->slots[j]);
-    if (!x->sample.pending) {
+    if (!live || !x->sample.pending) {
       tf_timing_encode(b, &x->timing, 0);
       continue;
     }
@@ -75,13 +56,13 @@ static void put_order(tf_buf *b, const tf_order *order) {
 }
 
 void tf_segment_encode(tf_buf *b, tf_fnode *const *nodes, uint32_t n, const tf_order *order) {
-  encode_nodes(b, nodes, n);
+  encode_nodes(b, nodes, n, 0, TF_TIMING_NONE, 0);
   put_order(b, order);
 }
 
 int tf_segment_encode_live(tf_buf *b, tf_fnode *const *nodes, uint32_t n, const tf_order *order, tf_timing_mode mode,
                            uint32_t bins) {
-  if (encode_nodes_live(b, nodes, n, mode, bins)) return -1;
+  if (encode_nodes(b, nodes, n, 1, mode, bins)) return -1;
   put_order(b, order);
   return b->failed ? -1 : 0;
 }
