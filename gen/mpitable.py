@@ -35,6 +35,7 @@ communicator peers are relative to), recs (Rec: how each recorded
 parameter, or derived value, becomes fields, in value-vector order) and
 fields (Field: name, kind, is_array; the schema).
 """
+import os
 import re
 from collections import namedtuple
 
@@ -94,7 +95,7 @@ class Param:
 
 FUNC_ANN = {"init", "finalize", "abort", "varargs", "complete", "outcome", "persistent", "engine", "nofortran",
             "nosim", "simoutofplace"}
-PARAM_ANN = {"n", "if", "out", "use", "free", "inplace", "recv", "id", "skip", "addr", "layout"}
+PARAM_ANN = {"n", "if", "out", "use", "free", "inplace", "recv", "id", "skip", "addr", "layout", "portable"}
 COMPLETE = ("one", "any", "all", "some")
 
 
@@ -150,6 +151,12 @@ def parse_table(path):
             raise SystemExit("bad table line: %r" % line)
         plist = [] if m.group(2).strip() == "void" else [Param(p) for p in split_top(m.group(2), ",")]
         funcs.append(Func(m.group(1), plist, ann, category))
+    sets = parse_portable(os.path.join(os.path.dirname(os.path.abspath(path)), "portable.table"))
+    for f in funcs:
+        for p in f.params:
+            if "portable" in p.ann and p.ann["portable"] not in sets:
+                raise SystemExit("%s: %s {portable=%s}: no such set in portable.table" % (f.name, p.name,
+                                                                                        p.ann["portable"]))
     # The nonblocking form of MPI_X is MPI_IX (MPI's naming) when the table
     # has it and it creates a request (not MPI_Iprobe for MPI_Probe, nor
     # MPI_Intercomm_create for itself).
@@ -159,6 +166,23 @@ def parse_table(path):
         if nb is not None and nb is not f and nb.creates_request():
             f.nonblocking = nb
     return funcs
+
+def parse_portable(path):
+    """portable.table: {set: (closed, [(portable value, MPI constant), ...])}, in the file's order."""
+    sets = {}
+    for raw in open(path):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        w = line.split()
+        if len(w) != 4 or w[1] not in ("closed", "open") or not re.match(r"^-?\d+$", w[2]):
+            raise SystemExit("portable.table: bad line %r" % raw)
+        closed, pairs = sets.setdefault(w[0], (w[1] == "closed", []))
+        if closed != (w[1] == "closed"):
+            raise SystemExit("portable.table: set %s is both open and closed" % w[0])
+        pairs.append((int(w[2]), w[3]))
+    return sets
+
 
 # ---------------------------------------------------------- field rules
 

@@ -39,6 +39,7 @@
 #include "object_ids.h"
 #include "runtime.h"
 #include "session.h"
+#include "tf_portable.h"
 #include "tf_schema.h"
 #include "values.h"
 
@@ -315,10 +316,10 @@ static int fortran_init(void *ra, int threaded, int required, int *provided) {
   tf_recorder_start(rc);
   tf_call c;
   if (tf_call_begin(&c, threaded ? TF_FN_MPI_Init_thread : TF_FN_MPI_Init, ra)) {
-    if (threaded) tf_put(&c, tf_int_val(required));
+    if (threaded) tf_put(&c, tf_portable_thread(required)); /* as the C wrapper (gen/portable.table) */
     c.t0 = t0;
     c.t1 = t1;
-    if (threaded) tf_put(&c, tf_int_val(*provided));
+    if (threaded) tf_put(&c, tf_portable_thread(*provided));
     tf_call_end(&c);
     tf_call_clock_resume();
   }

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "replay.h"
+#include "tf_replay_portable.h"
 #ifdef TF_SIMGRID
 #include <simgrid/version.h>
 #endif
@@ -605,7 +606,7 @@ static void init_mpi(int *argc, char ***argv, tf_trace *t) {
       if (!tf_trace_rank(t, r, NULL, NULL) || tf_rank_cursor_open(t, r, &c, NULL, 0) != TF_OK) continue;
       if (tf_rank_cursor_next(c, &ev) == 1 && ev.fn < in->nfuncs &&
           strcmp(in->funcs[ev.fn].name, "MPI_Init_thread") == 0 && ev.nvals >= 1)
-        required = (int)ev.vals[0];
+        required = rp_mpi_thread(ev.vals[0]); /* the trace keeps the portable level (gen/portable.table) */
       tf_rank_cursor_close(c);
       break;
     }
