@@ -27,15 +27,13 @@ int tf_options(int *argc, char **argv, const char *verb, const tf_opt *opts, int
       only_args = 1;
       continue;
     }
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) return TF_EXIT_HELP;
     const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL; /* --name=value */
     const tf_opt *o = find(opts, nopts, a, eq ? (size_t)(eq - a) : strlen(a));
-    if (!o) {
-      fprintf(stderr, "tracefold %s: unknown option %s\n", verb, a);
-      return TF_EXIT_USAGE;
-    }
+    if (!o) return tf_unknown_option(verb, a);
     if (!o->value) {
       if (eq) {
-        fprintf(stderr, "tracefold %s: %.*s takes no value\n", verb, (int)(eq - a), a);
+        fprintf(stderr, "tracefold %s: %.*s takes no value (see tracefold %s --help)\n", verb, (int)(eq - a), a, verb);
         return TF_EXIT_USAGE;
       }
       if (o->flag) *o->flag = 1;
@@ -46,13 +44,18 @@ int tf_options(int *argc, char **argv, const char *verb, const tf_opt *opts, int
     } else if (i + 1 < *argc) {
       *o->value = argv[++i];
     } else {
-      fprintf(stderr, "tracefold %s: %s needs a value\n", verb, a);
+      fprintf(stderr, "tracefold %s: %s needs a value (see tracefold %s --help)\n", verb, a, verb);
       return TF_EXIT_USAGE;
     }
   }
   argv[n] = NULL;
   *argc = n;
   return 0;
+}
+
+int tf_unknown_option(const char *verb, const char *opt) {
+  fprintf(stderr, "tracefold %s: unknown option \"%s\" (see tracefold %s --help)\n", verb, opt, verb);
+  return TF_EXIT_USAGE;
 }
 
 int tf_opt_number(const char *verb, const char *opt, const char *s, long long lo, long long hi, const char *what,
