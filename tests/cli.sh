@@ -101,6 +101,32 @@ run 2 "" merge
 run 2 "unknown option" merge -x "$P"
 run 1 "already merged" merge "$T"
 
+# ---- progress (merge, replay, simulate): nothing when stderr is not a terminal, a \r line with --progress
+# (merge: the ranks merged, to 100%; replay and simulate: the time elapsed while the launcher runs), and
+# the line without --progress when stderr is a terminal (script(1) gives one)
+progress() { # WHAT PATTERN ARGS...: tracefold ARGS (no --progress) prints no PATTERN; with --progress it does
+  local what=$1 pattern=$2
+  shift 2
+  rm -f "$work/m1.tf" # merge's output, written by each run
+  timeout 120 "$cli" "$@" >/dev/null 2>"$work/p.err" || bad "$what: tracefold $* failed: $(head -3 "$work/p.err")"
+  rm -f "$work/m1.tf"
+  ! grep -q $'\r' "$work/p.err" || bad "$what: a progress line on a stderr that is not a terminal: $(tr '\r' '|' <"$work/p.err")"
+  timeout 120 "$cli" "$@" --progress >/dev/null 2>"$work/p.err" || bad "$what: tracefold $* --progress failed"
+  grep -Eq $'\r'"$pattern" "$work/p.err" || bad "$what: --progress: no '$pattern' line: $(tr '\r' '|' <"$work/p.err")"
+}
+rm -f "$work/m1.tf" "$work/m2.tf"
+progress merge "tracefold merge: 100\\.0% \\(2 of 2 ranks\\)" merge "$P" -o "$work/m1.tf"
+[ -f "$work/m1.tf" ] || bad "merge --progress wrote no file"
+rm -f "$work/m1.tf"
+progress replay "tracefold replay: .*[0-9.]+ s elapsed" replay "$T" --quiet --compute none
+[ "$sim" != yes ] || progress simulate "tracefold simulate: smpirun, [0-9.]+ s elapsed" simulate "$T" --quiet --compute none
+if command -v script >/dev/null; then
+  script -qec "$(printf '%q ' "$cli" merge "$P" -o "$work/m2.tf")" /dev/null >"$work/tty.out" 2>&1 || bad "merge on a terminal failed"
+  grep -q $'\r'"tracefold merge: 100.0% (2 of 2 ranks)" "$work/tty.out" ||
+    bad "merge on a terminal: no progress line: $(tr '\r' '|' <"$work/tty.out")"
+fi
+say "progress: merge (ranks merged), replay$([ "$sim" != yes ] || echo ", simulate") (time elapsed): none off a terminal, a \\r line with --progress$(command -v script >/dev/null && echo " and on a terminal (script)")"
+
 run 0 "" export smpi "$T" "$work/ti" --compute none
 run 2 "--compute takes none or mean" export smpi --compute often "$T" "$work/ti2"
 run 2 "" export smpi "$T"
@@ -165,8 +191,10 @@ helpcheck() { # helpcheck NAME ARGS...: tracefold ARGS prints NAME's help
   local name=$1
   shift
   nhelp=$((nhelp + 1))
-  if ! "$cli" "$@" >"$work/help.out" 2>"$work/help.err"; then
-    bad "tracefold $*: exit $?"
+  local rc=0
+  "$cli" "$@" >"$work/help.out" 2>"$work/help.err" || rc=$?
+  if [ $rc -ne 0 ]; then
+    bad "tracefold $*: exit $rc: $(head -2 "$work/help.err")"
   elif [ -s "$work/help.err" ]; then
     bad "tracefold $*: printed on stderr: $(head -2 "$work/help.err")"
   elif ! head -1 "$work/help.out" | grep -q "^usage: tracefold $name" ||

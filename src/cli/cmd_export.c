@@ -104,7 +104,8 @@ int cmd_export(int argc, char **argv) {
     fputs(formats[i].help, stdout); /* the format's help, not export's */
     return fflush(stdout) == 0 && !ferror(stdout) ? TF_EXIT_OK : TF_EXIT_FAILED;
   }
-  if (argc >= 1 && (strcmp(argv[0], "-h") == 0 || strcmp(argv[0], "--help") == 0)) return TF_EXIT_HELP;
+  for (int i = 0; i < argc && strcmp(argv[i], "--") != 0; i++) /* no format: --help anywhere is export's */
+    if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) return TF_EXIT_HELP;
   fprintf(stderr, "tracefold export: %s%s%s; the formats are smpi (SimGrid's time-independent actions), otf2 (an OTF2 "
                   "archive) and chrome (Trace Event Format JSON) (see tracefold export --help)\n",
           argc < 1 ? "no format given" : "unknown format \"", argc < 1 ? "" : argv[0], argc < 1 ? "" : "\"");

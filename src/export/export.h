@@ -10,7 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* How an export ended (the values are `tracefold export`'s exit status). */
+/* How an export ended. The verbs (src/cli) turn it into their exit status:
+ * 0, or 1 for FAILED and REFUSED alike (2 is a wrong command line there). */
 typedef enum tf_export_status {
   TF_EXPORT_OK = 0,
   TF_EXPORT_FAILED = 1, /* writing failed, or memory ran out */
