@@ -88,8 +88,9 @@ int xp_report_flow_graph(FILE *f, tf_trace *t, const char *name) {
   section_start(f, &s, 1);
   fprintf(f, "<p class=\"lead\">The trace's event flow graph, merged over its %" PRId32 " rank%s: a node per MPI call "
              "by function, call site and thread, with its count per rank (x100; x90..100 when ranks differ) and the "
-             "ranks it occurs on (@0-3) when not all of them; an edge per observed transition between consecutive "
-             "calls, with its count. The first call of each thread has a double border. %" PRIu32 " nodes, %" PRIu32
+             "ranks it occurs on when not all of them (@ and a rank list of &lt;dims start count stride&gt; blocks, "
+             "as in the loop structure); an edge per observed transition between consecutive calls, with its "
+             "count. The first call of each thread has a double border. %" PRIu32 " nodes, %" PRIu32
              " edges (doc/EFG.md).</p>\n<div class=\"flow-svg\">\n",
           s.nranks, s.nranks == 1 ? "" : "s", s.nodes, s.edges);
   put_svg(f, (const char *)svg, len);
