@@ -31,7 +31,8 @@ int cmd_time(int argc, char **argv) {
   int rc = tf_take_options(&argc, &argv, "time", &rank, NULL);
   if (rc) return rc;
   if (argc < 2) {
-    fprintf(stderr, "usage: tracefold time [--rank R] T... TRACE   (T: 1.5s, 20ms, 300us, 1000ns (no unit: s), or 50%%)\n");
+    fprintf(stderr, "tracefold time: %s (see tracefold time --help)\n",
+            argc ? "give one or more times T (1.5s, 20ms, 50%), then the trace" : "no time and no trace given");
     return 2;
   }
   int nt = argc - 1;
