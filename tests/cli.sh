@@ -180,7 +180,9 @@ run 2 "" # no verb
 
 # ---- help: `tracefold help` lists the verbs, one line each; every verb answers --help and -h (exit 0,
 # stdout: usage, options, an example; nothing on stderr), the same as `tracefold help VERB`
-"$cli" help >"$work/verbs" 2>"$work/err" && [ ! -s "$work/err" ] || bad "tracefold help failed: $(head -3 "$work/err")"
+if ! "$cli" help >"$work/verbs" 2>"$work/err" || [ -s "$work/err" ]; then
+  bad "tracefold help failed: $(head -3 "$work/err")"
+fi
 "$cli" --help | cmp -s - "$work/verbs" || bad "tracefold --help differs from tracefold help"
 "$cli" -h | cmp -s - "$work/verbs" || bad "tracefold -h differs from tracefold help"
 verbs=$(awk '/^verbs:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { exit }' "$work/verbs" |

@@ -100,7 +100,8 @@ check() { # TRACE NAME [REPORT OPTIONS...]
       "flow graph of ${svg_nodes:-no drawn} nodes;" \
       "$(du -k "$html" | cut -f1) KiB, written in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s;" \
       "screenshot $logdir/report-$name.png"
-  cells= svg_nodes=
+  cells=''
+  svg_nodes=''
 }
 
 n=0
@@ -118,8 +119,9 @@ mkdir -p "$work/nodot"
 ln -sf "$(command -v addr2line)" "$work/nodot/addr2line"
 PATH="$work/nodot" "$cli" report -o "$work/nodot.html" "$traces/stencil2d.np4" >"$work/nodot.out" 2>&1 ||
   { cat "$work/nodot.out" >&2; fail "without dot: tracefold report failed"; }
-grep -q 'data-drawn="0"' "$work/nodot.html" && grep -q "dot was not found" "$work/nodot.html" ||
+if ! grep -q 'data-drawn="0"' "$work/nodot.html" || ! grep -q "dot was not found" "$work/nodot.html"; then
   fail "without dot: the flow-graph section does not say dot is missing"
+fi
 say "without dot on the PATH: the report is written, its flow-graph section says Graphviz's dot was not found"
 
 # refusals
