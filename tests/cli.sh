@@ -10,7 +10,8 @@
 # count of rank 2 is wrong (checksums valid), which every verb refuses.
 # Unknown options name the verb and point to its --help. `tracefold help`
 # lists the verbs; each (and each export format) answers --help, -h and
-# `tracefold help VERB` alike: usage, options, an example, exit 0.
+# `tracefold help VERB` alike, anywhere among the arguments and before any
+# complaint about them: usage, options, an example, exit 0.
 #
 # usage: cli.sh --mpirun "CMD ARGS" --lib LIBTRACEFOLD --cli TRACEFOLD --forge FORGE_TRACE --ring WL_RING
 #               --abort WL_ABORT_MIDWAY [--sim yes|no]
@@ -214,6 +215,7 @@ for v in $verbs export\ smpi export\ otf2 export\ chrome; do
   helpcheck "$v" help "$@"
   cmp -s "$work/help.out" "$work/help.long" || bad "tracefold help $v differs from tracefold $v --help"
   helpcheck "$v" "$@" "$T" --help # anywhere among the arguments, nothing read
+  helpcheck "$v" "$@" --bogus "$T" -h # before any complaint about the command line
 done
 run 2 'unknown verb "frobnicate"' help frobnicate
 say "help: $(echo "$verbs" | wc -w) verbs listed by tracefold help; $nhelp help requests (--help, -h, help VERB, after a trace) answered with usage and an example, exit 0"

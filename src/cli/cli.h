@@ -32,8 +32,8 @@ typedef struct tf_opt {
   int *flag;          /* a flag (value NULL): set to 1 when given (may be NULL) */
 } tf_opt;
 /* Take the options out of argv; the other arguments stay, in order
- * (argv[*argc] = NULL). 0; TF_EXIT_HELP at --help or -h (before any
- * other check); or TF_EXIT_USAGE after one line on stderr naming the
+ * (argv[*argc] = NULL). 0; TF_EXIT_HELP when --help or -h is among the
+ * options (whatever else is wrong); or TF_EXIT_USAGE after one line on stderr naming the
  * verb and pointing to `tracefold VERB --help`. */
 int tf_options(int *argc, char **argv, const char *verb, const tf_opt *opts, int nopts);
 /* "tracefold VERB: unknown option "OPT" (see tracefold VERB --help)" on

@@ -122,6 +122,10 @@ static int option_with_value(const char *a) {
 
 static int parse_options(int argc, char **argv, sim_options *o) {
   *o = (sim_options){.plat = {.cores = 1, .bandwidth = 10e9 / 8, .latency = 1e-6}, .scale = 1, .ref_speed = 1e9};
+  for (int i = 0; i < argc; i++) { /* --help or -h first, before any complaint (not as an option's value) */
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return TF_EXIT_HELP;
+    if (option_with_value(argv[i])) i++;
+  }
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     int rc = -1; /* -1: not an option with a value */

@@ -15,7 +15,20 @@ static const tf_opt *find(const tf_opt *opts, int nopts, const char *a, size_t l
   return NULL;
 }
 
+/* --help or -h among the options (not as an option's value, not after "--"). */
+static int asks_help(int argc, char **argv, const tf_opt *opts, int nopts) {
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i];
+    if (strcmp(a, "--") == 0) return 0;
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) return 1;
+    const tf_opt *o = a[0] == '-' && a[1] && !strchr(a, '=') ? find(opts, nopts, a, strlen(a)) : NULL;
+    if (o && o->value) i++; /* its value, whatever it looks like */
+  }
+  return 0;
+}
+
 int tf_options(int *argc, char **argv, const char *verb, const tf_opt *opts, int nopts) {
+  if (asks_help(*argc, argv, opts, nopts)) return TF_EXIT_HELP; /* before any complaint */
   int n = 0, only_args = 0;
   for (int i = 0; i < *argc; i++) {
     char *a = argv[i];
@@ -27,7 +40,6 @@ int tf_options(int *argc, char **argv, const char *verb, const tf_opt *opts, int
       only_args = 1;
       continue;
     }
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) return TF_EXIT_HELP;
     const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL; /* --name=value */
     const tf_opt *o = find(opts, nopts, a, eq ? (size_t)(eq - a) : strlen(a));
     if (!o) return tf_unknown_option(verb, a);

@@ -69,7 +69,9 @@ int main(int argc, char **argv) {
     usage(stderr);
     return TF_EXIT_USAGE;
   }
-  if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || (strcmp(argv[1], "help") == 0 && argc == 2)) {
+  int help = strcmp(argv[1], "help") == 0;
+  if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+      (help && (argc == 2 || strcmp(argv[2], "help") == 0 || strcmp(argv[2], "version") == 0))) {
     usage(stdout);
     return TF_EXIT_OK;
   }
@@ -77,7 +79,7 @@ int main(int argc, char **argv) {
     printf("tracefold %s\n", TF_VERSION_STRING);
     return TF_EXIT_OK;
   }
-  if (strcmp(argv[1], "help") == 0) { /* help VERB [FORMAT]: exactly VERB [FORMAT] --help */
+  if (help) { /* help VERB [FORMAT]: exactly VERB [FORMAT] --help */
     const verb *v = find_verb(argv[2]);
     if (!v) return unknown_verb(argv[2]);
     if (argc > 4) {
