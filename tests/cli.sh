@@ -166,6 +166,7 @@ run 0 "" report --output="$work/r2.html" "$T"
 run 2 "no trace given" report -o "$work/r3.html"
 run 2 'tracefold report: unknown option "--bogus"' report --bogus "$T"
 run 2 "-o needs a value" report "$T" -o
+run 2 "--graph-limit -1: expected a number of nodes" report "$T" --graph-limit -1
 run 1 "rank 2" report "$F" -o "$work/r3.html"
 run 1 "missing" report "$M" -o "$work/r3.html"
 run 0 "" efg "$T" --format=dot -o "$work/g.dot"

@@ -17,8 +17,9 @@
 #   - the file references nothing outside itself (no src=, no link, no
 #     http(s) URL but the SVG namespace);
 #   - a screenshot of each (--screenshot) into LOGDIR/report-<trace>.png.
-# Then one report from flat files (--flat), one without Graphviz's dot on
-# the PATH (the report is written, its flow-graph section says dot is
+# Then one report from flat files (--flat), one with a graph above
+# --graph-limit (not drawn, the section says what is cut), one without
+# Graphviz's dot on the PATH (the report is written, its flow-graph section says dot is
 # missing), and the verb's refusals.
 #
 # usage: report.sh --cli TRACEFOLD --traces DIR --logdir DIR
@@ -113,6 +114,16 @@ done
 [ $n -ge 2 ] || fail "no traces in $traces (the export_traces fixture)"
 check "$traces/stencil2d.np4" stencil2d.flat --flat
 grep -q "read from flat files" "$work/stencil2d.flat.html" || fail "--flat: the report does not say it has no loop structure"
+
+# a graph above --graph-limit is not drawn; the section gives its size and the limit
+"$cli" report --graph-limit 5 -o "$work/limit.html" "$traces/stencil2d.np4" >/dev/null ||
+  fail "--graph-limit 5: tracefold report failed"
+lim_nodes=$(grep -o '<section id="flow-graph"[^>]*data-drawn="0"' "$work/limit.html" | grep -o 'data-nodes="[0-9]*"' | tr -dc 0-9)
+[ -n "$lim_nodes" ] && [ "$lim_nodes" -gt 5 ] || fail "--graph-limit 5: the flow graph is drawn, or its size is not given"
+grep -q "the graph has $lim_nodes nodes and [0-9]* edges; this report draws graphs of up to 5 nodes and 20 edges" \
+  "$work/limit.html" || fail "--graph-limit 5: the section does not say what is cut"
+! grep -q '<svg[^>]*class="graph"\|<g id="graph0"' "$work/limit.html" || fail "--graph-limit 5: a graph drawing is in the page"
+say "--graph-limit 5: the $lim_nodes-node graph of stencil2d is not drawn, and the section says so and why"
 
 # without Graphviz: the report is still written; the flow-graph section says why it has no drawing
 mkdir -p "$work/nodot"

@@ -574,7 +574,7 @@ static void page(rx *x) {
              "</section>\n",
           x->hist_exact ? "every event's own time (flat trace)"
                         : "the balanced histogram bins the trace keeps for each call (counts at each bin's mean)");
-  if (xp_report_flow_graph(f, x->t, x->trace)) {
+  if (xp_report_flow_graph(f, x->t, x->trace, x->o->graph_limit)) {
     free(order);
     fail(x, 1, "out of memory");
     return;

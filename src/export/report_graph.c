@@ -40,7 +40,7 @@ static void put_svg(FILE *f, const char *svg, size_t len) {
   fwrite(start, 1, len - (size_t)(start - svg), f);
 }
 
-int xp_report_flow_graph(FILE *f, tf_trace *t, const char *name) {
+int xp_report_flow_graph(FILE *f, tf_trace *t, const char *name, uint32_t max_nodes) {
   tf_efg_opts o = TF_EFG_OPTS_DEFAULT; /* merged over all ranks, call sites resolved */
   o.structure = 0;                     /* the drawing needs the graph only */
   tf_efg *g;
@@ -54,9 +54,18 @@ int xp_report_flow_graph(FILE *f, tf_trace *t, const char *name) {
   }
   tf_efg_stats s;
   tf_efg_get_stats(g, &s);
-  if (s.nodes > XP_GRAPH_MAX_NODES || s.edges > XP_GRAPH_MAX_EDGES) {
-    snprintf(why, sizeof why, "the graph has %" PRIu32 " nodes and %" PRIu32 " edges; the report draws graphs of up "
-             "to %d nodes and %d edges.", s.nodes, s.edges, XP_GRAPH_MAX_NODES, XP_GRAPH_MAX_EDGES);
+  uint64_t max_edges = (uint64_t)max_nodes * XP_GRAPH_EDGES_PER_NODE;
+  if (max_nodes == 0) {
+    snprintf(why, sizeof why, "the graph has %" PRIu32 " nodes and %" PRIu32 " edges; this report was written with "
+             "--graph-limit 0.", s.nodes, s.edges);
+    no_drawing(f, &s, why, name);
+    tf_efg_free(g);
+    return 0;
+  }
+  if (s.nodes > max_nodes || s.edges > max_edges) {
+    snprintf(why, sizeof why, "the graph has %" PRIu32 " nodes and %" PRIu32 " edges; this report draws graphs of up "
+             "to %" PRIu32 " nodes and %" PRIu64 " edges (tracefold report --graph-limit N: N nodes, %d N edges).",
+             s.nodes, s.edges, max_nodes, max_edges, XP_GRAPH_EDGES_PER_NODE);
     no_drawing(f, &s, why, name);
     tf_efg_free(g);
     return 0;
