@@ -331,6 +331,12 @@ typedef struct tf_trace tf_trace;
  * rank-<R>.tfc, rank-<R>.flat) carry different run ids is refused
  * (TF_ERR_FORMAT), with a message naming the files that differ. */
 TF_API tf_status tf_trace_open(const char *path, unsigned flags, tf_trace **out, char *err, size_t errlen);
+/* tf_trace_open, calling progress(done, total, arg) after each of the
+ * `total` per-rank files of the trace is read and merged into the others
+ * (never for a merged trace file). progress may be NULL. */
+typedef void (*tf_open_progress)(uint64_t done, uint64_t total, void *arg);
+TF_API tf_status tf_trace_open_progress(const char *path, unsigned flags, tf_open_progress progress, void *arg,
+                                        tf_trace **out, char *err, size_t errlen);
 /* A merged trace file held in memory (`name` is used in messages); data is
  * not kept and may be freed after the call. */
 TF_API tf_status tf_trace_open_mem(const void *data, size_t len, const char *name, tf_trace **out, char *err,

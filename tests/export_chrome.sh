@@ -80,21 +80,23 @@ grep -q $'\r'"tracefold export chrome: 100.0% ($(python3 -c 'import sys; print(s
 say "progress: none when stderr is not a terminal, a \\r line up to 100% with --progress"
 
 # ---- refusals
-err() { # WANT_TEXT ARGS...
-  local want=$1 rc=0
-  shift
+err() { # STATUS WANT_TEXT ARGS...: exit 1 (the trace or the output refused) or 2 (the command line)
+  local status=$1 want=$2 rc=0
+  shift 2
   "$cli" export chrome "$@" >"$work/err.out" 2>&1 || rc=$?
-  [ $rc -eq 2 ] || fail "tracefold export chrome $*: status $rc, expected 2: $(cat "$work/err.out")"
+  [ $rc -eq "$status" ] || fail "tracefold export chrome $*: status $rc, expected $status: $(cat "$work/err.out")"
   grep -qF -- "$want" "$work/err.out" || fail "tracefold export chrome $*: no \"$want\" in: $(cat "$work/err.out")"
 }
-err "--ranks takes" --ranks x "$t" "$work/x.json"
-err "rank 7 is not in the trace" --ranks 7 "$t" "$work/x.json"
-err "--from takes" --from soon "$t" "$work/x.json"
-err "ends (--to) before it starts" --from 60% --to 40% "$t" "$work/x.json"
-err "parent directory does not exist" "$t" "$work/no/such.json"
-err "unknown option" --bogus "$t" "$work/x.json"
+err 2 "--ranks x: expected ranks and ranges" --ranks x "$t" "$work/x.json"
+err 1 "rank 7 is not in the trace" --ranks 7 "$t" "$work/x.json"
+err 2 "--from soon: expected seconds" --from soon "$t" "$work/x.json"
+err 2 "--to 1parsec: expected seconds" "$t" "$work/x.json" --to=1parsec
+err 1 "ends (--to) before it starts" --from 60% --to 40% "$t" "$work/x.json"
+err 1 "parent directory does not exist" "$t" "$work/no/such.json"
+err 2 'unknown option "--bogus" (see tracefold export chrome --help)' --bogus "$t" "$work/x.json"
+err 2 "--ranks needs a value" "$t" "$work/x.json" --ranks
 [ ! -e "$work/x.json" ] || fail "a failed export left $work/x.json"
 ! compgen -G "$work/x.json.tmp-*" >/dev/null || fail "a failed export left a temporary file"
 "$cli" export chrome -h | grep -q "usage: tracefold export chrome" || fail "export chrome -h prints no usage"
-say "refusals: exit 2 with a message, nothing written; -h answers"
+say "refusals: exit 1 (trace, output) or 2 (command line) with a message, nothing written; -h answers"
 say "OK: $n traces exported as Chrome trace-event JSON and checked"

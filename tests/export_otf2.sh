@@ -59,21 +59,23 @@ otf2-print -I "$work/stencil2d.np4.otf2/traces.otf2" | grep -A1 "TRACEFOLD::TIME
   fail "stencil2d: the archive's TRACEFOLD::TIMESTAMPS property does not say regenerated"
 say "properties: TRACEFOLD::TIMESTAMPS says exact (--flat) and regenerated (trace.tf)"
 
-# refusals: exit 2, a message, nothing written or overwritten
-err() { # WANT_TEXT ARGS...
-  local want=$1 rc=0
-  shift
+# refusals (exit 1: the trace or the output refused; exit 2: the command line), a message, nothing
+# written or overwritten
+err() { # STATUS WANT_TEXT ARGS...
+  local status=$1 want=$2 rc=0
+  shift 2
   "$cli" export otf2 "$@" >"$work/err.out" 2>&1 || rc=$?
-  [ $rc -eq 2 ] || fail "tracefold export otf2 $*: status $rc, expected 2: $(cat "$work/err.out")"
+  [ $rc -eq "$status" ] || fail "tracefold export otf2 $*: status $rc, expected $status: $(cat "$work/err.out")"
   grep -qF -- "$want" "$work/err.out" || fail "tracefold export otf2 $*: no \"$want\" in: $(cat "$work/err.out")"
 }
 t="$traces/stencil2d.np4"
-err "not an empty directory" "$t" "$work/stencil2d.np4.otf2"
-err "parent directory does not exist" "$t" "$work/no/such/dir"
-err "unknown option" --bogus "$t" "$work/x"
-err "usage" "$t"
-err "$work/missing" "$work/missing" "$work/x"
+err 1 "not an empty directory" "$t" "$work/stencil2d.np4.otf2"
+err 1 "parent directory does not exist" "$t" "$work/no/such/dir"
+err 1 "$work/missing" "$work/missing" "$work/x"
+err 2 'unknown option "--bogus" (see tracefold export otf2 --help)' --bogus "$t" "$work/x"
+err 2 "give the trace and the output directory" "$t"
+err 2 "--progress takes no value" --progress=yes "$t" "$work/x"
 [ ! -e "$work/x" ] || fail "a failed export left $work/x"
-"$cli" export otf2 --help | grep -q "usage: tracefold export otf2" || fail "export otf2 --help prints no usage"
-say "refusals: exit 2 with a message; --help answers"
+"$cli" export otf2 "$t" --help | grep -q "usage: tracefold export otf2" || fail "export otf2 --help prints no usage"
+say "refusals: exit 1 (trace, output) or 2 (command line) with a message; --help answers"
 say "OK: $n traces exported as OTF2 and checked with otf2-print"

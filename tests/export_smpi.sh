@@ -171,10 +171,10 @@ err() { # STATUS WANT_TEXT ARGS...: exit STATUS and WANT_TEXT in the message
 }
 t="$work/stencil2d.trace"
 err 2 "unknown format" vtf "$t" "$work/x"
-err 2 "usage" smpi "$t"
+err 2 "give the trace and the output directory (see tracefold export smpi --help)" smpi "$t"
 err 2 "--compute takes none or mean" smpi --compute histogram "$t" "$work/x"
 err 2 "--ref-speed takes flop/s" smpi --ref-speed fast "$t" "$work/x"
-err 2 "unknown option" smpi --bogus "$t" "$work/x"
+err 2 'unknown option "--bogus" (see tracefold export smpi --help)' smpi --bogus "$t" "$work/x"
 err 1 "$work/missing" smpi "$work/missing" "$work/x"
 err 1 "not an empty directory" smpi "$t" "$work/stencil2d.ti"
 err 1 "parent directory does not exist" smpi "$t" "$work/no/such/dir"

@@ -12,7 +12,9 @@
 #      installed tracefold-sim the same way;
 #   4. a tiny C program compiled with `pkg-config --cflags --libs tracefold`
 #      against the installed header opens the trace and prints its ranks;
-#   5. `man -l` renders the installed man page with no warning (groff -ww).
+#   5. `man -l` renders the installed man page with no warning (groff -ww);
+#      it has an entry for every verb `tracefold help` lists, and names
+#      every option each verb's --help names.
 #
 # usage: install.sh --build BUILD_DIR --mpirun "CMD ARGS" --wldir BUILD/workloads [--cc CC]
 # shellcheck disable=SC2154 # the option variables: set by tf_options (lib.sh)
@@ -94,10 +96,22 @@ LC_ALL=C.UTF-8 MANWIDTH=80 man -l "$man_page" >"$work/man.txt" 2>"$work/man.err"
 [ ! -s "$work/man.err" ] || { cat "$work/man.err" >&2; fail "man -l printed warnings"; }
 groff -man -Tutf8 -ww -z "$man_page" 2>"$work/groff.err" || fail "groff failed on the man page"
 [ ! -s "$work/groff.err" ] || { cat "$work/groff.err" >&2; fail "groff -ww warns about the man page"; }
-for verb in show unroll dump stats summary counts time imbalance replay simulate merge "export smpi" "export otf2" \
-            "export chrome" report; do
+# every verb `tracefold help` lists (and every export format) has an entry, and every option its --help
+# names (in its usage lines and option lines) is in the man page (in its source, \- unescaped: no line breaks or hyphenation in the way)
+sed 's/\\-/-/g' "$man_page" >"$work/man.src"
+verbs=$("$tf" help | awk '/^verbs:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { exit }' |
+        grep -vx "export\\|version")
+nopts=0
+for verb in $verbs "export smpi" "export otf2" "export chrome"; do
   grep -Eq "^ {7}${verb// / +}( |$)" "$work/man.txt" || fail "the man page has no entry for $verb"
+  [ "$verb" != help ] || continue
+  # shellcheck disable=SC2086 # "export smpi" is two words
+  for opt in $("$tf" $verb --help | grep -E '^(usage:| +[-[]| +tracefold )' | grep -Eo '(^|[ [(|])--?[a-z][a-z-]*' | sed -E 's/^[ [(|]//' | sort -u); do
+    [ "$opt" != -h ] && [ "$opt" != --help ] || continue
+    grep -qF -- "$opt" "$work/man.src" || fail "the man page lacks $verb's option $opt (tracefold $verb --help names it)"
+    nopts=$((nopts + 1))
+  done
 done
 grep -q "EXIT STATUS" "$work/man.txt" && grep -q "TRACEFOLD_TIMING" "$work/man.txt" || fail "the man page lacks exit status or environment"
-say "man -l renders the man page without warnings ($(wc -l <"$work/man.txt") lines; every verb, environment, exit status)"
+say "man -l renders the man page without warnings ($(wc -l <"$work/man.txt") lines; every verb of tracefold help, $nopts options of their --help, environment, exit status)"
 say "OK: installed into $prefix and used from there"

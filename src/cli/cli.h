@@ -2,6 +2,7 @@
 #ifndef TF_CLI_H
 #define TF_CLI_H
 
+#include "progress.h"
 #include "tracefold.h"
 
 /* Exit statuses, the same for every verb (README "Exit statuses"):
@@ -14,20 +15,30 @@
  *      extra argument, an option value that is malformed or out of range
  *      (echoed as given). Nothing was read or run. */
 enum { TF_EXIT_OK = 0, TF_EXIT_FAILED = 1, TF_EXIT_USAGE = 2 };
+/* Not an exit status: what a verb returns when asked for --help or -h
+ * (tf_options gives it). Whoever dispatched the verb prints the verb's
+ * help (tf_help_*) on stdout and exits 0: tracefold.c, and cmd_export.c
+ * for its formats. */
+#define TF_EXIT_HELP (-1)
 
 /* ---- options: anywhere among the arguments ----
  * An option is an argument that starts with '-' (other than "-" alone);
  * "--" ends the options. An option with a value takes the next argument
  * (or "--name=value"), whatever it looks like (--scale -1). A repeated
- * option keeps its last value. */
+ * option keeps its last value. --help and -h are every verb's options. */
 typedef struct tf_opt {
   const char *name;   /* "--rank", "-n" */
   const char **value; /* an option with a value: the value as given (NULL if absent) */
   int *flag;          /* a flag (value NULL): set to 1 when given (may be NULL) */
 } tf_opt;
 /* Take the options out of argv; the other arguments stay, in order
- * (argv[*argc] = NULL). 0, or TF_EXIT_USAGE after one line on stderr. */
+ * (argv[*argc] = NULL). 0; TF_EXIT_HELP when --help or -h is among the
+ * options (whatever else is wrong); or TF_EXIT_USAGE after one line on stderr naming the
+ * verb and pointing to `tracefold VERB --help`. */
 int tf_options(int *argc, char **argv, const char *verb, const tf_opt *opts, int nopts);
+/* "tracefold VERB: unknown option "OPT" (see tracefold VERB --help)" on
+ * stderr; TF_EXIT_USAGE. For verbs that parse some options themselves. */
+int tf_unknown_option(const char *verb, const char *opt);
 /* A whole number in [lo, hi] ("a rank", "a count": what); 0, or
  * TF_EXIT_USAGE after "tracefold VERB: OPT S: expected WHAT, a whole
  * number from LO to HI" with S as given. */
@@ -52,6 +63,10 @@ typedef struct tf_input {
 /* 0; TF_EXIT_USAGE when argv is not one trace; TF_EXIT_FAILED when the
  * trace cannot be read (or, with TF_INPUT_VALIDATE, fails validation). */
 int tf_input_open(int argc, char **argv, unsigned flags, const char *verb, tf_input *in);
+/* tf_input_open, the per-rank files it merges counted on the progress line
+ * (progress->unit "ranks"; the line ended once the trace is open). */
+int tf_input_open_progress(int argc, char **argv, unsigned flags, const char *verb, tf_progress *progress,
+                           tf_input *in);
 /* The exit status of a verb that read a trace with lost calls (the
  * recorder stopped recording after an internal failure): its output is
  * what the trace holds, and incomplete. */
@@ -86,9 +101,11 @@ int tf_launch_check(const char *verb, const char *trace, unsigned flags, long lo
  * stdout to /dev/null when hush. When it ends (failed or not) whatever is
  * left in its group is killed; when tracefold gets SIGINT, SIGTERM or
  * SIGHUP meanwhile, the group gets it too (SIGKILL 5 s later) and
- * tracefold then dies of it. Its exit status (128 + signal when killed),
- * or -1 when it could not be started (said on stderr). */
-int tf_launch(const char *verb, char *const *args, int hush);
+ * tracefold then dies of it. While it runs, the elapsed time on the
+ * progress line (progress may be NULL: none), ended when it ends. Its exit
+ * status (128 + signal when killed), or -1 when it could not be started
+ * (said on stderr). */
+int tf_launch(const char *verb, char *const *args, int hush, tf_progress *progress);
 
 /* A delta (ns, or a volume in `unit`, tf_time_unit) as text: "1.25ms", "3.1M ins". */
 void tf_fmt_delta(double v, unsigned unit, char *buf, size_t len);
@@ -98,6 +115,13 @@ int tf_parse_time(const char *s, uint64_t *ns);
  * ranks, then each rank group's when there are several; rank >= 0: that
  * rank's group only. */
 void tf_put_times(const tf_trace *t, const tf_node *n, int indent, long rank);
+
+/* Each verb's help, printed by --help, -h and `tracefold help VERB`:
+ * its usage, options and an example (in the verb's file). */
+extern const char tf_help_dump[], tf_help_unroll[], tf_help_time[], tf_help_imbalance[], tf_help_show[],
+    tf_help_summary[], tf_help_counts[], tf_help_stats[], tf_help_merge[], tf_help_replay[], tf_help_simulate[],
+    tf_help_export[], tf_help_export_smpi[], tf_help_export_otf2[], tf_help_export_chrome[], tf_help_report[],
+    tf_help_efg[];
 
 int cmd_dump(int argc, char **argv);
 int cmd_time(int argc, char **argv);

@@ -11,18 +11,17 @@
 #include "export.h"
 #include "progress.h"
 
-static void usage(FILE *f) {
-  fprintf(f, "usage: tracefold export chrome [--ranks LIST] [--from T] [--to T] [--flat] [--progress] TRACE FILE.json\n"
-             "  writes FILE.json in the Trace Event Format: open it in https://ui.perfetto.dev or chrome://tracing\n"
-             "  (a process per rank, a thread per MPI thread, slices for calls and compute, arrows for messages)\n"
-             "  --ranks LIST  only these ranks: 0,2,5-8\n"
-             "  --from T      only what happens from T on: seconds (1.5, 1.5s, 20ms, 300us) or a percentage of\n"
-             "                the trace's length (25%%)\n"
-             "  --to T        ... and up to T\n"
-             "  --flat        read the trace directory's flat files (TRACEFOLD_MODE=both): exact times\n"
-             "  --progress    a progress line on stderr even when it is not a terminal\n"
-             "example: tracefold export chrome --ranks 0-3 --from 10%% --to 20%% tracefold-app-64p app.json\n");
-}
+const char tf_help_export_chrome[] =
+    "usage: tracefold export chrome [--ranks LIST] [--from T] [--to T] [--flat] [--progress] TRACE FILE.json\n"
+    "  writes FILE.json in the Trace Event Format: open it in https://ui.perfetto.dev or chrome://tracing\n"
+    "  (a process per rank, a thread per MPI thread, slices for calls and compute, arrows for messages)\n"
+    "  --ranks LIST  only these ranks: 0,2,5-8\n"
+    "  --from T      only what happens from T on: seconds (1.5, 1.5s, 20ms, 300us) or a percentage of\n"
+    "                the trace's length (25%)\n"
+    "  --to T        ... and up to T\n"
+    "  --flat        read the trace directory's flat files (TRACEFOLD_MODE=both): exact times\n"
+    "  --progress    a progress line on stderr even when it is not a terminal\n"
+    "example: tracefold export chrome --ranks 0-3 --from 10% --to 20% tracefold-app-64p app.json\n";
 
 /* "0,2,5-8" -> ranks (malloc'ed, ascending, no repeats); 0 or -1 */
 static int parse_ranks(const char *s, int32_t **out, size_t *n) {
@@ -93,47 +92,31 @@ static void print_note(const char *text, void *arg) {
 
 int cmd_export_chrome(int argc, char **argv) {
   tf_export_chrome_opts o = TF_EXPORT_CHROME_DEFAULTS;
-  int progress = 0, rc = 2;
+  int progress = 0, flat = 0;
+  const char *ranks_s = NULL, *from_s = NULL, *to_s = NULL;
+  tf_opt opts[] = {{"--ranks", &ranks_s, NULL}, {"--from", &from_s, NULL}, {"--to", &to_s, NULL},
+                   {"--flat", NULL, &flat},      {"--progress", NULL, &progress}};
+  int rc = tf_options(&argc, argv, "export chrome", opts, (int)(sizeof opts / sizeof *opts));
+  if (rc) return rc;
+  o.flat = flat;
+  const char *bad_when = from_s && parse_when(from_s, &o.from) ? "--from" : to_s && parse_when(to_s, &o.to) ? "--to" : NULL;
+  if (bad_when) {
+    fprintf(stderr, "tracefold export chrome: %s %s: expected seconds (1.5, 20ms) or a percentage (25%%)\n", bad_when,
+            strcmp(bad_when, "--from") == 0 ? from_s : to_s);
+    return TF_EXIT_USAGE;
+  }
   int32_t *ranks = NULL;
-  for (; argc > 0 && argv[0][0] == '-' && argv[0][1]; argc--, argv++) {
-    const char *opt = argv[0];
-    if (strcmp(opt, "-h") == 0 || strcmp(opt, "--help") == 0) {
-      usage(stdout);
-      free(ranks);
-      return 0;
-    } else if (strcmp(opt, "--flat") == 0) {
-      o.flat = 1;
-    } else if (strcmp(opt, "--progress") == 0) {
-      progress = 1;
-    } else if ((!strcmp(opt, "--ranks") || !strcmp(opt, "--from") || !strcmp(opt, "--to")) && argc >= 2) {
-      argc--, argv++;
-      if (!strcmp(opt, "--ranks")) {
-        free(ranks);
-        ranks = NULL;
-        if (parse_ranks(argv[0], &ranks, &o.nranks)) {
-          fprintf(stderr, "tracefold export chrome: --ranks takes ranks and ranges (0,2,5-8), not \"%s\"\n", argv[0]);
-          return 2;
-        }
-        o.ranks = ranks;
-      } else if (parse_when(argv[0], !strcmp(opt, "--from") ? &o.from : &o.to)) {
-        fprintf(stderr, "tracefold export chrome: %s takes seconds (1.5, 20ms) or a percentage (25%%), not \"%s\"\n",
-                opt, argv[0]);
-        free(ranks);
-        return 2;
-      }
-    } else {
-      fprintf(stderr, "tracefold export chrome: unknown option \"%s\"%s (see tracefold export chrome --help)\n", opt,
-              argc < 2 && (!strcmp(opt, "--ranks") || !strcmp(opt, "--from") || !strcmp(opt, "--to"))
-                  ? " without its value" : "");
-      free(ranks);
-      return 2;
-    }
+  if (ranks_s && parse_ranks(ranks_s, &ranks, &o.nranks)) {
+    fprintf(stderr, "tracefold export chrome: --ranks %s: expected ranks and ranges (0,2,5-8)\n", ranks_s);
+    return TF_EXIT_USAGE;
   }
   if (argc != 2) {
-    usage(stderr);
+    fprintf(stderr, "tracefold export chrome: %s (see tracefold export chrome --help)\n",
+            argc < 2 ? "give the trace and the output file" : "one trace and one output file");
     free(ranks);
-    return 2;
+    return TF_EXIT_USAGE;
   }
+  o.ranks = ranks;
   tf_progress p;
   tf_progress_init(&p, "tracefold export chrome", progress);
   o.progress = tf_progress_cb;
@@ -147,7 +130,6 @@ int cmd_export_chrome(int argc, char **argv) {
     printf("%s\n", msg);
   else
     fprintf(stderr, "tracefold export chrome: %s\n", msg);
-  rc = (int)st;
   free(ranks);
-  return rc;
+  return st == TF_EXPORT_OK ? TF_EXIT_OK : TF_EXIT_FAILED; /* refused (the trace) or failed (writing) */
 }

@@ -16,6 +16,25 @@
 
 #include "cli.h"
 
+const char tf_help_dump[] =
+    "usage: tracefold dump [--rank R] [--no-time] TRACE\n"
+    "  every event of every rank (or rank R), one line each:\n"
+    "    <rank> <thread> <seq> <function> cs=<signature> [compute=<ns> dur=<ns>] <field>=<value>...\n"
+    "  read from the trace directory's flat (reference) files when it has them (TRACEFOLD_MODE=both),\n"
+    "  else as unroll\n"
+    "  --rank R    only rank R\n"
+    "  --no-time   leave the times out\n"
+    "example: diff <(tracefold dump --no-time tracefold-app-4p) <(tracefold unroll --no-time tracefold-app-4p)\n";
+
+const char tf_help_unroll[] =
+    "usage: tracefold unroll [--rank R] [--no-time] TRACE\n"
+    "  every event of every rank (or rank R), one line each, unrolled from the folded trace:\n"
+    "    <rank> <thread> <seq> <function> cs=<signature> [compute=<ns> dur=<ns>] <field>=<value>...\n"
+    "  (a folded trace keeps time statistics per event: the times are their means)\n"
+    "  --rank R    only rank R\n"
+    "  --no-time   leave the times out\n"
+    "example: tracefold unroll --rank 0 --no-time tracefold-app-4p | head\n";
+
 static int print_events(int argc, char **argv, unsigned flags, const char *verb) {
   long rank;
   int no_time, rc = tf_take_options(&argc, &argv, verb, &rank, &no_time);

@@ -15,23 +15,29 @@
 #include "efg.h"
 #include "util/file_io.h"
 
+const char tf_help_efg[] =
+    "usage: tracefold efg [--rank R | --all] [--format json|dot|svg] [--time] [--no-structure] [--no-resolve]\n"
+    "                     TRACE [-o FILE]\n"
+    "       tracefold efg --replay-check [--rank R] TRACE\n"
+    "       tracefold efg --regenerate [--rank R] GRAPH.json\n"
+    "  the event flow graph (doc/EFG.md): nodes are calls by function and call site, edges the transitions\n"
+    "  between them with their counts; built from the compressed trace without unrolling it\n"
+    "  --rank R        rank R's graph (default --all: one graph over all ranks, with rank lists)\n"
+    "  --format F      json (default; the exact form), dot (Graphviz), svg (rendered by dot);\n"
+    "                  by default taken from -o FILE's extension (.json, .dot/.gv, .svg)\n"
+    "  -o FILE         where to write it (default: standard output; svg needs a file)\n"
+    "  --time          edges carry the compute/call time summaries of their transitions\n"
+    "  --no-structure  the graph only (no loop structure: smaller, but cannot regenerate the events)\n"
+    "  --no-resolve    call sites as module+offset (no addr2line)\n"
+    "  --replay-check  write the graphs as JSON, read them back, regenerate every rank's events from them\n"
+    "                  alone and compare with the trace, every field (exit 1 at the first difference)\n"
+    "  --regenerate    the events a graph file regenerates, one line each, as unroll --no-time prints them\n"
+    "example: tracefold efg -o app.svg tracefold-app-16p\n";
+
+/* A wrong command line: why, and where to look; TF_EXIT_USAGE. */
 static int usage(const char *why) {
-  if (why) fprintf(stderr, "tracefold efg: %s\n", why);
-  fprintf(stderr,
-          "usage: tracefold efg [--rank R | --all] [--format json|dot|svg] [--time] [--no-structure] [--no-resolve]\n"
-          "                     TRACE [-o FILE]\n"
-          "       tracefold efg --replay-check [--rank R] TRACE\n"
-          "       tracefold efg --regenerate [--rank R] GRAPH.json\n"
-          "  --rank R        rank R's graph (default --all: one graph over all ranks, with rank lists)\n"
-          "  --format F      json (default; the exact form), dot (Graphviz), svg (rendered by dot);\n"
-          "                  by default taken from -o FILE's extension (.json, .dot/.gv, .svg)\n"
-          "  --time          edges carry the compute/call time summaries of their transitions\n"
-          "  --no-structure  the graph only (no loop structure: smaller, but cannot regenerate the events)\n"
-          "  --no-resolve    call sites as module+offset (no addr2line)\n"
-          "  --replay-check  write the graphs as JSON, read them back, regenerate every rank's events from them\n"
-          "                  alone and compare with the trace, every field (exit 1 at the first difference)\n"
-          "  --regenerate    the events a graph file regenerates, one line each, as unroll --no-time prints them\n");
-  return 2;
+  fprintf(stderr, "tracefold efg: %s (see tracefold efg --help)\n", why);
+  return TF_EXIT_USAGE;
 }
 
 static int ends_with(const char *s, const char *suffix) {
@@ -88,60 +94,40 @@ static int regenerate(const char *path, long rank) {
 int cmd_efg(int argc, char **argv) {
   tf_efg_opts o = TF_EFG_OPTS_DEFAULT;
   const char *format = NULL, *out = NULL, *trace = NULL;
-  int all = 0, check = 0, regen = 0;
+  int all = 0, check = 0, regen = 0, with_time = 0, no_structure = 0, no_resolve = 0;
+  const char *rank_s = NULL;
   long rank = -1;
-  for (int i = 0; i < argc; i++) {
-    const char *a = argv[i];
-    if (strcmp(a, "--rank") == 0 && i + 1 < argc) {
-      char *end;
-      rank = strtol(argv[++i], &end, 10);
-      if (*end || !*argv[i] || rank < 0 || rank > INT32_MAX) {
-        fprintf(stderr, "tracefold efg: --rank takes a rank number, not \"%s\"\n", argv[i]);
-        return 2;
-      }
-    } else if (strcmp(a, "--all") == 0) {
-      all = 1;
-    } else if (strcmp(a, "--format") == 0 && i + 1 < argc) {
-      format = argv[++i];
-      if (strcmp(format, "json") != 0 && strcmp(format, "dot") != 0 && strcmp(format, "svg") != 0)
-        return usage("--format is json, dot or svg");
-    } else if (strcmp(a, "--time") == 0) {
-      o.time = 1;
-    } else if (strcmp(a, "--no-structure") == 0) {
-      o.structure = 0;
-    } else if (strcmp(a, "--no-resolve") == 0) {
-      o.resolve = 0;
-    } else if (strcmp(a, "-o") == 0 && i + 1 < argc) {
-      out = argv[++i];
-    } else if (strcmp(a, "--replay-check") == 0) {
-      check = 1;
-    } else if (strcmp(a, "--regenerate") == 0) {
-      regen = 1;
-    } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-      usage(NULL);
-      return 0;
-    } else if (a[0] == '-' && a[1]) {
-      fprintf(stderr, "tracefold efg: unknown option \"%s\"%s\n", a,
-              strcmp(a, "--rank") == 0 || strcmp(a, "--format") == 0 || strcmp(a, "-o") == 0 ? " (it takes a value)"
-                                                                                            : "");
-      return usage(NULL);
-    } else if (trace) {
-      return usage("give one trace");
-    } else {
-      trace = a;
-    }
+  tf_opt opts[] = {{"--rank", &rank_s, NULL},         {"--all", NULL, &all},
+                   {"--format", &format, NULL},       {"--time", NULL, &with_time},
+                   {"--no-structure", NULL, &no_structure}, {"--no-resolve", NULL, &no_resolve},
+                   {"-o", &out, NULL},                {"--replay-check", NULL, &check},
+                   {"--regenerate", NULL, &regen}};
+  int orc = tf_options(&argc, argv, "efg", opts, (int)(sizeof opts / sizeof *opts));
+  if (orc || (orc = tf_opt_rank("efg", rank_s, &rank))) return orc;
+  if (format && strcmp(format, "json") != 0 && strcmp(format, "dot") != 0 && strcmp(format, "svg") != 0) {
+    fprintf(stderr, "tracefold efg: --format %s: expected json, dot or svg\n", format);
+    return TF_EXIT_USAGE;
   }
+  o.time = with_time;
+  o.structure = !no_structure;
+  o.resolve = !no_resolve;
+  if (argc > 1) return usage(regen ? "give one graph file" : "give one trace (a directory or a file)");
+  trace = argc ? argv[0] : NULL;
   if (!trace) return usage(regen ? "no graph file given" : "no trace given");
   if (all && rank >= 0) return usage("--rank and --all exclude each other");
   if (check + regen > 1) return usage("--replay-check and --regenerate exclude each other");
   if ((check || regen) && (format || out || o.time || !o.structure))
     return usage("--replay-check and --regenerate take only --rank and the trace (or graph file)");
   if (regen) return regenerate(trace, rank);
+  if (!check && !format) format = out && (ends_with(out, ".dot") || ends_with(out, ".gv")) ? "dot"
+                                  : out && ends_with(out, ".svg")                          ? "svg"
+                                                                                           : "json";
+  if (!check && strcmp(format, "svg") == 0 && !out) return usage("--format svg writes a file: give -o FILE.svg");
   o.rank = (int32_t)rank;
 
   tf_input in;
   char *one[1] = {(char *)trace};
-  if (tf_input_open(1, one, 0, "efg", &in)) return 1;
+  if ((orc = tf_input_open(1, one, 0, "efg", &in))) return orc;
   int32_t *picked;
   int npicked, rc = in.info->source == TF_SOURCE_FLAT ? 0 : tf_input_pick(&in, rank, "efg", &picked, &npicked);
   if (rc) {
@@ -158,13 +144,6 @@ int cmd_efg(int argc, char **argv) {
       printf("efg replay check: %s\n", msg);
     tf_input_close(&in);
     return st == TF_OK && !ferror(stdout) ? 0 : 1;
-  }
-  if (!format) format = out && (ends_with(out, ".dot") || ends_with(out, ".gv")) ? "dot"
-                        : out && ends_with(out, ".svg")                          ? "svg"
-                                                                                 : "json";
-  if (strcmp(format, "svg") == 0 && !out) {
-    tf_input_close(&in);
-    return usage("--format svg writes a file: give -o FILE.svg");
   }
   if (o.time && in.info->timing == TF_TIMING_NONE)
     fprintf(stderr, "tracefold efg: note: %s keeps no times (recorded with TRACEFOLD_TIMING=none): --time adds "

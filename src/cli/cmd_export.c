@@ -1,5 +1,6 @@
-/* cmd_export.c — `tracefold export smpi [--ref-speed FLOPS] [--compute none|mean] TRACE OUTDIR`
- * (otf2 and chrome: cmd_otf2.c, cmd_chrome.c):
+/* cmd_export.c — `tracefold export FORMAT ...`: dispatches to the formats
+ * (otf2 and chrome: cmd_otf2.c, cmd_chrome.c), and is
+ * `tracefold export smpi [--ref-speed FLOPS] [--compute none|mean] TRACE OUTDIR`:
  * the trace as SimGrid's time-independent action files (OUTDIR/rank-<r>.txt,
  * OUTDIR/index.txt for `smpirun -replay`). The verb parses the options and
  * prints the outcome; the exporter is src/export/ (tf_export_smpi), the
@@ -13,15 +14,24 @@
 #include "cli.h"
 #include "export.h"
 
-static void usage(void) {
-  fprintf(stderr, "usage: tracefold export smpi [--ref-speed FLOPS] [--compute none|mean] TRACE OUTDIR\n"
-                  "  writes OUTDIR/rank-<r>.txt (SimGrid time-independent actions) and OUTDIR/index.txt;\n"
-                  "  replay with: smpirun -np P -platform PLATFORM.xml -hostfile HOSTS -replay OUTDIR/index.txt\n"
-                  "  --ref-speed  flop/s of the reference host that compute deltas are converted at (default 1e9;\n"
-                  "               suffixes k, M, G, T and a trailing f accepted: 1Gf)\n"
-                  "  --compute    mean: a compute action before each call with the recorded compute delta (default);\n"
-                  "               none: communication only\n");
-}
+const char tf_help_export[] =
+    "usage: tracefold export smpi|otf2|chrome [options] TRACE OUT\n"
+    "  the trace in another tool's format:\n"
+    "  smpi    SimGrid's time-independent action files, for smpirun -replay (OUT: a directory)\n"
+    "  otf2    an OTF2 archive, for Vampir, Scalasca or otf2-print (OUT: a directory)\n"
+    "  chrome  Trace Event Format JSON, for Perfetto and chrome://tracing (OUT: a file)\n"
+    "  tracefold export FORMAT --help (or tracefold help export FORMAT): the format's options\n"
+    "example: tracefold export chrome tracefold-app-16p app.json\n";
+
+const char tf_help_export_smpi[] =
+    "usage: tracefold export smpi [--ref-speed FLOPS] [--compute none|mean] TRACE OUTDIR\n"
+    "  writes OUTDIR/rank-<r>.txt (SimGrid time-independent actions) and OUTDIR/index.txt;\n"
+    "  replay with: smpirun -np P -platform PLATFORM.xml -hostfile HOSTS -replay OUTDIR/index.txt\n"
+    "  --ref-speed  flop/s of the reference host that compute deltas are converted at (default 1e9;\n"
+    "               suffixes k, M, G, T and a trailing f accepted: 1Gf)\n"
+    "  --compute    mean: a compute action before each call with the recorded compute delta (default);\n"
+    "               none: communication only\n"
+    "example: tracefold export smpi --ref-speed 2Gf tracefold-app-16p app-smpi\n";
 
 /* "1e9", "2.5G", "1Gf" -> flop/s; 0 or -1. */
 static int parse_speed(const char *s, double *out) {
@@ -50,18 +60,9 @@ static int export_smpi(int argc, char **argv) {
   tf_export_smpi_opts o = TF_EXPORT_SMPI_DEFAULTS;
   o.note = print_note;
   const char *speed = NULL, *compute = NULL;
-  int help = 0;
-  tf_opt opts[] = {{"--ref-speed", &speed, NULL}, {"--compute", &compute, NULL}, {"-h", NULL, &help},
-                   {"--help", NULL, &help}};
-  int rc = tf_options(&argc, argv, "export smpi", opts, 4);
-  if (rc) {
-    usage();
-    return rc;
-  }
-  if (help) {
-    usage();
-    return 0;
-  }
+  tf_opt opts[] = {{"--ref-speed", &speed, NULL}, {"--compute", &compute, NULL}};
+  int rc = tf_options(&argc, argv, "export smpi", opts, 2);
+  if (rc) return rc;
   if (speed && parse_speed(speed, &o.ref_speed)) {
     fprintf(stderr, "tracefold export smpi: --ref-speed takes flop/s (1e9, 2.5Gf), not \"%s\"\n", speed);
     return TF_EXIT_USAGE;
@@ -74,7 +75,8 @@ static int export_smpi(int argc, char **argv) {
     o.compute = strcmp(compute, "mean") == 0;
   }
   if (argc != 2) {
-    usage();
+    fprintf(stderr, "tracefold export smpi: %s (see tracefold export smpi --help)\n",
+            argc < 2 ? "give the trace and the output directory" : "one trace and one output directory");
     return TF_EXIT_USAGE;
   }
   static char msg[16384]; /* paths and a message */
@@ -86,17 +88,26 @@ static int export_smpi(int argc, char **argv) {
   return st == TF_EXPORT_OK ? TF_EXIT_OK : TF_EXIT_FAILED; /* refused (the trace) or failed (writing) */
 }
 
+static const struct {
+  const char *name;
+  int (*run)(int, char **);
+  const char *help;
+} formats[] = {{"smpi", export_smpi, tf_help_export_smpi},
+               {"otf2", cmd_export_otf2, tf_help_export_otf2},
+               {"chrome", cmd_export_chrome, tf_help_export_chrome}};
+
 int cmd_export(int argc, char **argv) {
-  if (argc >= 1 && strcmp(argv[0], "smpi") == 0) return export_smpi(argc - 1, argv + 1);
-  if (argc >= 1 && strcmp(argv[0], "otf2") == 0) return cmd_export_otf2(argc - 1, argv + 1);
-  if (argc >= 1 && strcmp(argv[0], "chrome") == 0) return cmd_export_chrome(argc - 1, argv + 1);
-  if (argc >= 1 && (strcmp(argv[0], "-h") == 0 || strcmp(argv[0], "--help") == 0)) {
-    usage();
-    return 0;
+  for (size_t i = 0; argc >= 1 && i < sizeof formats / sizeof *formats; i++) {
+    if (strcmp(argv[0], formats[i].name) != 0) continue;
+    int rc = formats[i].run(argc - 1, argv + 1);
+    if (rc != TF_EXIT_HELP) return rc;
+    fputs(formats[i].help, stdout); /* the format's help, not export's */
+    return fflush(stdout) == 0 && !ferror(stdout) ? TF_EXIT_OK : TF_EXIT_FAILED;
   }
-  fprintf(stderr, "tracefold export: %s; the formats are smpi (SimGrid's time-independent actions), otf2 (an OTF2 "
-                  "archive) and chrome (Trace Event Format JSON)\n",
-          argc < 1 ? "no format given" : "unknown format");
-  usage();
+  for (int i = 0; i < argc && strcmp(argv[i], "--") != 0; i++) /* no format: --help anywhere is export's */
+    if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) return TF_EXIT_HELP;
+  fprintf(stderr, "tracefold export: %s%s%s; the formats are smpi (SimGrid's time-independent actions), otf2 (an OTF2 "
+                  "archive) and chrome (Trace Event Format JSON) (see tracefold export --help)\n",
+          argc < 1 ? "no format given" : "unknown format \"", argc < 1 ? "" : argv[0], argc < 1 ? "" : "\"");
   return TF_EXIT_USAGE;
 }

@@ -17,6 +17,13 @@
 
 #include "cli.h"
 
+const char tf_help_imbalance[] =
+    "usage: tracefold imbalance [--top N] TRACE\n"
+    "  the calls whose compute time before them differs most between ranks, ranked by what the spread\n"
+    "  costs, with the slowest and fastest rank (needs a trace recorded with times)\n"
+    "  --top N     the N first (default 10)\n"
+    "example: tracefold imbalance --top 5 tracefold-app-16p\n";
+
 typedef struct entry {
   const tf_node *n;
   tf_node_info ni;

@@ -1,25 +1,38 @@
 /* cmd_merge.c — `tracefold merge DIR [-o FILE]`: merge a set of per-rank
  * compressed files (a run that stopped before MPI_Finalize, or one whose
- * merge failed) into one merged trace file, as MPI_Finalize would have. */
+ * merge failed) into one merged trace file, as MPI_Finalize would have.
+ * The ranks merged so far on a progress line (a terminal, or --progress). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "cli.h"
+
+const char tf_help_merge[] =
+    "usage: tracefold merge [--progress] DIR [-o FILE]\n"
+    "  merge the per-rank compressed files (rank-<R>.tfc) of a run that stopped before MPI_Finalize, or\n"
+    "  whose merge failed, into one trace file, as MPI_Finalize would have; never overwrites a file\n"
+    "  -o FILE      where to write it (default DIR/trace.tf)\n"
+    "  --progress   a progress line on stderr (ranks merged) even when it is not a terminal\n"
+    "example: tracefold merge tracefold-app-64p && tracefold show tracefold-app-64p/trace.tf\n";
 #include "merge/mtrace.h"
 
 int cmd_merge(int argc, char **argv) {
   const char *out = NULL;
-  tf_opt opts[] = {{"-o", &out, NULL}};
-  int rc = tf_options(&argc, argv, "merge", opts, 1);
+  int progress = 0;
+  tf_opt opts[] = {{"-o", &out, NULL}, {"--progress", NULL, &progress}};
+  int rc = tf_options(&argc, argv, "merge", opts, 2);
   if (rc) return rc;
   if (argc != 1) {
-    fprintf(stderr, "usage: tracefold merge DIR [-o FILE]\n");
+    fprintf(stderr, "tracefold merge: %s (see tracefold merge --help)\n", argc ? "one directory at a time" : "no directory given");
     return TF_EXIT_USAGE;
   }
+  tf_progress p;
+  tf_progress_init(&p, "tracefold merge", progress);
+  p.unit = "ranks";
   tf_input in;
-  if ((rc = tf_input_open(argc, argv, TF_INPUT_VALIDATE, "merge", &in))) return rc;
+  if ((rc = tf_input_open_progress(argc, argv, TF_INPUT_VALIDATE, "merge", &p, &in))) return rc;
   if (in.info->source != TF_SOURCE_COMPRESSED) {
     fprintf(stderr, "tracefold merge: %s is %s; merge reads per-rank compressed files (rank-<R>.tfc)\n", argv[0],
             in.info->source == TF_SOURCE_MERGED ? "already merged" : "flat");

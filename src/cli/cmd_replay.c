@@ -4,7 +4,8 @@
  * --seed, --any-source, --flat, --quiet), in any order, checked here
  * before anything is launched; the trace is checked whole (launch.c)
  * before mpirun starts, and a trace of more than --ranks-limit ranks
- * (4096) is refused. The launcher is TRACEFOLD_MPIRUN (words split on
+ * (4096) is refused. While the job runs, the time elapsed on a progress
+ * line (a terminal, or --progress). The launcher is TRACEFOLD_MPIRUN (words split on
  * spaces) or the MPI this tracefold was built with; the engine is
  * TRACEFOLD_REPLAY, else tracefold-replay beside this program, else the
  * one of the build. */
@@ -18,9 +19,24 @@
 
 #include "cli.h"
 
-static const char usage[] =
+const char tf_help_replay[] =
     "usage: tracefold replay [-n P] [--ranks-limit N] [--compute none|mean|histogram] [--sleep] [--scale X]\n"
-    "                        [--rate R] [--seed N] [--any-source] [--flat] [--quiet] TRACE\n";
+    "                        [--rate R] [--seed N] [--any-source] [--flat] [--quiet] [--progress] TRACE\n"
+    "  run the trace's MPI calls again: mpirun -np P tracefold-replay TRACE (the trace is checked whole first;\n"
+    "  a partial trace is refused)\n"
+    "  -n P              the rank count (default and only choice: the trace's)\n"
+    "  --ranks-limit N   launch traces of up to N ranks (default 4096)\n"
+    "  --compute MODE    compute delays from the trace: none, mean or histogram (default)\n"
+    "  --sleep           sleep through compute delays instead of busy-waiting\n"
+    "  --scale X         multiply compute delays by X\n"
+    "  --rate R          instruction traces: instructions per second\n"
+    "  --seed N          seed of the histogram draws\n"
+    "  --any-source      keep wildcard receives as MPI_ANY_SOURCE\n"
+    "  --flat            replay a trace directory's flat files\n"
+    "  --quiet           no per-function table\n"
+    "  --progress        the time elapsed on stderr while the job runs, even when stderr is not a terminal\n"
+    "  (TRACEFOLD_MPIRUN: the launcher; TRACEFOLD_REPLAY: the engine)\n"
+    "example: tracefold replay --compute mean tracefold-app-16p\n";
 
 static const char *engine_path(char *buf, size_t len) {
   const char *env = getenv("TRACEFOLD_REPLAY");
@@ -51,11 +67,11 @@ static int number(const char *s, double lo) {
 
 int cmd_replay(int argc, char **argv) {
   const char *np_s = NULL, *limit_s = NULL, *compute = NULL, *scale = NULL, *rate = NULL, *seed = NULL;
-  int sleep_f = 0, any_source = 0, flat = 0, quiet = 0;
+  int sleep_f = 0, any_source = 0, flat = 0, quiet = 0, progress = 0;
   tf_opt opts[] = {{"-n", &np_s, NULL},           {"--ranks-limit", &limit_s, NULL}, {"--compute", &compute, NULL},
                    {"--scale", &scale, NULL},     {"--rate", &rate, NULL},           {"--seed", &seed, NULL},
                    {"--sleep", NULL, &sleep_f},   {"--any-source", NULL, &any_source}, {"--flat", NULL, &flat},
-                   {"--quiet", NULL, &quiet}};
+                   {"--quiet", NULL, &quiet},     {"--progress", NULL, &progress}};
   int rc = tf_options(&argc, argv, "replay", opts, (int)(sizeof opts / sizeof *opts));
   long long np = 0, limit;
   if (!rc && np_s) rc = tf_opt_number("replay", "-n", np_s, 1, INT32_MAX, "a rank count", &np);
@@ -76,7 +92,7 @@ int cmd_replay(int argc, char **argv) {
     if (errno || !*seed || *end || *seed == '-') rc = bad_value("--seed", seed, "a whole number >= 0");
   }
   if (!rc && argc != 1) {
-    fprintf(stderr, "tracefold replay: %s\n%s", argc ? "one trace at a time" : "no trace given", usage);
+    fprintf(stderr, "tracefold replay: %s (see tracefold replay --help)\n", argc ? "one trace at a time" : "no trace given");
     rc = TF_EXIT_USAGE;
   }
   if (rc) return rc;
@@ -108,7 +124,10 @@ int cmd_replay(int argc, char **argv) {
   if (quiet) args[k++] = "--quiet";
   args[k++] = (char *)trace;
   args[k] = NULL;
-  int st = tf_launch("replay", args, 0);
+  tf_progress p;
+  tf_progress_init(&p, "tracefold replay", progress);
+  p.note = args[0]; /* the launcher */
+  int st = tf_launch("replay", args, 0, &p);
   free(words);
   if (st != 0 && st != -1) fprintf(stderr, "tracefold replay: %s exited with status %d\n", args[0], st);
   return st == 0 ? TF_EXIT_OK : TF_EXIT_FAILED;

@@ -28,6 +28,15 @@
 
 #include "cli.h"
 
+const char tf_help_show[] =
+    "usage: tracefold show [--rank R] [--no-time] TRACE\n"
+    "  the loop structure of all ranks (or rank R): loops with their iteration counts, calls with their\n"
+    "  parameters as value sequences, rank lists where a node holds for some ranks only, and the times the\n"
+    "  trace keeps of each call\n"
+    "  --rank R    only rank R\n"
+    "  --no-time   leave the times out\n"
+    "example: tracefold show --no-time tracefold-app-16p\n";
+
 #define TEXT 4096
 #define MAX_VARIANTS 8
 

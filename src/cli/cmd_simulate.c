@@ -20,8 +20,10 @@
 #include "cli.h"
 #include "platform.h"
 
-static const char usage[] =
+const char tf_help_simulate[] =
     "usage: tracefold simulate [options] TRACE\n"
+    "  replay the trace in SimGrid's SMPI (smpirun tracefold-sim) and print the simulated time next to the\n"
+    "  recorded one, with each rank's compute and MPI time\n"
     "platform (one of):\n"
     "  --platform FILE.xml    a SimGrid platform; its hosts, in order, take the ranks\n"
     "  --nodes N              a generated cluster of N nodes (default: one per rank), with\n"
@@ -44,7 +46,10 @@ static const char usage[] =
     "SimGrid:\n"
     "  --cfg NAME:VALUE       a SimGrid setting (repeatable), e.g. --cfg=smpi/bw-factor:0:0.9\n"
     "  --keep DIR             write the platform, hostfile and report into DIR and keep them\n"
-    "  --ranks-limit N        simulate traces of up to N ranks (default 4096)\n";
+    "  --ranks-limit N        simulate traces of up to N ranks (default 4096)\n"
+    "  --progress             the time elapsed (and the sweep's step) on stderr while smpirun runs, even\n"
+    "                         when stderr is not a terminal\n"
+    "example: tracefold simulate --sweep bandwidth=1Gbps,10Gbps,100Gbps tracefold-app-16p\n";
 
 typedef enum sweep_param { SWEEP_NONE, SWEEP_BANDWIDTH, SWEEP_LATENCY, SWEEP_SPEED, SWEEP_NODES, SWEEP_SCALE } sweep_param;
 static const char *const sweep_names[] = {"", "bandwidth", "latency", "speed", "nodes", "compute-scale"};
@@ -52,7 +57,7 @@ static const char *const sweep_names[] = {"", "bandwidth", "latency", "speed", "
 typedef struct sim_options {
   const char *trace, *platform_file, *keep, *compute, *rate, *seed, *limit;
   tf_platform plat;
-  int nodes_given, speed_given, fold, quiet;
+  int nodes_given, speed_given, fold, quiet, progress;
   double scale, ref_speed;
   sweep_param sweep;
   char *sweep_values; /* comma-separated, owned */
@@ -105,8 +110,22 @@ static int set_param(sim_options *o, sweep_param p, const char *v) {
   return 0;
 }
 
+/* One of the options that take a value (given last, without it). */
+static int option_with_value(const char *a) {
+  static const char *const names[] = {"--platform", "--nodes", "--bandwidth", "--latency", "--speed",
+                                       "--compute-scale", "--cores", "--ref-speed", "--compute", "--rate",
+                                       "--seed", "--keep", "--ranks-limit", "--cfg", "--sweep"};
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+    if (strcmp(a, names[i]) == 0) return 1;
+  return 0;
+}
+
 static int parse_options(int argc, char **argv, sim_options *o) {
   *o = (sim_options){.plat = {.cores = 1, .bandwidth = 10e9 / 8, .latency = 1e-6}, .scale = 1, .ref_speed = 1e9};
+  for (int i = 0; i < argc; i++) { /* --help or -h first, before any complaint (not as an option's value) */
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return TF_EXIT_HELP;
+    if (option_with_value(argv[i])) i++;
+  }
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     int rc = -1; /* -1: not an option with a value */
@@ -146,13 +165,16 @@ static int parse_options(int argc, char **argv, sim_options *o) {
     }
     if (strcmp(a, "--fold") == 0) o->fold = 1;
     else if (strcmp(a, "--quiet") == 0) o->quiet = 1;
+    else if (strcmp(a, "--progress") == 0) o->progress = 1;
     else if (strncmp(a, "--cfg=", 6) == 0 && o->ncfgs < 32) o->cfgs[o->ncfgs++] = a + 6;
-    else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) return fputs(usage, stdout), 1;
-    else if (a[0] == '-') return fprintf(stderr, "tracefold simulate: unknown option %s (or it lacks its value)\n%s", a, usage), 2;
+    else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) return TF_EXIT_HELP;
+    else if (a[0] == '-' && !v && option_with_value(a))
+      return fprintf(stderr, "tracefold simulate: %s needs a value (see tracefold simulate --help)\n", a), 2;
+    else if (a[0] == '-') return tf_unknown_option("simulate", a);
     else if (o->trace) return bad("one trace at a time (%s and %s)", o->trace, a);
     else o->trace = a;
   }
-  if (!o->trace) return fprintf(stderr, "tracefold simulate: no trace given\n%s", usage), 2;
+  if (!o->trace) return fprintf(stderr, "tracefold simulate: no trace given (see tracefold simulate --help)\n"), 2;
   if (o->platform_file && (o->nodes_given || o->speed_given || o->sweep == SWEEP_BANDWIDTH ||
                            o->sweep == SWEEP_LATENCY || o->sweep == SWEEP_SPEED || o->sweep == SWEEP_NODES))
     return bad("--platform %s describes the nodes and links itself: --nodes, --speed and sweeps of the platform "
@@ -205,21 +227,21 @@ static int read_report(const char *path, run_result *r) {
 
 /* Run smpirun (its own process group, cleaned up: launch.c); its stdout
  * goes to ours, or nowhere when `hush`. Exit status of smpirun, or -1. */
-static int run(char **args, int hush) { return tf_launch("simulate", args, hush); }
+static int run(char **args, int hush, tf_progress *p) { return tf_launch("simulate", args, hush, p); }
 
 static int simulate_once(const sim_options *o, int ranks, const char *dir, const char *smpirun, const char *sim,
-                         int hush, run_result *res) {
+                         int hush, tf_progress *p, run_result *res) {
   char platform[PATH_MAX], hostfile[PATH_MAX], report[PATH_MAX], err[1024];
   snprintf(hostfile, sizeof hostfile, "%s/hostfile", dir);
   snprintf(report, sizeof report, "%s/report", dir);
-  tf_platform p = o->plat;
-  if (!o->nodes_given) p.nodes = ranks;
-  if (!o->speed_given) p.speed = o->ref_speed;
+  tf_platform pl = o->plat;
+  if (!o->nodes_given) pl.nodes = ranks;
+  if (!o->speed_given) pl.speed = o->ref_speed;
   if (o->platform_file) {
     snprintf(platform, sizeof platform, "%s", o->platform_file);
   } else {
     snprintf(platform, sizeof platform, "%s/platform.xml", dir);
-    if (tf_platform_write(platform, &p, err, sizeof err)) return bad("%s%s", err, ""), TF_EXIT_FAILED;
+    if (tf_platform_write(platform, &pl, err, sizeof err)) return bad("%s%s", err, ""), TF_EXIT_FAILED;
   }
   tf_hosts hosts;
   if (tf_platform_hosts(platform, &hosts, err, sizeof err)) return bad("%s%s", err, ""), TF_EXIT_FAILED;
@@ -234,7 +256,7 @@ static int simulate_once(const sim_options *o, int ranks, const char *dir, const
     else
       printf("tracefold simulate: %d ranks on %d node(s) of %g Gflop/s x %d core(s); links %g Gbit/s, %g us node to "
              "node\n",
-             ranks, p.nodes, p.speed / 1e9, p.cores, p.bandwidth * 8 / 1e9, p.latency * 1e6);
+             ranks, pl.nodes, pl.speed / 1e9, pl.cores, pl.bandwidth * 8 / 1e9, pl.latency * 1e6);
   }
   char np[32], scale[64], ref[64];
   snprintf(np, sizeof np, "%d", ranks);
@@ -278,7 +300,7 @@ static int simulate_once(const sim_options *o, int ranks, const char *dir, const
   args[k++] = o->trace;
   args[k] = NULL;
   remove(report);
-  rc = run((char **)args, hush);
+  rc = run((char **)args, hush, p);
   if (rc != 0 || read_report(report, res)) {
     fprintf(stderr, "tracefold simulate: the simulation failed (smpirun exit %d)%s%s\n", rc,
             o->platform_file ? "; platform " : "", o->platform_file ? o->platform_file : "");
@@ -302,7 +324,7 @@ static void remove_dir(const char *dir) {
 int cmd_simulate(int argc, char **argv) {
   sim_options o;
   int rc = parse_options(argc, argv, &o);
-  if (rc) return rc == 1 ? 0 : rc;
+  if (rc) return rc;
   long long limit;
   if ((rc = tf_launch_limit("simulate", o.limit, &limit))) {
     free(o.sweep_values);
@@ -365,16 +387,23 @@ int cmd_simulate(int argc, char **argv) {
   }
 
   run_result res;
+  tf_progress p;
+  tf_progress_init(&p, "tracefold simulate", o.progress);
   if (!o.sweep) {
-    rc = simulate_once(&o, ranks, dir, smpirun, sim, 0, &res);
+    p.note = "smpirun";
+    rc = simulate_once(&o, ranks, dir, smpirun, sim, 0, &p, &res);
   } else {
     printf("tracefold simulate: %s on %d ranks, sweeping %s\n", o.trace, ranks, sweep_names[o.sweep]);
     printf("  %-16s %14s %12s %16s %14s\n", sweep_names[o.sweep], "simulated s", "vs recorded", "compute s (max)",
            "MPI s (max)");
-    char *save;
+    char *save, note[160];
+    int nvalues = 1, step = 0;
+    for (const char *c = o.sweep_values; *c; c++) nvalues += *c == ',';
     for (char *v = strtok_r(o.sweep_values, ",", &save); v && rc == 0; v = strtok_r(NULL, ",", &save)) {
       if ((rc = set_param(&o, o.sweep, v)) != 0) break;
-      if ((rc = simulate_once(&o, ranks, dir, smpirun, sim, 1, &res)) != 0) break;
+      snprintf(note, sizeof note, "%s=%.60s (%d of %d)", sweep_names[o.sweep], v, ++step, nvalues);
+      p.note = note;
+      if ((rc = simulate_once(&o, ranks, dir, smpirun, sim, 1, &p, &res)) != 0) break;
       char vs[32] = "-";
       if (res.has_recorded && res.recorded_s > 0)
         snprintf(vs, sizeof vs, "%+.1f %%", 100 * (res.time_s - res.recorded_s) / res.recorded_s);

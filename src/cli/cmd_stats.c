@@ -11,6 +11,12 @@
 
 #include "util/bytes.h"
 #include "cli.h"
+
+const char tf_help_stats[] =
+    "usage: tracefold stats TRACE\n"
+    "  ranks, events by function, the trace's size against the flat files, and call sites as file:line\n"
+    "  (no options)\n"
+    "example: tracefold stats tracefold-app-16p\n";
 #include "format/functable.h"
 
 static size_t uvar_len(uint64_t v) {

@@ -8,6 +8,17 @@
 
 #include "cli.h"
 
+const char tf_help_summary[] =
+    "usage: tracefold summary TRACE\n"
+    "  calls and bytes by function and rank (no options)\n"
+    "example: tracefold summary tracefold-app-16p\n";
+
+const char tf_help_counts[] =
+    "usage: tracefold counts [--rank R] TRACE\n"
+    "  one rank's calls by function, \"MPI_Name count\" lines sorted by name\n"
+    "  --rank R    the rank (needed when the trace has several ranks)\n"
+    "example: tracefold counts --rank 0 tracefold-app-16p\n";
+
 /* calls[f * n + i] for the i-th rank counted, bytes[f] */
 typedef struct tally {
   uint32_t nfuncs;

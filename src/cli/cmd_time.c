@@ -17,12 +17,22 @@
 
 #include "cli.h"
 
+const char tf_help_time[] =
+    "usage: tracefold time [--rank R] T... TRACE\n"
+    "  the event each rank (or rank R) was in, or computing before, at time T of its timeline, with the\n"
+    "  iteration of every loop around it; found without unrolling\n"
+    "  T           seconds with an optional unit (1.5s, 20ms, 300us, 1000ns; no unit: seconds) or a share\n"
+    "              of each rank's timeline (50%)\n"
+    "  --rank R    only rank R\n"
+    "example: tracefold time --rank 3 25% 50% 1.5s tracefold-app-16p\n";
+
 int cmd_time(int argc, char **argv) {
   long rank;
   int rc = tf_take_options(&argc, &argv, "time", &rank, NULL);
   if (rc) return rc;
   if (argc < 2) {
-    fprintf(stderr, "usage: tracefold time [--rank R] T... TRACE   (T: 1.5s, 20ms, 300us, 1000ns (no unit: s), or 50%%)\n");
+    fprintf(stderr, "tracefold time: %s (see tracefold time --help)\n",
+            argc ? "give one or more times T (1.5s, 20ms, 50%), then the trace" : "no time and no trace given");
     return 2;
   }
   int nt = argc - 1;

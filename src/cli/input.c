@@ -51,6 +51,11 @@ static void rank_list(const int32_t *r, int n, char *buf, size_t len) {
 }
 
 int tf_input_open(int argc, char **argv, unsigned flags, const char *verb, tf_input *in) {
+  return tf_input_open_progress(argc, argv, flags, verb, NULL, in);
+}
+
+int tf_input_open_progress(int argc, char **argv, unsigned flags, const char *verb, tf_progress *progress,
+                           tf_input *in) {
   *in = (tf_input){0};
   if (argc != 1) {
     fprintf(stderr, argc < 1 ? "tracefold %s: no trace given\n" : "tracefold %s: give one trace (a directory or a file)\n",
@@ -58,7 +63,10 @@ int tf_input_open(int argc, char **argv, unsigned flags, const char *verb, tf_in
     return TF_EXIT_USAGE;
   }
   char err[2048];
-  if (tf_trace_open(argv[0], flags & ~TF_INPUT_VALIDATE, &in->t, err, sizeof err) != TF_OK) {
+  tf_status st = tf_trace_open_progress(argv[0], flags & ~TF_INPUT_VALIDATE, progress ? tf_progress_cb : NULL, progress,
+                                        &in->t, err, sizeof err);
+  if (progress) tf_progress_end(progress); /* before anything else is said */
+  if (st != TF_OK) {
     fprintf(stderr, "tracefold: %s\n", err);
     return TF_EXIT_FAILED;
   }

@@ -59,7 +59,7 @@ static void sleep_ms(long ms) {
   nanosleep(&t, NULL);
 }
 
-int tf_launch(const char *verb, char *const *args, int hush) {
+int tf_launch(const char *verb, char *const *args, int hush, tf_progress *progress) {
   fflush(stdout);
   fflush(stderr);
   struct sigaction sa, old[3];
@@ -89,8 +89,9 @@ int tf_launch(const char *verb, char *const *args, int hush) {
   setpgid(pid, pid); /* also here: the group exists before either side goes on */
   int status = 0, forwarded = 0;
   long waited_ms = 0;
+  int shown = progress && progress->on; /* the elapsed time, while the job runs */
   for (;;) {
-    pid_t w = waitpid(pid, &status, forwarded ? WNOHANG : 0);
+    pid_t w = waitpid(pid, &status, forwarded || shown ? WNOHANG : 0);
     if (w == pid) break;
     if (w < 0 && errno != EINTR) {
       status = -1;
@@ -104,8 +105,12 @@ int tf_launch(const char *verb, char *const *args, int hush) {
       if (waited_ms == 5000) kill(-pid, SIGKILL);
       sleep_ms(50);
       waited_ms += 50;
+    } else if (shown && w == 0) {
+      tf_progress_elapsed(progress);
+      sleep_ms(50);
     }
   }
+  if (shown) tf_progress_end(progress);
   kill(-pid, SIGKILL); /* whatever the launcher left in its group */
   for (int i = 0; i < 3; i++) sigaction(sigs[i], &old[i], NULL);
   if (stop_sig) { /* die of the signal, as without us */

@@ -15,7 +15,20 @@ static const tf_opt *find(const tf_opt *opts, int nopts, const char *a, size_t l
   return NULL;
 }
 
+/* --help or -h among the options (not as an option's value, not after "--"). */
+static int asks_help(int argc, char **argv, const tf_opt *opts, int nopts) {
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i];
+    if (strcmp(a, "--") == 0) return 0;
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) return 1;
+    const tf_opt *o = a[0] == '-' && a[1] && !strchr(a, '=') ? find(opts, nopts, a, strlen(a)) : NULL;
+    if (o && o->value) i++; /* its value, whatever it looks like */
+  }
+  return 0;
+}
+
 int tf_options(int *argc, char **argv, const char *verb, const tf_opt *opts, int nopts) {
+  if (asks_help(*argc, argv, opts, nopts)) return TF_EXIT_HELP; /* before any complaint */
   int n = 0, only_args = 0;
   for (int i = 0; i < *argc; i++) {
     char *a = argv[i];
@@ -29,13 +42,10 @@ int tf_options(int *argc, char **argv, const char *verb, const tf_opt *opts, int
     }
     const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL; /* --name=value */
     const tf_opt *o = find(opts, nopts, a, eq ? (size_t)(eq - a) : strlen(a));
-    if (!o) {
-      fprintf(stderr, "tracefold %s: unknown option %s\n", verb, a);
-      return TF_EXIT_USAGE;
-    }
+    if (!o) return tf_unknown_option(verb, a);
     if (!o->value) {
       if (eq) {
-        fprintf(stderr, "tracefold %s: %.*s takes no value\n", verb, (int)(eq - a), a);
+        fprintf(stderr, "tracefold %s: %.*s takes no value (see tracefold %s --help)\n", verb, (int)(eq - a), a, verb);
         return TF_EXIT_USAGE;
       }
       if (o->flag) *o->flag = 1;
@@ -46,13 +56,18 @@ int tf_options(int *argc, char **argv, const char *verb, const tf_opt *opts, int
     } else if (i + 1 < *argc) {
       *o->value = argv[++i];
     } else {
-      fprintf(stderr, "tracefold %s: %s needs a value\n", verb, a);
+      fprintf(stderr, "tracefold %s: %s needs a value (see tracefold %s --help)\n", verb, a, verb);
       return TF_EXIT_USAGE;
     }
   }
   argv[n] = NULL;
   *argc = n;
   return 0;
+}
+
+int tf_unknown_option(const char *verb, const char *opt) {
+  fprintf(stderr, "tracefold %s: unknown option \"%s\" (see tracefold %s --help)\n", verb, opt, verb);
+  return TF_EXIT_USAGE;
 }
 
 int tf_opt_number(const char *verb, const char *opt, const char *s, long long lo, long long hi, const char *what,

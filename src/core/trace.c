@@ -102,7 +102,8 @@ tf_status tf_trace_open_mem(const void *data, size_t len, const char *name, tf_t
 }
 
 /* Per-rank files, sorted by rank: merged (compressed) or kept (flat). */
-static tf_status open_rank_files(char **paths, int n, tf_trace **out, char *err, size_t errlen) {
+static tf_status open_rank_files(char **paths, int n, tf_open_progress progress, void *arg, tf_trace **out, char *err,
+                                 size_t errlen) {
   tf_trace *t = calloc(1, sizeof *t);
   if (!t || !(t->flat_paths = calloc((size_t)n, sizeof *t->flat_paths))) {
     free(t);
@@ -137,11 +138,12 @@ static tf_status open_rank_files(char **paths, int n, tf_trace **out, char *err,
     }
     if (i == 0) {
       t->mt = one;
-      continue;
+    } else {
+      char why[300];
+      if (tf_mtrace_merge(&t->mt, &one, why, sizeof why))
+        st = tf_failf(err, errlen, TF_ERR_FORMAT, "%s: cannot be read with the files before it: %s", paths[i], why);
     }
-    char why[300];
-    if (tf_mtrace_merge(&t->mt, &one, why, sizeof why))
-      st = tf_failf(err, errlen, TF_ERR_FORMAT, "%s: cannot be read with the files before it: %s", paths[i], why);
+    if (progress && st == TF_OK) progress((uint64_t)i + 1, (uint64_t)n, arg);
   }
   if (st != TF_OK) {
     tf_trace_close(t);
@@ -248,6 +250,11 @@ static int exists(const char *path) {
 }
 
 tf_status tf_trace_open(const char *path, unsigned flags, tf_trace **out, char *err, size_t errlen) {
+  return tf_trace_open_progress(path, flags, NULL, NULL, out, err, errlen);
+}
+
+tf_status tf_trace_open_progress(const char *path, unsigned flags, tf_open_progress progress, void *arg,
+                                 tf_trace **out, char *err, size_t errlen) {
   *out = NULL;
   struct stat sb;
   if (stat(path, &sb) != 0) return tf_failf(err, errlen, TF_ERR_IO, "%s: no such file or directory", path);
@@ -261,7 +268,7 @@ tf_status tf_trace_open(const char *path, unsigned flags, tf_trace **out, char *
     free(data);
     if (merged) return st;
     char *one[1] = {(char *)path};
-    return open_rank_files(one, 1, out, err, errlen);
+    return open_rank_files(one, 1, progress, arg, out, err, errlen);
   }
   char file[4096];
   snprintf(file, sizeof file, "%s/%s", path, TF_TRACE_FILE);
@@ -272,11 +279,12 @@ tf_status tf_trace_open(const char *path, unsigned flags, tf_trace **out, char *
   tf_status st = check_one_run(path, merged ? file : NULL, comp, ncomp, flat, nflat, err, errlen);
   if (st != TF_OK) {
   } else if ((flags & TF_OPEN_PREFER_FLAT) && nflat) {
-    st = open_rank_files(flat, nflat, out, err, errlen);
+    st = open_rank_files(flat, nflat, progress, arg, out, err, errlen);
   } else if (merged) {
     st = tf_trace_open(file, flags, out, err, errlen);
   } else if (ncomp || nflat) {
-    st = ncomp ? open_rank_files(comp, ncomp, out, err, errlen) : open_rank_files(flat, nflat, out, err, errlen);
+    st = ncomp ? open_rank_files(comp, ncomp, progress, arg, out, err, errlen)
+               : open_rank_files(flat, nflat, progress, arg, out, err, errlen);
   } else {
     st = tf_list_dir(path, TF_FILE_COMPRESSED, &comp, &ncomp, err, errlen); /* why the directory cannot be read */
     if (st == TF_OK || st == TF_ERR_FORMAT)

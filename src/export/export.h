@@ -10,7 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* How an export ended (the values are `tracefold export`'s exit status). */
+/* How an export ended. The verbs (src/cli) turn it into their exit status:
+ * 0, or 1 for FAILED and REFUSED alike (2 is a wrong command line there). */
 typedef enum tf_export_status {
   TF_EXPORT_OK = 0,
   TF_EXPORT_FAILED = 1, /* writing failed, or memory ran out */
@@ -100,8 +101,11 @@ typedef struct tf_report_opts {
   void *note_arg;
   tf_export_progress progress;
   void *progress_arg;
+  uint32_t graph_limit; /* the flow graph is drawn up to this many nodes (and 4x as many edges); 0: not drawn */
 } tf_report_opts;
-#define TF_REPORT_DEFAULTS {.flat = 0, .note = NULL, .note_arg = NULL, .progress = NULL, .progress_arg = NULL}
+#define TF_REPORT_GRAPH_LIMIT 300 /* the default graph_limit */
+#define TF_REPORT_DEFAULTS {.flat = 0, .note = NULL, .note_arg = NULL, .progress = NULL, .progress_arg = NULL, \
+                            .graph_limit = TF_REPORT_GRAPH_LIMIT}
 
 /* Write one self-contained HTML file about trace (no network: its styles,
  * script and charts are inside it). Written beside and renamed, as above. */

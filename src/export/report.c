@@ -10,8 +10,7 @@
  * rank matrix of point-to-point messages (bytes and counts; ranks in blocks
  * beyond 64); compute and MPI time per rank with the imbalance ranking;
  * the loop structure as a tree of <details>; histograms of call times;
- * and a hook for the merged event flow graph (issue 19), a hidden section
- * until a graph is available.
+ * the merged event flow graph as inline SVG (report_graph.c).
  */
 #define _XOPEN_SOURCE 700
 #include <inttypes.h>
@@ -29,6 +28,7 @@
 #include "json.h"
 #include "messages.h"
 #include "outdir.h"
+#include "report_graph.h"
 
 extern const char xp_report_css[], xp_report_js[];
 
@@ -66,6 +66,7 @@ typedef struct rx {
   int hist_exact;         /* histograms from every event (flat input) or from the trace's bins */
   uint32_t tree_nodes;
   FILE *f;
+  const char *trace;      /* as the user named it */
   int rc;
   char err[1024];
 } rx;
@@ -556,7 +557,7 @@ static void page(rx *x) {
   xp_html_text(f, prog);
   fprintf(f, " <span class=\"muted\">on %d rank%s</span></h1>\n<nav><a href=\"#summary\">Summary</a>"
              "<a href=\"#functions\">Functions</a><a href=\"#matrix\">Communication</a><a href=\"#ranks\">Ranks</a>"
-             "<a href=\"#structure\">Loops</a><a href=\"#histograms\">Times</a></nav>\n</header>\n<main>\n",
+             "<a href=\"#structure\">Loops</a><a href=\"#histograms\">Times</a><a href=\"#flow-graph\">Flow graph</a></nav>\n</header>\n<main>\n",
           in->nranks, in->nranks == 1 ? "" : "s");
   summary(x);
   functions(x, order, nfn);
@@ -573,11 +574,11 @@ static void page(rx *x) {
              "</section>\n",
           x->hist_exact ? "every event's own time (flat trace)"
                         : "the balanced histogram bins the trace keeps for each call (counts at each bin's mean)");
-  /* The merged event flow graph (issue 19) goes here: report.c writes it
-   * into this section, with data-available="1", once the EFG module can
-   * give one. Until then the section stays hidden and empty. */
-  fputs("<section id=\"flow-graph\" hidden data-available=\"0\"><h2>Event flow graph</h2>\n"
-        "<!-- hook: the merged event flow graph (issue 19); not available in this build --></section>\n", f);
+  if (xp_report_flow_graph(f, x->t, x->trace, x->o->graph_limit)) {
+    free(order);
+    fail(x, 1, "out of memory");
+    return;
+  }
   fputs("</main>\n<footer>Written by tracefold " TF_VERSION_STRING " (<code>tracefold report</code>) from ", f);
   xp_html_text(f, in->source == TF_SOURCE_FLAT ? "flat per-rank files" : "the merged trace");
   fputs(". This page is self-contained: it loads nothing from the network.</footer>\n", f);
@@ -588,7 +589,7 @@ static void page(rx *x) {
 
 tf_export_status tf_report_html(const char *trace, const char *file, const tf_report_opts *o, char *msg,
                                 size_t msglen) {
-  rx x = {.o = o};
+  rx x = {.o = o, .trace = trace};
   char err[1024];
   if (tf_trace_open(trace, o->flat ? TF_OPEN_PREFER_FLAT : 0, &x.t, err, sizeof err) != TF_OK) {
     snprintf(msg, msglen, "%s", err);
