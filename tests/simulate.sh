@@ -40,7 +40,7 @@ tf_record "$work/run" "$work/trace" -- "${prog[@]}" -c "$work/counts"
 if [ -n "$refused" ]; then
   rc=0
   "$cli" simulate --compute mean --keep "$work/sim" "$work/trace/trace.tf" >"$work/sim.log" 2>"$work/sim.err" || rc=$?
-  [ $rc -eq 2 ] || { cat "$work/sim.log" "$work/sim.err" >&2; fail "the simulation exited $rc, expected its refusal (2)"; }
+  [ $rc -eq 1 ] || { cat "$work/sim.log" "$work/sim.err" >&2; fail "the simulation exited $rc, expected its refusal (1: a refused trace)"; }
   grep -qF -- "$refused" "$work/sim.err" ||
     { cat "$work/sim.err" >&2; fail "the refusal does not say: $refused"; }
   [ ! -s "$work/sim/report" ] || fail "a report was written: the refusal came after the simulation ran"
