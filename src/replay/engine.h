@@ -56,9 +56,12 @@ typedef struct rp_obj {
     MPI_Group group;
     MPI_Request req;
     MPI_Message msg;
+    MPI_Win win;
   } h;
   rp_typespan span;     /* datatypes: their extent and true bounds */
   void *kept;           /* requests: the array arguments of the call that made it (rp_kept), until it completes */
+  void *mem;            /* windows: the memory MPI_Win_create exposes; regions: theirs (the engine's) */
+  int64_t nregions;     /* windows: regions attached so far (their numbers, 1, 2, ...) */
 } rp_obj;
 
 typedef struct rp_map {
@@ -80,7 +83,7 @@ typedef struct rp_engine {
      when one is registered) */
   rp_sync *objs;
   int threaded;
-  rp_map comms, dtypes, ops, groups, reqs, msgs;
+  rp_map comms, dtypes, ops, groups, reqs, msgs, wins, regions;
   MPI_Datatype predef_dtypes[128];
   rp_typespan predef_spans[128]; /* their extents and true bounds */
   uint32_t npredef_dtypes;
