@@ -3,7 +3,8 @@
  *
  * Windows (made once): W_a by MPI_Win_allocate, W_c by MPI_Win_create on
  * the program's memory, W_s by MPI_Win_allocate_shared over the node's
- * ranks (MPI_Comm_split_type) with MPI_Win_shared_query, W_d by
+ * ranks (MPI_Comm_split_type) with MPI_Win_shared_query (of the lowest
+ * rank's segment: MPI_PROC_NULL), W_d by
  * MPI_Win_create_dynamic. Each rank accesses its right neighbour (rank + 1
  * mod P; itself at one rank). W_a and W_c hold 4 regions of N doubles and
  * two counters:
@@ -75,7 +76,9 @@ int main(int argc, char **argv) {
      &win_s);
   MPI_Aint s_size = 0;
   int s_unit = 0;
-  WL(MPI_Win_shared_query, win_s, (node_rank + 1) % node_size, &s_size, &s_unit, &s_next);
+  /* MPI_PROC_NULL: the lowest rank's segment, whatever the node's ranks (a
+   * simulation may place each rank on a node of its own) */
+  WL(MPI_Win_shared_query, win_s, MPI_PROC_NULL, &s_size, &s_unit, &s_next);
   WL(MPI_Win_create_dynamic, MPI_INFO_NULL, MPI_COMM_WORLD, &win_d);
 
   /* PSCW groups: I expose W_c to my left neighbour and access my right one */

@@ -62,6 +62,7 @@ typedef struct rp_obj {
   void *kept;           /* requests: the array arguments of the call that made it (rp_kept), until it completes */
   void *mem;            /* windows: the memory MPI_Win_create exposes; regions: theirs (the engine's) */
   int64_t nregions;     /* windows: regions attached so far (their numbers, 1, 2, ...) */
+  int group_size;       /* windows: the size of their group */
 } rp_obj;
 
 typedef struct rp_map {

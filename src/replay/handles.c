@@ -353,9 +353,13 @@ int rp_win_peer(rp_thread *T, int win_i, int i) {
   int64_t v = id_at(T, i), id = id_at(T, win_i);
   if (v == TF_PROC_NULL) return MPI_PROC_NULL;
   if (v <= TF_SPECIAL_MAX) return 0;
-  int rank = 0;
-  if (id > TF_SPECIAL_MAX) rank = lookup(T, &T->E->wins, id, "window %lld is used before the trace creates it").rank;
-  return (int)(rank + v);
+  if (id <= TF_SPECIAL_MAX) return (int)v;
+  rp_obj w = lookup(T, &T->E->wins, id, "window %lld is used before the trace creates it");
+  int64_t r = w.rank + v;
+  if (r < 0 || r >= w.group_size) /* e.g. a node's window simulated with one rank per node */
+    rp_die(T, "target rank %lld (offset %lld from %d) is outside window %lld of %d ranks: the ranks share windows "
+              "differently than when recorded", (long long)r, (long long)v, w.rank, (long long)id, w.group_size);
+  return (int)r;
 }
 
 void rp_win_new(rp_thread *T, int i, MPI_Win w, void *mem) {
@@ -364,16 +368,18 @@ void rp_win_new(rp_thread *T, int i, MPI_Win w, void *mem) {
     free(mem);
     return;
   }
-  int rank = 0;
+  int rank = 0, size = 0;
   MPI_Group g = MPI_GROUP_NULL;
   if (PMPI_Win_get_group(w, &g) == MPI_SUCCESS) {
     PMPI_Group_rank(g, &rank);
+    PMPI_Group_size(g, &size);
     PMPI_Group_free(&g);
   }
   rp_lock(T->E);
   rp_obj *o = put_or_die(T, &T->E->wins, id);
   o->h.win = w;
   o->rank = rank;
+  o->group_size = size;
   o->mem = mem;
   o->nregions = 0;
   rp_unlock(T->E);
