@@ -244,6 +244,8 @@ def derive(f):
             return
         for cprefix in list(counts):
             dprefix = cprefix if cprefix in dtypes else ("" if "" in dtypes else None)
+            if cprefix == "target_":  # [rma]: the target side moves what the origin (or result) side does
+                continue
             if dprefix is not None and cprefix not in done:
                 done.add(cprefix)
                 f.recs.append(Rec("bytes", None, [(cprefix + "bytes", "BYTES", False)],
