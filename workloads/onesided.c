@@ -28,8 +28,11 @@
  * Results of gets and fetches (deterministic: each location has one
  * writer per epoch) feed the checksum.
  *
- * Counts oracle: every call goes through WL() (wl_common.h); with -x
- * (SimGrid's SMPI) MPI_Win_test, which SMPI lacks, is left out.
+ * Counts oracle: every call goes through WL() (wl_common.h). With -x
+ * (SimGrid's SMPI) MPI_Win_test, which SMPI lacks, is left out, and the
+ * shared window is over a duplicate of MPI_COMM_SELF instead of the node's
+ * communicator (MPI_Comm_split_type's split type is recorded as the
+ * library's own constant, which SMPI's differs from under Open MPI).
  * Options: -s N doubles per region (default 16, at least 2), -i I
  * iterations (default 6).
  */
@@ -68,7 +71,10 @@ int main(int argc, char **argv) {
 
   MPI_Comm node;
   int node_rank, node_size;
-  WL(MPI_Comm_split_type, MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  if (args.smpi_subset) /* -x: split types are recorded as the library's constants, which SMPI does not share */
+    WL(MPI_Comm_dup, MPI_COMM_SELF, &node);
+  else
+    WL(MPI_Comm_split_type, MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
   WL(MPI_Comm_rank, node, &node_rank);
   WL(MPI_Comm_size, node, &node_size);
   double *s_mine = NULL, *s_next = NULL;
