@@ -47,7 +47,8 @@ typedef struct rp_obj {
   int64_t id;
   uint8_t used;         /* 0 free, 1 used, 2 deleted */
   uint8_t persistent;   /* requests */
-  uint8_t done;         /* requests: completed earlier than recorded (the handle is gone) */
+  uint8_t done;         /* requests: completed earlier than recorded (the handle is gone); windows: the
+                           exposure epoch completed earlier than recorded (by MPI_Win_test) */
   int rank;             /* communicators: the caller's rank (local group for intercommunicators) */
   union {
     MPI_Comm comm;

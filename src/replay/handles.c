@@ -404,6 +404,19 @@ void rp_win_forget(rp_thread *T, int i) {
   rp_unlock(T->E);
 }
 
+int rp_win_over(rp_thread *T, int i) {
+  int64_t id = id_at(T, i);
+  if (id <= TF_SPECIAL_MAX) return 0;
+  return lookup(T, &T->E->wins, id, "window %lld is used before the trace creates it").done;
+}
+
+void rp_win_set_over(rp_thread *T, int i, int over) {
+  rp_lock(T->E);
+  rp_obj *o = map_find(&T->E->wins, id_at(T, i));
+  if (o) o->done = (uint8_t)over;
+  rp_unlock(T->E);
+}
+
 void rp_win_attached(rp_thread *T, int win_i, void *mem) {
   int64_t id = id_at(T, win_i);
   rp_lock(T->E);

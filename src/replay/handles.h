@@ -43,6 +43,8 @@ void rp_win_new(rp_thread *T, int i, MPI_Win w, void *mem);
 void rp_win_forget(rp_thread *T, int i);
 void rp_win_attached(rp_thread *T, int win_i, void *mem);
 void *rp_win_region(rp_thread *T, int win_i, int i);
+int rp_win_over(rp_thread *T, int i);                /* its exposure epoch completed earlier than recorded */
+void rp_win_set_over(rp_thread *T, int i, int over);
 void rp_win_detached(rp_thread *T, int win_i, int i);
 MPI_Request rp_req(rp_thread *T, int i);
 MPI_Request *rp_reqs(rp_thread *T, int i);
