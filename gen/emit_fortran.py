@@ -33,7 +33,7 @@ import emit_wrappers
 import mpitable
 
 F_HANDLE = {"MPI_Comm": "Comm", "MPI_Datatype": "Type", "MPI_Op": "Op", "MPI_Group": "Group",
-            "MPI_Request": "Request", "MPI_Message": "Message"}
+            "MPI_Request": "Request", "MPI_Message": "Message", "MPI_Win": "Win"}
 
 
 def buffers(f):
@@ -212,7 +212,7 @@ class Entry:
         cargs = list(self.cargs)
         if buffers(f):
             if self.ts:
-                descs = [p.name for p in buffers(f)] + ["NULL"] * (2 - len(buffers(f)))
+                descs = [p.name for p in buffers(f)] + ["NULL"] * (3 - len(buffers(f)))  # TF_LIB_MAXBUFS
                 sym = f.name.lower() + "_f08ts_"
                 lines.append("  static tf_lib_fn tf_lib; /* %s of the MPI library */" % sym)
                 lines.append("  tf_lib_pass tf_pass = {tf_contig ? NULL : tf_lib_lookup(\"%s\", &tf_lib), {%s}};"

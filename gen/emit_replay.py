@@ -60,7 +60,8 @@ class Call:
         ctx = f.ctx
         # the context communicator first: peers are relative to it
         if ctx:
-            self.decl.append("MPI_Comm %s = rp_comm(T, %d);" % (ctx, self.fi(ctx)))
+            self.decl.append("MPI_%s %s = rp_%s(T, %d);" % (("Win", ctx, "win", self.fi(ctx)) if f.ctx_is_win else
+                                                           ("Comm", ctx, "comm", self.fi(ctx))))
         self.spans()
         for p in f.params:
             self.args.append(self.param(p))
@@ -83,6 +84,8 @@ class Call:
             return "rp_span_mine(T, %d, %d, %s)" % (self.fi(a[0]), self.fi(a[1]), self.ctx_comm())
         if k == "bytes":
             return "rp_span_bytes(T, %d)" % self.fi(a[0])
+        if k == "one":
+            return "rp_span_one(T, %d)" % self.fi(a[0])
         raise SystemExit("%s: no replay rule for layout %s" % (self.f.name, k))
 
     # {simoutofplace}: the send-side parameter standing for each receive-side one
@@ -140,6 +143,14 @@ class Call:
         has = n in self.idx
         if "skip" in a:
             return self.skipped(p)
+        if b == "void*" and "expose" in a:  # memory a window exposes: the engine's, for the window's life
+            self.decl.append("void *m_%s = rp_win_mem(T, s_%s);" % (n, n))
+            if f.ctx_is_win:  # attached to a dynamic window
+                self.post.append("if (rc == MPI_SUCCESS) rp_win_attached(T, %d, m_%s);" % (self.fi(f.ctx), n))
+            return "m_%s" % n
+        if b == "void*" and "region" in a:  # a region attached earlier, by its number
+            self.post.append("if (rc == MPI_SUCCESS) rp_win_detached(T, %d, %d);" % (self.fi(f.ctx), self.fi(n)))
+            return "rp_win_region(T, %d, %d)" % (self.fi(f.ctx), self.fi(n))
         if b == "void*":
             buf = self.buffer(p)
             if p.rec:  # its "inplace" field
@@ -147,6 +158,12 @@ class Call:
                 return "rp_int(T, %d) == 1%s ? MPI_IN_PLACE : %s" % (self.fi(p.rec.fields[0].name), sim, buf)
             return buf
         if b == "int" and not p.is_array:
+            if p.rec.role == "peer" and f.ctx_is_win:  # a rank in the window's group
+                return "rp_win_peer(T, %d, %d)" % (self.fi(f.ctx), self.fi(n))
+            if p.rec.role == "assert":
+                return "rp_assert(T, %d)" % self.fi(n)
+            if p.rec.role == "lock_type":
+                return "rp_lock_type(T, %d)" % self.fi(n)
             if p.rec.role == "peer":
                 src = self.idx.get("status.src", -1)
                 req = next((i for i, x in enumerate(f.fields) if x.kind == "REQ_NEW"), -1)
@@ -207,6 +224,18 @@ class Call:
                 self.decl.append("MPI_Message h_%s = MPI_MESSAGE_NULL;" % n)
                 self.post.append("if (rc == MPI_SUCCESS) rp_msg_new(T, %d, h_%s);" % (i, n))
             return "&h_%s" % n
+        if b == "MPI_Win":
+            return n if n == f.ctx else "rp_win(T, %d)" % self.fi(n)
+        if b == "MPI_Win*":
+            i = self.fi(n)
+            if "use" in a:  # freed
+                self.decl.append("MPI_Win h_%s = rp_win(T, %d);" % (n, i))
+                self.post.append("if (rc == MPI_SUCCESS) rp_win_forget(T, %d);" % i)
+            else:
+                mem = next(("m_" + q.name for q in f.params if "expose" in q.ann), "NULL")
+                self.decl.append("MPI_Win h_%s = MPI_WIN_NULL;" % n)
+                self.post.append("if (rc == MPI_SUCCESS) rp_win_new(T, %d, h_%s, %s);" % (i, n, mem))
+            return "&h_%s" % n
         if b == "MPI_Request*" and not p.is_array:
             i = self.fi(n)
             if "use" in a:
@@ -249,6 +278,9 @@ class Call:
     def skipped(self, p):
         """Parameters the trace does not keep: what the call needs instead."""
         b, n = p.base, p.name
+        if b == "void*" and "addr" in p.ann:  # where the call stores a C pointer (MPI_Win_allocate's baseptr)
+            self.decl.append("void *o_%s = NULL;" % n)
+            return "&o_%s" % n
         if b in ("void*", "constvoid*"):
             return self.buffer(p)
         if b == "MPI_Info":

@@ -39,11 +39,14 @@ class Body:
         self.snap = None  # the Rec of a request looked up before the call ({use})
         self.snaps_n = None  # the length of its array of requests ({use})
         if f.ctx:
-            self.decl.append("tf_comm_info ci = tf_comm_get(%s);" % f.ctx)
+            self.decl.append("tf_comm_info ci = tf_%s_get(%s);" % ("win" if f.ctx_is_win else "comm", f.ctx))
         if any(re.search(r"\b(INDEG|OUTDEG)\b", p.ann.get("n", "")) for p in f.params):
             self.decl.append("tf_degrees tf_nbr = tf_neighbor_degrees(%s);" % f.ctx)
         for r in f.recs:
             getattr(self, "rec_" + r.role)(r, r.param)
+        for p in f.params:  # memory attached to a dynamic window ({expose} with a window there already)
+            if "expose" in p.ann and f.ctx_is_win:
+                self.post.append("if (rc == MPI_SUCCESS) tf_win_attach(%s, %s);" % (f.ctx, p.name))
         self.completion()
         self.call_args = [self.call_arg(p) for p in f.params]
 
@@ -113,6 +116,30 @@ class Body:
         else:
             val = "tf_bytes(%s, dt_%s.size)" % (cp.name, dp.name)
         self.pre.append("tf_put(&c, (%s) ? (int64_t)(%s) : TF_NONE);" % (cond, val))
+
+    def rec_assert(self, r, p):
+        self.put_scalar(self.pre, self.cond(r), "tf_assert_val(%s)" % p.name)
+
+    def rec_lock_type(self, r, p):
+        self.put_scalar(self.pre, self.cond(r), "tf_lock_type_val(%s)" % p.name)
+
+    def rec_region(self, r, p):
+        self.pre.append("tf_put(&c, tf_win_region(%s, %s));" % (self.f.ctx, p.name))
+        self.post.append("if (rc == MPI_SUCCESS) tf_win_detach(%s, %s);" % (self.f.ctx, p.name))
+
+    def rec_win(self, r, p):
+        self.pre.append("tf_put(&c, ci.id);" if p.name == self.f.ctx else "tf_put(&c, tf_win_get(%s).id);" % p.name)
+
+    def rec_win_use(self, r, p):
+        n = p.name
+        self.decl.append("tf_comm_info ci = tf_win_get(*%s);" % n)
+        self.pre.append("tf_put(&c, ci.id);")
+        if r.free:
+            self.decl.append("MPI_Win old_%s = *%s;" % (n, n))
+            self.post.append("if (rc == MPI_SUCCESS) tf_win_forget(old_%s);" % n)
+
+    def rec_win_new(self, r, p):
+        self.post.append("tf_put(&c, rc == MPI_SUCCESS ? tf_win_new(&ci, *%s) : TF_NULL_HANDLE);" % p.name)
 
     def rec_flag(self, r, p):
         self.post.append("tf_put(&c, *flag);")

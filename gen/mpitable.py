@@ -18,6 +18,11 @@ Field rules: what a parameter records follows from its type and name.
   MPI_Request*            new request id, or (use) the request consumed
   MPI_Status*             matched source, tag and bytes (receives only)
   MPI_Op, MPI_Group, MPI_Message: ids, created or used
+  MPI_Win / MPI_Win*      window id / new or freed window id ([rma]: the
+                          window is the context; target_rank and rank are
+                          peers relative to the caller's rank in its group)
+  int assert, lock_type   ([rma]) portable values: MPI_MODE_* bits and
+                          MPI_LOCK_* as tracefold.h's TF_MODE_* / TF_LOCK_*
 Annotations in {} adjust this (see the head of mpi.table).
 
 Buffer layouts: what memory a buffer argument spans, from the call's
@@ -95,7 +100,8 @@ class Param:
 
 FUNC_ANN = {"init", "finalize", "abort", "varargs", "complete", "outcome", "persistent", "engine", "nofortran",
             "nosim", "simoutofplace"}
-PARAM_ANN = {"n", "if", "out", "use", "free", "inplace", "recv", "id", "skip", "addr", "layout", "portable"}
+PARAM_ANN = {"n", "if", "out", "use", "free", "inplace", "recv", "id", "skip", "addr", "layout", "portable", "expose",
+             "region"}
 COMPLETE = ("one", "any", "all", "some")
 
 
@@ -189,6 +195,7 @@ def parse_portable(path):
 PEER_NAMES = {"dest", "source", "rank_source", "rank_dest"}
 TAG_NAMES = {"tag", "sendtag", "recvtag"}
 COMM_CTX_NAMES = ["comm", "comm_old", "local_comm", "intercomm", "comm1"]
+RMA_PEER_NAMES = {"target_rank", "rank"}  # [rma]: ranks in the window's group
 NEWCOMM_NAMES = {"newcomm", "comm_cart", "comm_graph", "comm_dist_graph", "newintercomm", "newintracomm"}
 
 Field = namedtuple("Field", "name kind is_array")
@@ -210,7 +217,8 @@ class Rec:
 
 
 POST = {"flag", "index", "out_peer", "out_int", "out_aint", "dtype_new", "comm_new", "op_new", "group_new",
-        "msg_new", "req_new", "status", "statuses"}
+        "msg_new", "req_new", "status", "statuses", "win_new"}
+COUNTED = ("p2p", "coll", "rma")  # categories whose counts are counts of elements (with bytes)
 
 
 def count_prefix(name):
@@ -223,6 +231,8 @@ def count_prefix(name):
 def dtype_prefix(name):
     if name in ("datatype", "oldtype"):
         return ""
+    if name.endswith("_datatype"):  # [rma]: origin_datatype, target_datatype, result_datatype
+        return name[: -len("datatype")]
     for suffix in ("types", "type"):
         if name.endswith(suffix):
             return name[: -len(suffix)]
@@ -235,6 +245,13 @@ def derive(f):
     for p in f.params:
         if p.base == "MPI_Comm" and p.name in COMM_CTX_NAMES and f.ctx is None:
             f.ctx = p.name
+    # [rma]: the window is the context (peers are ranks in its group), or,
+    # where the call makes a window, the communicator it is made over
+    f.ctx_is_win = False
+    if f.category == "rma" and f.ctx is None:
+        for p in f.params:
+            if p.base == "MPI_Win" and p.name == "win":
+                f.ctx, f.ctx_is_win = p.name, True
     f.recs = []
     counts, dtypes, done = {}, {}, set()  # prefix -> Param; prefixes with bytes
     names = {p.name for p in f.params}
@@ -248,10 +265,12 @@ def derive(f):
         """A bytes field for each count whose datatype is now known: the
         datatype of the same prefix (sendcount/sendtype), else the plain
         "datatype" (MPI_Reduce_scatter's recvcounts)."""
-        if prefix is None or f.category not in ("p2p", "coll"):
+        if prefix is None or f.category not in COUNTED:
             return
         for cprefix in list(counts):
             dprefix = cprefix if cprefix in dtypes else ("" if "" in dtypes else None)
+            if cprefix == "target_":  # [rma]: the target side moves what the origin (or result) side does
+                continue
             if dprefix is not None and cprefix not in done:
                 done.add(cprefix)
                 f.recs.append(Rec("bytes", None, [(cprefix + "bytes", "BYTES", False)],
@@ -263,18 +282,23 @@ def derive(f):
             continue
         # ---- buffers
         if b == "void*":
+            if "region" in a:  # the base of a region attached earlier: its number on the window
+                rec("region", p, (n, "INT", False))
+                continue
             if (n == "sendbuf" and f.category == "coll") or "inplace" in a:
                 rec("inplace", p, (n.replace("buf", "") + "inplace" if n != "sendbuf" else "inplace", "INPLACE", False))
             continue
         # ---- integers
         if b == "int" and not p.is_array:
-            if n in PEER_NAMES:
+            if n in PEER_NAMES or (f.category == "rma" and n in RMA_PEER_NAMES):
                 rec("peer", p, (n, "PEER", False))
+            elif f.category == "rma" and n in ("assert", "lock_type"):
+                rec(n, p, (n, "INT", False))
             elif n == "root":
                 rec("root", p, (n, "ROOT", False))
             elif n in TAG_NAMES:
                 rec("tag", p, (n, "TAG", False))
-            elif n.endswith("count") and f.category in ("p2p", "coll"):
+            elif n.endswith("count") and f.category in COUNTED:
                 rec("count", p, (n, "COUNT", False))
                 counts[count_prefix(n)] = p
                 maybe_bytes(count_prefix(n))
@@ -369,6 +393,16 @@ def derive(f):
             else:
                 rec("msg_new", p, (n, "MSG_NEW", False))
             continue
+        # ---- windows
+        if b == "MPI_Win":
+            rec("win", p, (n, "WIN", False))
+            continue
+        if b == "MPI_Win*":
+            if "use" in a:
+                rec("win_use", p, (n, "WIN", False), free="free" in a)
+            else:
+                rec("win_new", p, (n, "WIN_NEW", False))
+            continue
         # ---- requests
         if b == "MPI_Request*" and not p.is_array:
             if "use" in a:
@@ -420,10 +454,11 @@ def derive(f):
 #   mine(COUNTS, TYPE)          COUNTS[rank] elements of TYPE (the caller's
 #                               rank in the call's communicator)
 #   bytes(N)                    N bytes
+#   one(TYPE)                   one element of TYPE (MPI_Fetch_and_op, ...)
 # A count or datatype recorded as "-" (not significant on this rank) spans
 # nothing. In place: when a buffer is MPI_IN_PLACE (its "inplace" field),
 # the other buffer of the call stands in for it and spans what both span.
-LAYOUT_ARGS = {"block": 2, "blocks": 3, "displs": 3, "sum": 2, "mine": 2, "bytes": 1}
+LAYOUT_ARGS = {"block": 2, "blocks": 3, "displs": 3, "sum": 2, "mine": 2, "bytes": 1, "one": 1}
 LAYOUT_SIZES = ("SIZE", "LOCALSIZE", "INDEG", "OUTDEG")
 Layout = namedtuple("Layout", "kind args")
 
@@ -435,6 +470,8 @@ def derive_layout(f, p):
     of the count and datatype its name gives; None where the replay passes
     no buffer ({engine} functions)."""
     spec = p.ann.get("layout")
+    if spec is None and ("addr" in p.ann or "region" in p.ann):
+        return None  # not memory the call reads or writes
     if spec is None and f.category == "coll" and not f.engine:
         raise SystemExit("%s: buffer %s of a collective needs a {layout=...} annotation" % (f.name, p.name))
     if spec is None:

@@ -94,6 +94,16 @@ TF_API unsigned tf_version_number(void);
 #define TF_NULL_HANDLE (INT64_MIN + 6)         /* a null or unknown MPI object */
 #define TF_SPECIAL_MAX (INT64_MIN + 6)         /* values <= this are special */
 
+/* One-sided communication: MPI's assertion bits (MPI_MODE_*) and lock types
+ * differ between MPI libraries; traces hold these portable values. */
+#define TF_MODE_NOCHECK   1
+#define TF_MODE_NOSTORE   2
+#define TF_MODE_NOPUT     4
+#define TF_MODE_NOPRECEDE 8
+#define TF_MODE_NOSUCCEED 16
+#define TF_LOCK_EXCLUSIVE 1
+#define TF_LOCK_SHARED    2
+
 /* ---- field kinds: what a parameter slot means ---------------------------- */
 typedef enum tf_field_kind {
   TF_FIELD_INT = 0,     /* plain integer argument (color, key, ndims, ...) */
@@ -121,6 +131,8 @@ typedef enum tf_field_kind {
   TF_FIELD_MTAG,        /* matched tag (status) */
   TF_FIELD_MBYTES,      /* matched message size in bytes (status) */
   TF_FIELD_INPLACE,     /* 1 if the send buffer was MPI_IN_PLACE */
+  TF_FIELD_WIN,         /* window id (one-sided communication) */
+  TF_FIELD_WIN_NEW,     /* window id created by the call */
   TF_FIELD_KIND_COUNT
 } tf_field_kind;
 

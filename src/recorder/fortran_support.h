@@ -78,9 +78,10 @@ void *tf_f08_buf(const void *desc, int *contiguous);
  *     are the same integers, and its MPI_Status has the Fortran layout); the
  *     call is recorded with the program's own count and datatype. */
 typedef void (*tf_lib_fn)(void);
+#define TF_LIB_MAXBUFS 3 /* choice buffers of one call, at most (MPI_Compare_and_swap) */
 typedef struct tf_lib_pass {
   tf_lib_fn fn;
-  void *desc[2]; /* mpi_x_f08ts_: the descriptors of the call's choice buffers, in order */
+  void *desc[TF_LIB_MAXBUFS]; /* mpi_x_f08ts_: the descriptors of the call's choice buffers, in order */
 } tf_lib_pass;
 /* The library's routine `name` (the definition after libtracefold's own),
  * looked up once into *cache; NULL if there is none. */

@@ -20,7 +20,8 @@ typedef struct tf_obj {
   int64_t bytes;        /* datatypes: size in bytes, or TF_UNDEFINED */
   int32_t rank, size, remote_size;
   uint8_t is_inter, kind, persistent, used;
-  uint64_t children;    /* communicators: how many created from this one */
+  uint64_t children;    /* communicators: how many created from this one; windows: regions attached */
+  uint64_t windows;     /* communicators: how many windows created over this one */
 } tf_obj;
 
 typedef struct tf_handle_map {

@@ -28,6 +28,11 @@
  *   order. Groups: MPI_GROUP_EMPTY = 1, others per rank from 2; matched
  *   messages per rank from 1.
  *
+ * Windows: like communicators, id = hash(parent communicator id, n) where
+ *   n counts the windows made over that communicator (a separate count, so
+ *   windows do not shift the ids of communicators). Their regions (dynamic
+ *   windows) are numbered per window in attach order.
+ *
  * Unknown handles (objects made by functions tracefold does not intercept)
  * are registered on first sight so that later events stay consistent.
  */
@@ -46,7 +51,11 @@
 #define TF_COMM_SELF_ID 2
 
 static struct {
-  tf_handle_map comms, reqs, dtypes, ops, groups, msgs;
+  tf_handle_map comms, reqs, dtypes, ops, groups, msgs, wins;
+  struct {
+    struct tf_region { uint64_t win; const void *base; int64_t number; } *v; /* attached regions */
+    size_t n, cap;
+  } regions;
   struct {
     tf_obj *v; /* requests whose handle value an older live request has, oldest first */
     size_t n, cap;
@@ -69,6 +78,7 @@ TF_DEFINE_KEY(key_of_op, MPI_Op)
 TF_DEFINE_KEY(key_of_group, MPI_Group)
 TF_DEFINE_KEY(key_of_msg, MPI_Message)
 TF_DEFINE_KEY(key_of_req, MPI_Request)
+TF_DEFINE_KEY(key_of_win, MPI_Win)
 
 static int64_t mix_id(uint64_t a, uint64_t b) {
   uint64_t x = a * 0x9E3779B97F4A7C15ULL ^ (b + 0x632BE59BD9B4E019ULL + (a << 6) + (a >> 2));
@@ -157,6 +167,104 @@ int64_t tf_comm_new(const tf_comm_info *parent, MPI_Comm newcomm, int how, int t
 void tf_comm_forget(MPI_Comm comm) {
   tf_lock();
   tf_map_remove(&h.comms, key_of_comm(comm));
+  tf_unlock();
+}
+
+/* ---------------------------------------------------------------- windows */
+
+static tf_obj *register_win(MPI_Win w, int64_t id) {
+  tf_obj *o = tf_map_put(&h.wins, key_of_win(w));
+  if (!o) {
+    out_of_memory();
+    return NULL;
+  }
+  int rank = 0, size = 0;
+  MPI_Group g = MPI_GROUP_NULL;
+  if (PMPI_Win_get_group(w, &g) == MPI_SUCCESS) {
+    PMPI_Group_rank(g, &rank);
+    PMPI_Group_size(g, &size);
+    PMPI_Group_free(&g);
+  }
+  o->id = id;
+  o->rank = rank;
+  o->size = size;
+  return o;
+}
+
+tf_comm_info tf_win_get(MPI_Win win) {
+  if (win == MPI_WIN_NULL) return (tf_comm_info){TF_NULL_HANDLE, 0, 0, 0, 0};
+  tf_lock();
+  tf_obj *o = tf_map_find(&h.wins, key_of_win(win));
+  if (!o) o = register_win(win, TF_NULL_HANDLE); /* made outside our view */
+  tf_comm_info ci = o ? (tf_comm_info){o->id, o->rank, o->size, 0, 0} : (tf_comm_info){TF_NULL_HANDLE, 0, 0, 0, 0};
+  tf_unlock();
+  return ci;
+}
+
+int64_t tf_win_new(const tf_comm_info *parent, MPI_Win win) {
+  if (win == MPI_WIN_NULL) return TF_NULL_HANDLE;
+  uint64_t n = 0;
+  tf_lock();
+  for (size_t i = 0; i < h.comms.cap; i++)
+    if (h.comms.slots[i].used == 1 && h.comms.slots[i].id == parent->id) {
+      n = h.comms.slots[i].windows++;
+      break;
+    }
+  int64_t id = mix_id((uint64_t)mix_id((uint64_t)parent->id, 0x57494eu /* "WIN" */), n);
+  register_win(win, id);
+  tf_unlock();
+  return id;
+}
+
+void tf_win_forget(MPI_Win win) {
+  uint64_t key = key_of_win(win);
+  tf_lock();
+  tf_map_remove(&h.wins, key);
+  size_t k = 0; /* its regions go with it */
+  for (size_t i = 0; i < h.regions.n; i++)
+    if (h.regions.v[i].win != key) h.regions.v[k++] = h.regions.v[i];
+  h.regions.n = k;
+  tf_unlock();
+}
+
+void tf_win_attach(MPI_Win win, const void *base) {
+  tf_lock();
+  tf_obj *o = tf_map_find(&h.wins, key_of_win(win));
+  if (o && h.regions.n == h.regions.cap) {
+    size_t cap = h.regions.cap ? 2 * h.regions.cap : 16;
+    struct tf_region *v = realloc(h.regions.v, cap * sizeof *v);
+    if (v) {
+      h.regions.v = v;
+      h.regions.cap = cap;
+    }
+  }
+  if (o && h.regions.n < h.regions.cap)
+    h.regions.v[h.regions.n++] = (struct tf_region){key_of_win(win), base, (int64_t)++o->children};
+  tf_unlock();
+}
+
+int64_t tf_win_region(MPI_Win win, const void *base) {
+  uint64_t key = key_of_win(win);
+  int64_t number = TF_NULL_HANDLE;
+  tf_lock();
+  for (size_t i = h.regions.n; i-- > 0;)
+    if (h.regions.v[i].win == key && h.regions.v[i].base == base) {
+      number = h.regions.v[i].number;
+      break;
+    }
+  tf_unlock();
+  return number;
+}
+
+void tf_win_detach(MPI_Win win, const void *base) {
+  uint64_t key = key_of_win(win);
+  tf_lock();
+  for (size_t i = h.regions.n; i-- > 0;)
+    if (h.regions.v[i].win == key && h.regions.v[i].base == base) {
+      memmove(&h.regions.v[i], &h.regions.v[i + 1], (h.regions.n - i - 1) * sizeof *h.regions.v);
+      h.regions.n--;
+      break;
+    }
   tf_unlock();
 }
 
@@ -443,6 +551,10 @@ void tf_object_ids_free(void) {
   tf_map_free(&h.ops);
   tf_map_free(&h.groups);
   tf_map_free(&h.msgs);
+  tf_map_free(&h.wins);
+  free(h.regions.v);
+  h.regions.v = NULL;
+  h.regions.n = h.regions.cap = 0;
   free(h.shared.v);
   h.shared.v = NULL;
   h.shared.n = h.shared.cap = 0;

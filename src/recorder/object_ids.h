@@ -72,4 +72,18 @@ tf_req_snap *tf_req_get_all(tf_call *c, const MPI_Request *rs, int n);
 void tf_req_completed(const tf_req_snap *s); /* nonpersistent: forget */
 void tf_req_forget(const tf_req_snap *s);
 
+/* ---- windows (one-sided communication) ----
+ * A window's info is its id and the caller's rank and size in its group
+ * (peers of one-sided calls are relative to it). tf_win_new: the id of a
+ * window made over comm (parent), identical on all its members. Regions of
+ * a dynamic window are numbered 1, 2, ... per window in attach order;
+ * tf_win_region: the number of the region at base (TF_NULL_HANDLE if
+ * unknown), which MPI_Win_detach records instead of the address. */
+tf_comm_info tf_win_get(MPI_Win win);
+int64_t tf_win_new(const tf_comm_info *parent, MPI_Win win);
+void tf_win_forget(MPI_Win win);
+void tf_win_attach(MPI_Win win, const void *base);
+int64_t tf_win_region(MPI_Win win, const void *base);
+void tf_win_detach(MPI_Win win, const void *base);
+
 #endif

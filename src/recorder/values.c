@@ -26,6 +26,30 @@ int64_t tf_root_val(int root) {
 
 int64_t tf_tag_val(int tag) { return tag == MPI_ANY_TAG ? TF_ANY_TAG : tag; }
 int64_t tf_int_val(int v) { return v == MPI_UNDEFINED ? TF_UNDEFINED : v; }
+
+/* One-sided assertions and lock types: portable values (tracefold.h), since
+ * MPI libraries number them differently. Bits MPI does not define are kept,
+ * shifted above the portable ones, so that nothing is lost. */
+int64_t tf_assert_val(int assert_bits) {
+  static const struct { int mpi; int64_t tf; } modes[] = {
+      {MPI_MODE_NOCHECK, TF_MODE_NOCHECK},     {MPI_MODE_NOSTORE, TF_MODE_NOSTORE},
+      {MPI_MODE_NOPUT, TF_MODE_NOPUT},         {MPI_MODE_NOPRECEDE, TF_MODE_NOPRECEDE},
+      {MPI_MODE_NOSUCCEED, TF_MODE_NOSUCCEED}};
+  int64_t v = 0;
+  unsigned rest = (unsigned)assert_bits;
+  for (size_t i = 0; i < sizeof modes / sizeof *modes; i++)
+    if (rest & (unsigned)modes[i].mpi) {
+      v |= modes[i].tf;
+      rest &= ~(unsigned)modes[i].mpi;
+    }
+  return v | ((int64_t)rest << 5);
+}
+
+int64_t tf_lock_type_val(int lock_type) {
+  if (lock_type == MPI_LOCK_EXCLUSIVE) return TF_LOCK_EXCLUSIVE;
+  if (lock_type == MPI_LOCK_SHARED) return TF_LOCK_SHARED;
+  return tf_int_val(lock_type) == TF_UNDEFINED ? TF_UNDEFINED : (int64_t)lock_type + 1000;
+}
 int tf_is_root(const tf_comm_info *ci, int root) { return ci->is_inter ? root == MPI_ROOT : root == ci->rank; }
 int tf_coll_size(const tf_comm_info *ci) { return ci->is_inter ? ci->remote_size : ci->size; }
 

@@ -17,6 +17,8 @@ int64_t tf_peer(const tf_comm_info *ci, int rank);  /* offset or special */
 int64_t tf_root_val(int root);
 int64_t tf_tag_val(int tag);
 int64_t tf_int_val(int v);                          /* MPI_UNDEFINED -> TF_UNDEFINED */
+int64_t tf_assert_val(int assert_bits);            /* MPI_MODE_* bits -> TF_MODE_* bits (others kept above) */
+int64_t tf_lock_type_val(int lock_type);            /* MPI_LOCK_* -> TF_LOCK_* */
 int tf_is_root(const tf_comm_info *ci, int root);
 int tf_coll_size(const tf_comm_info *ci);
 int64_t tf_sum_ints(const int *v, int n);

@@ -47,7 +47,8 @@ typedef struct rp_obj {
   int64_t id;
   uint8_t used;         /* 0 free, 1 used, 2 deleted */
   uint8_t persistent;   /* requests */
-  uint8_t done;         /* requests: completed earlier than recorded (the handle is gone) */
+  uint8_t done;         /* requests: completed earlier than recorded (the handle is gone); windows: the
+                           exposure epoch completed earlier than recorded (by MPI_Win_test) */
   int rank;             /* communicators: the caller's rank (local group for intercommunicators) */
   union {
     MPI_Comm comm;
@@ -56,9 +57,13 @@ typedef struct rp_obj {
     MPI_Group group;
     MPI_Request req;
     MPI_Message msg;
+    MPI_Win win;
   } h;
   rp_typespan span;     /* datatypes: their extent and true bounds */
   void *kept;           /* requests: the array arguments of the call that made it (rp_kept), until it completes */
+  void *mem;            /* windows: the memory MPI_Win_create exposes; regions: theirs (the engine's) */
+  int64_t nregions;     /* windows: regions attached so far (their numbers, 1, 2, ...) */
+  int group_size;       /* windows: the size of their group */
 } rp_obj;
 
 typedef struct rp_map {
@@ -80,7 +85,7 @@ typedef struct rp_engine {
      when one is registered) */
   rp_sync *objs;
   int threaded;
-  rp_map comms, dtypes, ops, groups, reqs, msgs;
+  rp_map comms, dtypes, ops, groups, reqs, msgs, wins, regions;
   MPI_Datatype predef_dtypes[128];
   rp_typespan predef_spans[128]; /* their extents and true bounds */
   uint32_t npredef_dtypes;

@@ -99,6 +99,26 @@ static MPI_Aint *aints_in(rp_thread *T, int i, int keep) {
 MPI_Aint *rp_aints(rp_thread *T, int i) { return aints_in(T, i, 0); }
 MPI_Aint *rp_aints_kept(rp_thread *T, int i) { return aints_in(T, i, 1); }
 
+int rp_assert(const rp_thread *T, int i) {
+  int64_t v = scalar(T, i);
+  if (v <= TF_SPECIAL_MAX) return 0;
+  static const struct { int64_t tf; int mpi; } modes[] = {
+      {TF_MODE_NOCHECK, MPI_MODE_NOCHECK},     {TF_MODE_NOSTORE, MPI_MODE_NOSTORE},
+      {TF_MODE_NOPUT, MPI_MODE_NOPUT},         {TF_MODE_NOPRECEDE, MPI_MODE_NOPRECEDE},
+      {TF_MODE_NOSUCCEED, MPI_MODE_NOSUCCEED}};
+  int bits = (int)(v >> 5); /* bits MPI does not define, as recorded */
+  for (size_t k = 0; k < sizeof modes / sizeof *modes; k++)
+    if (v & modes[k].tf) bits |= modes[k].mpi;
+  return bits;
+}
+
+int rp_lock_type(const rp_thread *T, int i) {
+  int64_t v = scalar(T, i);
+  if (v == TF_LOCK_EXCLUSIVE) return MPI_LOCK_EXCLUSIVE;
+  if (v == TF_LOCK_SHARED) return MPI_LOCK_SHARED;
+  return v == TF_UNDEFINED ? MPI_UNDEFINED : (int)(v - 1000);
+}
+
 int *rp_scratch_ints(rp_thread *T, int n) { return rp_alloc(T, (size_t)(n > 0 ? n : 1) * sizeof(int)); }
 
 uint64_t rp_event_bytes(const rp_thread *T) {
@@ -118,7 +138,9 @@ int rp_event_local(const rp_thread *T) {
     case TF_FIELD_MSG:
     case TF_FIELD_ROOT: /* collectives */
       return 0;
-    case TF_FIELD_COMM: comm = 1; break;
+    case TF_FIELD_COMM:
+    case TF_FIELD_WIN: /* one-sided: peers are ranks of the window */
+    case TF_FIELD_WIN_NEW: comm = 1; break;
     case TF_FIELD_PEER:
       for (uint32_t k = 0; k < T->field[i].n; k++)
         if (T->field[i].v[k] != TF_PROC_NULL) return 0;

@@ -36,6 +36,8 @@ MPI_Aint *rp_aints(rp_thread *T, int i);
 int *rp_ints_kept(rp_thread *T, int i);         /* the same, kept until the request the call makes completes */
 MPI_Aint *rp_aints_kept(rp_thread *T, int i);
 int *rp_scratch_ints(rp_thread *T, int n);      /* n zeroed ints */
+int rp_assert(const rp_thread *T, int i);       /* TF_MODE_* bits -> MPI_MODE_* bits */
+int rp_lock_type(const rp_thread *T, int i);    /* TF_LOCK_* -> MPI_LOCK_* */
 /* The event's payload bytes: its bytes fields summed. */
 uint64_t rp_event_bytes(const rp_thread *T);
 /* The event involves no other rank and takes no simulated time: its

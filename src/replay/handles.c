@@ -156,7 +156,11 @@ int rp_handles_init(rp_engine *E) {
 }
 
 void rp_handles_free(rp_engine *E) {
-  rp_map *maps[] = {&E->comms, &E->dtypes, &E->ops, &E->groups, &E->reqs, &E->msgs};
+  rp_map *owning[] = {&E->wins, &E->regions}; /* the memory of windows the trace did not free */
+  for (size_t i = 0; i < sizeof owning / sizeof *owning; i++)
+    for (size_t k = 0; k < owning[i]->cap; k++)
+      if (owning[i]->slots[k].used == 1) free(owning[i]->slots[k].mem);
+  rp_map *maps[] = {&E->comms, &E->dtypes, &E->ops, &E->groups, &E->reqs, &E->msgs, &E->wins, &E->regions};
   for (size_t i = 0; i < sizeof maps / sizeof *maps; i++) {
     free(maps[i]->slots);
     *maps[i] = (rp_map){0};
@@ -337,6 +341,109 @@ void rp_msg_new(rp_thread *T, int i, MPI_Message m) {
 
 void rp_msg_forget(rp_thread *T, int i) { forget(T, &T->E->msgs, i); }
 
+/* ------------------------------------------------------------ windows */
+
+MPI_Win rp_win(rp_thread *T, int i) {
+  int64_t id = id_at(T, i);
+  if (id == TF_NONE || id == TF_NULL_HANDLE) return MPI_WIN_NULL;
+  return lookup(T, &T->E->wins, id, "window %lld is used before the trace creates it").h.win;
+}
+
+int rp_win_peer(rp_thread *T, int win_i, int i) {
+  int64_t v = id_at(T, i), id = id_at(T, win_i);
+  if (v == TF_PROC_NULL) return MPI_PROC_NULL;
+  if (v <= TF_SPECIAL_MAX) return 0;
+  if (id <= TF_SPECIAL_MAX) return (int)v;
+  rp_obj w = lookup(T, &T->E->wins, id, "window %lld is used before the trace creates it");
+  int64_t r = w.rank + v;
+  if (r < 0 || r >= w.group_size) /* e.g. a node's window simulated with one rank per node */
+    rp_die(T, "target rank %lld (offset %lld from %d) is outside window %lld of %d ranks: the ranks share windows "
+              "differently than when recorded", (long long)r, (long long)v, w.rank, (long long)id, w.group_size);
+  return (int)r;
+}
+
+void rp_win_new(rp_thread *T, int i, MPI_Win w, void *mem) {
+  int64_t id = id_at(T, i);
+  if (id <= TF_SPECIAL_MAX || w == MPI_WIN_NULL) {
+    free(mem);
+    return;
+  }
+  int rank = 0, size = 0;
+  MPI_Group g = MPI_GROUP_NULL;
+  if (PMPI_Win_get_group(w, &g) == MPI_SUCCESS) {
+    PMPI_Group_rank(g, &rank);
+    PMPI_Group_size(g, &size);
+    PMPI_Group_free(&g);
+  }
+  rp_lock(T->E);
+  rp_obj *o = put_or_die(T, &T->E->wins, id);
+  o->h.win = w;
+  o->rank = rank;
+  o->group_size = size;
+  o->mem = mem;
+  o->nregions = 0;
+  rp_unlock(T->E);
+}
+
+/* the key of region number n of window id: both in one id (window ids are 31-bit) */
+static int64_t region_key(int64_t win, int64_t n) { return (int64_t)((uint64_t)win << 32 | ((uint64_t)n & 0xffffffffu)); }
+
+void rp_win_forget(rp_thread *T, int i) {
+  int64_t id = id_at(T, i);
+  rp_lock(T->E);
+  rp_obj *o = map_find(&T->E->wins, id);
+  if (o) {
+    free(o->mem);
+    for (int64_t n = 1; n <= o->nregions; n++) { /* regions still attached go with it */
+      rp_obj *r = map_find(&T->E->regions, region_key(id, n));
+      if (r) free(r->mem);
+      map_del(&T->E->regions, region_key(id, n));
+    }
+    map_del(&T->E->wins, id);
+  }
+  rp_unlock(T->E);
+}
+
+int rp_win_over(rp_thread *T, int i) {
+  int64_t id = id_at(T, i);
+  if (id <= TF_SPECIAL_MAX) return 0;
+  return lookup(T, &T->E->wins, id, "window %lld is used before the trace creates it").done;
+}
+
+void rp_win_set_over(rp_thread *T, int i, int over) {
+  rp_lock(T->E);
+  rp_obj *o = map_find(&T->E->wins, id_at(T, i));
+  if (o) o->done = (uint8_t)over;
+  rp_unlock(T->E);
+}
+
+void rp_win_attached(rp_thread *T, int win_i, void *mem) {
+  int64_t id = id_at(T, win_i);
+  rp_lock(T->E);
+  rp_obj *o = map_find(&T->E->wins, id);
+  if (o) {
+    int64_t n = ++o->nregions;
+    put_or_die(T, &T->E->regions, region_key(id, n))->mem = mem;
+  }
+  rp_unlock(T->E);
+  if (!o) free(mem);
+}
+
+void *rp_win_region(rp_thread *T, int win_i, int i) {
+  int64_t id = id_at(T, win_i), n = id_at(T, i);
+  if (n <= TF_SPECIAL_MAX) rp_die(T, "MPI_Win_detach of a region the recording did not see attached");
+  return lookup(T, &T->E->regions, region_key(id, n), "region %lld is detached before the trace attaches it").mem;
+}
+
+void rp_win_detached(rp_thread *T, int win_i, int i) {
+  int64_t key = region_key(id_at(T, win_i), id_at(T, i));
+  rp_lock(T->E);
+  rp_obj *r = map_find(&T->E->regions, key);
+  if (r) free(r->mem);
+  map_del(&T->E->regions, key);
+  rp_unlock(T->E);
+}
+
 /* ------------------------------------------------------------ readiness */
 
 int rp_objects_ready(rp_thread *T) {
@@ -352,6 +459,7 @@ int rp_objects_ready(rp_thread *T) {
     case TF_FIELD_DTYPE: m = &E->dtypes, predefined_below = TF_DTYPE_DERIVED_BASE; break;
     case TF_FIELD_OP: m = &E->ops, predefined_below = (int64_t)E->npredef_ops + 1; break;
     case TF_FIELD_GROUP: m = &E->groups, predefined_below = GROUP_EMPTY_ID + 1; break;
+    case TF_FIELD_WIN: m = &E->wins, predefined_below = 0; break;
     default: continue;
     }
     for (uint32_t k = 0; k < f[i].n; k++) {

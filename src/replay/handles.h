@@ -33,6 +33,19 @@ void rp_group_forget(rp_thread *T, int i);
 MPI_Message rp_msg(rp_thread *T, int i);
 void rp_msg_new(rp_thread *T, int i, MPI_Message m);
 void rp_msg_forget(rp_thread *T, int i);
+/* Windows: win_i is the event's window field. A window's memory (exposed
+ * by MPI_Win_create or attached to a dynamic window) is the engine's, from
+ * rp_win_mem, freed with the window or when detached. Regions are known by
+ * their number on the window (1, 2, ... in attach order, as recorded). */
+MPI_Win rp_win(rp_thread *T, int i);
+int rp_win_peer(rp_thread *T, int win_i, int i); /* field i: an offset from the caller's rank in the window */
+void rp_win_new(rp_thread *T, int i, MPI_Win w, void *mem);
+void rp_win_forget(rp_thread *T, int i);
+void rp_win_attached(rp_thread *T, int win_i, void *mem);
+void *rp_win_region(rp_thread *T, int win_i, int i);
+int rp_win_over(rp_thread *T, int i);                /* its exposure epoch completed earlier than recorded */
+void rp_win_set_over(rp_thread *T, int i, int over);
+void rp_win_detached(rp_thread *T, int win_i, int i);
 MPI_Request rp_req(rp_thread *T, int i);
 MPI_Request *rp_reqs(rp_thread *T, int i);
 void rp_req_new(rp_thread *T, int i, MPI_Request r);

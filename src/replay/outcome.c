@@ -116,6 +116,26 @@ int rp_peer(rp_thread *T, MPI_Comm comm, int i, int src, int req) {
   return (int)(rp_comm_rank(comm) + v);
 }
 
+/* ------------------------------------------------------------ one-sided exposure epochs */
+
+int rp_win_test(rp_thread *T) {
+  const int win = 0, recorded_flag = 1; /* MPI_Win_test's fields */
+  MPI_Win w = rp_win(T, win);
+  int flag = 0, rc = MPI_Win_test(w, &flag);
+  T->last_return = rp_now();
+  if (rc != MPI_SUCCESS) return rc;
+  if (rp_int(T, recorded_flag) && !flag) return PMPI_Win_wait(w);
+  if (!rp_int(T, recorded_flag) && flag) rp_win_set_over(T, win, 1);
+  return MPI_SUCCESS;
+}
+
+int rp_win_epoch_skip(rp_thread *T) {
+  if (T->fn != TF_FN_MPI_Win_test && T->fn != TF_FN_MPI_Win_wait) return 0;
+  if (!rp_win_over(T, 0)) return 0;
+  if (T->fn == TF_FN_MPI_Win_wait || rp_int(T, 1)) rp_win_set_over(T, 0, 0); /* where the recording saw it end */
+  return 1;
+}
+
 /* ------------------------------------------------------------ completions */
 
 typedef struct completion {

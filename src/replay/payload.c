@@ -71,6 +71,11 @@ rp_span rp_span_bytes(rp_thread *T, int n) {
   return b > 0 ? (rp_span){0, b} : RP_SPAN_NONE;
 }
 
+rp_span rp_span_one(rp_thread *T, int dtype) {
+  int64_t id = scalar(T, dtype);
+  return id == TF_NONE ? RP_SPAN_NONE : elements(T, 1, rp_dtype_span(T, id), 0);
+}
+
 /* ------------------------------------------------------------ buffers */
 
 /* A buffer of *cap bytes at *buf holding s: the pointer p with [p + s.lo,
@@ -98,6 +103,13 @@ static void *hold(rp_thread *T, void **buf, size_t *cap, rp_span s) {
 
 void *rp_sbuf(rp_thread *T, rp_span s) { return hold(T, &T->sbuf, &T->scap, s); }
 void *rp_rbuf(rp_thread *T, rp_span s) { return hold(T, &T->rbuf, &T->rcap, s); }
+
+void *rp_win_mem(rp_thread *T, rp_span s) {
+  size_t n = s.hi > 0 ? (size_t)s.hi : 0;
+  void *m = calloc(1, n + 64);
+  if (!m) rp_die(T, "out of memory (window memory of %zu bytes)", n);
+  return m;
+}
 
 void rp_buffers_free(rp_thread *T) {
   for (size_t i = 0; i < T->nretired; i++) free(T->retired[i]);

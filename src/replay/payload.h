@@ -34,6 +34,7 @@ rp_span rp_span_displs(rp_thread *T, int counts, int displs, int dtype);
 rp_span rp_span_sum(rp_thread *T, int counts, int dtype);
 rp_span rp_span_mine(rp_thread *T, int counts, int dtype, MPI_Comm comm);
 rp_span rp_span_bytes(rp_thread *T, int n);
+rp_span rp_span_one(rp_thread *T, int dtype); /* one element of dtype */
 rp_span rp_span_union(rp_span a, rp_span b);
 
 /* The send and receive payload buffers of the thread, holding span s
@@ -43,5 +44,8 @@ rp_span rp_span_union(rp_span a, rp_span b);
 void *rp_sbuf(rp_thread *T, rp_span s);
 void *rp_rbuf(rp_thread *T, rp_span s);
 void rp_buffers_free(rp_thread *T);
+/* Memory a window exposes (MPI_Win_create, MPI_Win_attach), spanning s:
+ * zeroed, of its own (free() it when the window or region goes). */
+void *rp_win_mem(rp_thread *T, rp_span s);
 
 #endif

@@ -79,6 +79,13 @@ void rp_outcome_before(rp_thread *T, uint32_t fn, MPI_Request *reqs);
 /* After the call (live: its request(s) as the call left them, NULL if it
  * completes none): take them back, reconciled with the recorded outcome. */
 void rp_outcome_after(rp_thread *T, uint32_t fn, int rc, MPI_Request *live);
+/* MPI_Win_test with the recorded outcome: a test the recording saw
+ * complete the exposure epoch completes it (PMPI_Win_wait if the call did
+ * not); one that completes it earlier than recorded marks the window, and
+ * the epoch's remaining MPI_Win_test and MPI_Win_wait calls are then not
+ * made (rp_win_epoch_skip), since MPI forbids them. */
+int rp_win_test(rp_thread *T);
+int rp_win_epoch_skip(rp_thread *T); /* 1: do not make this call (see above) */
 
 /* ---- compute (delay.c, compute.c) ---- */
 /* Check the options against the trace: NULL, or why not. */
