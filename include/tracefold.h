@@ -121,6 +121,9 @@ typedef enum tf_field_kind {
   TF_FIELD_MTAG,        /* matched tag (status) */
   TF_FIELD_MBYTES,      /* matched message size in bytes (status) */
   TF_FIELD_INPLACE,     /* 1 if the send buffer was MPI_IN_PLACE */
+  TF_FIELD_FILE,        /* MPI-IO file id (the same on every rank that opened it together) */
+  TF_FIELD_FILE_NEW,    /* file id opened by the call */
+  TF_FIELD_NAME,        /* a string (file name, data representation): an array of its characters */
   TF_FIELD_KIND_COUNT
 } tf_field_kind;
 

@@ -21,6 +21,7 @@ typedef struct tf_obj {
   int32_t rank, size, remote_size;
   uint8_t is_inter, kind, persistent, used;
   uint64_t children;    /* communicators: how many created from this one */
+  uint64_t files;       /* communicators: how many files opened over this one (MPI_File_open) */
 } tf_obj;
 
 typedef struct tf_handle_map {

@@ -156,7 +156,7 @@ int rp_handles_init(rp_engine *E) {
 }
 
 void rp_handles_free(rp_engine *E) {
-  rp_map *maps[] = {&E->comms, &E->dtypes, &E->ops, &E->groups, &E->reqs, &E->msgs};
+  rp_map *maps[] = {&E->comms, &E->dtypes, &E->ops, &E->groups, &E->reqs, &E->msgs, &E->files};
   for (size_t i = 0; i < sizeof maps / sizeof *maps; i++) {
     free(maps[i]->slots);
     *maps[i] = (rp_map){0};
@@ -317,6 +317,23 @@ void rp_group_new(rp_thread *T, int i, MPI_Group g) {
   rp_unlock(T->E);
 }
 void rp_group_forget(rp_thread *T, int i) { forget(T, &T->E->groups, i); }
+
+/* ------------------------------------------------------------ MPI-IO files */
+
+MPI_File rp_file(rp_thread *T, int i) {
+  int64_t id = id_at(T, i);
+  if (id <= TF_SPECIAL_MAX) return MPI_FILE_NULL;
+  return lookup(T, &T->E->files, id, "file %lld is used before the trace opens it").h.file;
+}
+
+void rp_file_new(rp_thread *T, int i, MPI_File f) {
+  int64_t id = id_at(T, i);
+  if (id <= TF_SPECIAL_MAX) return;
+  rp_lock(T->E);
+  put_or_die(T, &T->E->files, id)->h.file = f;
+  rp_unlock(T->E);
+}
+void rp_file_forget(rp_thread *T, int i) { forget(T, &T->E->files, i); }
 
 /* ------------------------------------------------------------ matched messages */
 
