@@ -2,7 +2,7 @@
  * every field.
  *
  *   <rank> <thread> <seq> <function> cs=<signature> [compute=<ns> dur=<ns>] <field>=<value>...
- * Arrays print as [a,b,c]; "-" is a value that is not significant for this
+ * Arrays print as [a,b,c], strings (MPI-IO file names) as "text"; "-" is a value that is not significant for this
  * call on this rank; peers and matched sources are offsets from the caller.
  * `dump` reads the flat (reference) files of a trace when there are any,
  * `unroll` the merged (or compressed) trace, so that with
@@ -15,6 +15,14 @@
 #include <stdio.h>
 
 #include "cli.h"
+
+/* A string field shown as "text": printable characters, no quote or backslash
+ * (else it is shown as the array of its character codes). */
+static int printable(const tf_field_value *f) {
+  for (uint32_t j = 0; j < f->n; j++)
+    if (f->v[j] < 0x20 || f->v[j] > 0x7e || f->v[j] == '"' || f->v[j] == '\\') return 0;
+  return 1;
+}
 
 static int print_events(int argc, char **argv, unsigned flags, const char *verb) {
   long rank;
@@ -51,7 +59,11 @@ static int print_events(int argc, char **argv, unsigned flags, const char *verb)
       }
       for (uint32_t k = 0; k < fd->nfields; k++) {
         const tf_field_value *f = &in.fields[k];
-        if (f->desc->is_array) {
+        if (f->desc->is_array && f->desc->kind == TF_FIELD_NAME && printable(f)) {
+          printf(" %s=\"", f->desc->name); /* a string (MPI-IO file name): its characters */
+          for (uint32_t j = 0; j < f->n; j++) putchar((int)f->v[j]);
+          printf("\"");
+        } else if (f->desc->is_array) {
           printf(" %s=[", f->desc->name);
           for (uint32_t j = 0; j < f->n; j++) {
             tf_format_value(f->v[j], v, sizeof v);
