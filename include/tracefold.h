@@ -191,6 +191,12 @@ typedef struct tf_field_value {
  * points into vals. */
 TF_API tf_status tf_event_fields(const tf_func_desc *fd, const int64_t *vals, uint32_t nvals, tf_field_value *out);
 
+/* 1 if field f is best shown as "text": a string field (TF_FIELD_NAME: an
+ * MPI-IO file name) of printable ASCII characters other than '"' and '\\'
+ * (tracefold dump/unroll and the event flow graph checks print it so);
+ * else 0 (print its values). */
+TF_API int tf_field_is_text(const tf_field_value *f);
+
 /* Human-readable kind name ("peer", "tag", ...); "?" if out of range. */
 TF_API const char *tf_field_kind_name(unsigned kind);
 

@@ -16,14 +16,6 @@
 
 #include "cli.h"
 
-/* A string field shown as "text": printable characters, no quote or backslash
- * (else it is shown as the array of its character codes). */
-static int printable(const tf_field_value *f) {
-  for (uint32_t j = 0; j < f->n; j++)
-    if (f->v[j] < 0x20 || f->v[j] > 0x7e || f->v[j] == '"' || f->v[j] == '\\') return 0;
-  return 1;
-}
-
 static int print_events(int argc, char **argv, unsigned flags, const char *verb) {
   long rank;
   int no_time, rc = tf_take_options(&argc, &argv, verb, &rank, &no_time);
@@ -59,7 +51,7 @@ static int print_events(int argc, char **argv, unsigned flags, const char *verb)
       }
       for (uint32_t k = 0; k < fd->nfields; k++) {
         const tf_field_value *f = &in.fields[k];
-        if (f->desc->is_array && f->desc->kind == TF_FIELD_NAME && printable(f)) {
+        if (f->desc->is_array && tf_field_is_text(f)) {
           printf(" %s=\"", f->desc->name); /* a string (MPI-IO file name): its characters */
           for (uint32_t j = 0; j < f->n; j++) putchar((int)f->v[j]);
           printf("\"");

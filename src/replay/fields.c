@@ -117,6 +117,9 @@ int rp_event_local(const rp_thread *T) {
     case TF_FIELD_REQ: /* completes or starts communication */
     case TF_FIELD_MSG:
     case TF_FIELD_ROOT: /* collectives */
+    case TF_FIELD_FILE: /* MPI-IO: takes time (simulated from the trace, --io skip) */
+    case TF_FIELD_FILE_NEW:
+    case TF_FIELD_NAME: /* MPI_File_delete */
       return 0;
     case TF_FIELD_COMM: comm = 1; break;
     case TF_FIELD_PEER:
