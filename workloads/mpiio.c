@@ -2,7 +2,8 @@
  * pointers, sizes, and the calls that ask about a file (the pattern of
  * checkpoint/restart and output phases of simulation codes).
  *
- * Two files in the working directory, named with rank 0's process id
+ * Two files in the working directory (or in the directory $MPIIO_DIR names,
+ * for tests of names with a directory), named with rank 0's process id
  * (broadcast) so that simultaneous runs do not collide, both a few KB:
  *   data:   each iteration, each rank writes and reads back its own block of
  *           N ints in ten areas, one per access form: explicit offsets
@@ -61,9 +62,10 @@ int main(int argc, char **argv) {
   }
   long long pid = (long long)getpid();
   WL(MPI_Bcast, &pid, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
-  char data_name[64], shared_name[64];
-  snprintf(data_name, sizeof data_name, "tf-mpiio-%lld.dat", pid);
-  snprintf(shared_name, sizeof shared_name, "tf-mpiio-%lld.shared", pid);
+  const char *dir = getenv("MPIIO_DIR");
+  char data_name[4096], shared_name[4096];
+  snprintf(data_name, sizeof data_name, "%s%stf-mpiio-%lld.dat", dir ? dir : "", dir ? "/" : "", pid);
+  snprintf(shared_name, sizeof shared_name, "%s%stf-mpiio-%lld.shared", dir ? dir : "", dir ? "/" : "", pid);
   const MPI_Offset block = (MPI_Offset)n * (MPI_Offset)sizeof(int);
 
   MPI_File fh, sh;
