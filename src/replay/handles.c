@@ -369,6 +369,10 @@ int rp_objects_ready(rp_thread *T) {
     case TF_FIELD_DTYPE: m = &E->dtypes, predefined_below = TF_DTYPE_DERIVED_BASE; break;
     case TF_FIELD_OP: m = &E->ops, predefined_below = (int64_t)E->npredef_ops + 1; break;
     case TF_FIELD_GROUP: m = &E->groups, predefined_below = GROUP_EMPTY_ID + 1; break;
+    case TF_FIELD_FILE: /* --io skip opens no file: nothing to wait for */
+      if (E->opt.io_skip) continue;
+      m = &E->files, predefined_below = 0;
+      break;
     default: continue;
     }
     for (uint32_t k = 0; k < f[i].n; k++) {
