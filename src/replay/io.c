@@ -2,7 +2,8 @@
  * mapped into it, and --io skip.
  *
  * The replayed I/O calls run with the scratch directory as the working
- * directory (a chdir around each call, back after it): the recorded name
+ * directory (a chdir around each call, back after it; with threads, around
+ * the calls in progress): the recorded name
  * of a plain file ("data.bin") is then passed unchanged, so the replay's
  * own trace records the same name (the fixed point of tests/replay.sh),
  * and whatever the MPI library makes beside the file (ROMIO's shared file
@@ -13,6 +14,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,12 +99,24 @@ static int skip_call(rp_thread *T) {
   return MPI_SUCCESS;
 }
 
+/* The working directory is the process's: with several replaying threads,
+ * it is the scratch directory from the start of the first I/O call in
+ * progress to the end of the last one. */
+static pthread_mutex_t cwd_lock = PTHREAD_MUTEX_INITIALIZER;
+static int calls_inside;
+
 int rp_io_call(rp_thread *T, int (*call)(rp_thread *T)) {
   rp_engine *E = T->E;
   if (E->opt.io_skip) return skip_call(T);
-  if (chdir(E->io_dir) != 0) rp_die(T, "cannot enter the scratch directory %s: %s", E->io_dir, strerror(errno));
+  pthread_mutex_lock(&cwd_lock);
+  int entered = calls_inside++ > 0 || chdir(E->io_dir) == 0;
+  pthread_mutex_unlock(&cwd_lock);
+  if (!entered) rp_die(T, "cannot enter the scratch directory %s: %s", E->io_dir, strerror(errno));
   int rc = call(T);
-  if (chdir(E->cwd) != 0) rp_die(T, "cannot return to %s: %s", E->cwd, strerror(errno));
+  pthread_mutex_lock(&cwd_lock);
+  int back = --calls_inside > 0 || chdir(E->cwd) == 0;
+  pthread_mutex_unlock(&cwd_lock);
+  if (!back) rp_die(T, "cannot return to %s: %s", E->cwd, strerror(errno));
   return rc;
 }
 
