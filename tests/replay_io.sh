@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # replay_io.sh — the replay's MPI-IO modes on the mpiio workload's trace
 # (doc/REPLAY.md, "MPI-IO"); replay.sh checks the default mode's fixed point.
+#   0. each MPI_File_open records the same file id on every rank;
 #   1. default: the scratch directory is made under $TMPDIR and removed at
 #      the end; nothing is written in the working directory;
 #   2. --io-dir DIR (new): the replay's own trace is the original (the
@@ -47,6 +48,14 @@ replay() {
 empty() { [ -z "$(ls -A "$1")" ] || fail "$2: $(ls -A "$1")"; }
 events() { "$cli" unroll --no-time "$1" | sed -E 's/ cs=[0-9a-f]+//'; }
 opens=$(events "$work/orig/trace.tf" | grep -c ' MPI_File_open ')
+
+# ---- 0. file ids: the k-th MPI_File_open of every rank gets the same id (the
+# workload opens two files on MPI_COMM_WORLD, then one per rank on MPI_COMM_SELF)
+events "$work/orig/trace.tf" | awk '$4 == "MPI_File_open" { k[$1]++; for (i = 5; i <= NF; i++) if ($i ~ /^fh=/) print k[$1], $i }' |
+  sort -u >"$work/fh.ids"
+[ "$(wc -l <"$work/fh.ids")" = 3 ] || fail "file ids differ between ranks (or not 3 opens): $(tr '\n' ' ' <"$work/fh.ids")"
+[ "$(awk '{ print $2 }' "$work/fh.ids" | sort -u | wc -l)" = 3 ] || fail "two opens got the same file id: $(cat "$work/fh.ids")"
+say "0. file ids: each open's id is the same on every rank, the three opens' ids differ"
 
 # ---- 1. default: a scratch directory under $TMPDIR, removed at the end
 replay - "$work/default.log"

@@ -16,6 +16,10 @@
  *           behind seek_shared; sized up front so that every read finds
  *           N ints (the order of the shared accesses between ranks is not
  *           fixed, their counts and sizes are).
+ *   own:    one per rank, opened on MPI_COMM_SELF with MPI_MODE_DELETE_ON_CLOSE
+ *           (independent I/O; the same file id on every rank, as one
+ *           communicator id stands for all the rows of a split), written,
+ *           read back and closed at the end.
  * Before the loop: open, atomicity, amode, group, preallocate, type extent,
  * view; after it: a strided view (a derived filetype: each rank's blocks of
  * 2 N ints interleaved) written and read collectively, the view put back,
@@ -209,6 +213,18 @@ int main(int argc, char **argv) {
   WL(MPI_File_get_view, fh, &disp, &etype, &filetype, datarep);
   WL(MPI_Type_free, &strided);
   WL(MPI_Type_free, &contig);
+
+  /* a file of this rank's own */
+  char own_name[4200];
+  MPI_File own;
+  snprintf(own_name, sizeof own_name, "%s.%d", data_name, rank);
+  WL(MPI_File_open, MPI_COMM_SELF, own_name, MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL,
+     &own);
+  fill(wbuf, n, rank, args.iters, 1);
+  WL(MPI_File_write_at, own, 0, wbuf, n, MPI_INT, &st);
+  WL(MPI_File_read_at, own, 0, rbuf, n, MPI_INT, &st);
+  check(rbuf, n, rank, args.iters, 1);
+  WL(MPI_File_close, &own);
 
   MPI_Offset size = 0;
   WL(MPI_File_sync, fh);
