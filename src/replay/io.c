@@ -74,9 +74,9 @@ static void remove_dir(const char *dir) {
 }
 
 void rp_io_finish(rp_engine *E) {
-  if (E->opt.io_skip || !E->io_dir) return;
+  if (E->opt.io_skip) return; /* the same on every rank: the barrier is collective */
   PMPI_Barrier(MPI_COMM_WORLD); /* every rank's files closed */
-  if (E->io_dir_made) remove_dir(E->io_dir);
+  if (E->io_dir && E->io_dir_made) remove_dir(E->io_dir);
   free(E->io_dir);
   free(E->cwd);
   E->io_dir = E->cwd = NULL;

@@ -10,8 +10,9 @@
 /* Before the first event (collective over MPI_COMM_WORLD, PMPI only):
  * make or check the scratch directory. 0, or -1 with a message in err. */
 int rp_io_init(rp_engine *E, char *err, size_t errlen);
-/* After the last event, before MPI_Finalize (collective): remove the
- * scratch directory if this engine made it. */
+/* After the last event, or after rp_io_init failed on some rank, before
+ * MPI_Finalize (collective): remove the scratch directory if this engine
+ * made it. */
 void rp_io_finish(rp_engine *E);
 /* Replay the current event, an MPI-IO call: made by call inside the
  * scratch directory (its relative names resolve there), or, with --io

@@ -632,12 +632,20 @@ int main(int argc, char **argv) {
   }
   rp_fninfo_init();
   if (!bad && rp_handles_init(&E)) bad = snprintf(err, sizeof err, "out of memory") > 0;
-  if (!bad && rp_io_init(&E, err, sizeof err)) bad = 1;
   /* the lowest rank that cannot go on says why (most reasons hold on every rank) */
   int mine = bad ? E.rank : E.size, first = E.size;
   PMPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (first < E.size) {
     if (E.rank == first) fprintf(stderr, RP_PROGRAM ": %s\n", err);
+    MPI_Finalize();
+    return 2;
+  }
+  /* MPI-IO's scratch directory (collective: every rank is here) */
+  mine = rp_io_init(&E, err, sizeof err) ? E.rank : E.size;
+  PMPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (first < E.size) {
+    if (E.rank == first) fprintf(stderr, RP_PROGRAM ": %s\n", err);
+    rp_io_finish(&E);
     MPI_Finalize();
     return 2;
   }
