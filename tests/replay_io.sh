@@ -13,7 +13,8 @@
 #   4. a recorded name with a directory (absolute, made by the workload's
 #      MPIIO_DIR, then removed): the replay succeeds, the name flattened
 #      into the scratch directory ('/' -> '_'), nothing made outside it;
-#   5. `tracefold replay` passes --io-dir and --io on, and refuses a bad --io.
+#   5. `tracefold replay` passes --io-dir and --io on, and refuses a bad
+#      --io; tracefold-replay refuses an --io-dir that is a file.
 #
 # usage: replay_io.sh --mpirun "CMD ARGS" --np P --lib LIBTRACEFOLD --cli TRACEFOLD
 #                     --replay TRACEFOLD_REPLAY -- PROGRAM [ARGS...]
@@ -119,4 +120,12 @@ set -e
 [ "$st" = 2 ] || fail "tracefold replay --io sometimes: exit $st, expected 2: $(cat "$work/bad.log")"
 grep -q 'skip or perform' "$work/bad.log" || fail "tracefold replay --io sometimes: $(cat "$work/bad.log")"
 empty "$work/tmp" "tracefold replay left something in \$TMPDIR"
-say "5. tracefold replay: --io skip and --io-dir passed on, --io sometimes refused (exit 2)"
+touch "$work/afile"
+set +e
+# shellcheck disable=SC2086 # $mpirun is a command line
+$mpirun -np "$np" "$replay" --io-dir "$work/afile" "$work/orig/trace.tf" >"$work/notdir.log" 2>&1
+st=$?
+set -e
+[ "$st" != 0 ] || fail "--io-dir naming a file: exit 0"
+grep -q 'not a directory' "$work/notdir.log" || fail "--io-dir naming a file: $(cat "$work/notdir.log")"
+say "5. tracefold replay: --io skip and --io-dir passed on, --io sometimes refused (exit 2); --io-dir FILE refused"
