@@ -22,6 +22,9 @@ Output: tf_replay_calls.c with
   const rp_start_fn rp_starts[TF_FN_COUNT]  by schema id (NULL: none)
   const uint8_t rp_nosim[TF_FN_COUNT]       by schema id: 1 if SimGrid's SMPI
                                      lacks the function ({nosim})
+  const uint8_t rp_io[TF_FN_COUNT]          by schema id: 1 for MPI-IO ([io]):
+                                     performed in the scratch directory, or
+                                     timed from the trace (--io skip)
 
 Functions with {outcome} or {complete=...} are wrapped in
 rp_outcome_before/after (outcome.c), which make the recorded outcome happen.
@@ -86,6 +89,8 @@ class Call:
             return "rp_span_bytes(T, %d)" % self.fi(a[0])
         if k == "one":
             return "rp_span_one(T, %d)" % self.fi(a[0])
+        if k == "none":
+            return "RP_SPAN_NONE"
         raise SystemExit("%s: no replay rule for layout %s" % (self.f.name, k))
 
     # {simoutofplace}: the send-side parameter standing for each receive-side one
@@ -255,6 +260,28 @@ class Call:
             if not f.outcome:  # completion calls: rp_outcome_after takes the array back
                 self.post.append("if (rc == MPI_SUCCESS) rp_reqs_back(T, %d, h_%s);" % (i, n))
             return "h_%s" % n
+        # ---- MPI-IO
+        if b == "MPI_Offset" and not p.is_array:
+            return "(MPI_Offset)rp_int64(T, %d)" % self.fi(n)
+        if b == "MPI_Offset*":
+            self.decl.append("MPI_Offset o_%s = 0;" % n)
+            return "&o_%s" % n
+        if b == "char*":  # a file name: mapped into the scratch directory; else the string itself
+            return ("rp_io_name(T, %d)" if n == "filename" else "rp_string(T, %d)") % self.fi(n)
+        if b == "MPI_File":
+            return "rp_file(T, %d)" % self.fi(n)
+        if b == "MPI_File*":
+            i = self.fi(n)
+            if "use" in a:
+                self.decl.append("MPI_File h_%s = rp_file(T, %d);" % (n, i))
+                self.post.append("if (rc == MPI_SUCCESS) rp_file_forget(T, %d);" % i)
+            else:
+                self.decl.append("MPI_File h_%s = MPI_FILE_NULL;" % n)
+                self.post.append("if (rc == MPI_SUCCESS) rp_file_new(T, %d, h_%s);" % (i, n))
+            return "&h_%s" % n
+        if b == "MPI_Status*" and not p.is_array and f.category == "io":
+            self.decl.append("MPI_Status o_%s;" % n)
+            return "&o_%s" % n
         if b == "MPI_Status*" and not p.is_array:
             return "rp_status(T, %d)" % self.fi("status.src")
         if b == "MPI_Status" and p.is_array:
@@ -298,6 +325,12 @@ class Call:
         if b == "int*":
             self.decl.append("int o_%s = 0;" % n)
             return "&o_%s" % n
+        if b == "MPI_Datatype*":  # MPI_File_get_view's etype, filetype
+            self.decl.append("MPI_Datatype o_%s = MPI_DATATYPE_NULL;" % n)
+            return "&o_%s" % n
+        if b == "char*":  # MPI_File_get_view's datarep
+            self.decl.append("char o_%s[MPI_MAX_DATAREP_STRING + 1];" % n)
+            return "o_%s" % n
         raise SystemExit("%s: no replay rule for skipped %r" % (self.f.name, p.decl))
 
     def emit(self):
@@ -381,6 +414,9 @@ def main():
     out += ["};", ""]
     out.append("const rp_start_fn rp_starts[TF_FN_COUNT] = {")
     out += ["  %s," % n for n in starts]
+    out += ["};", ""]
+    out.append("const uint8_t rp_io[TF_FN_COUNT] = {")
+    out += ["  %d, /* %s */" % (1 if f.category == "io" else 0, f.name) for f in funcs]
     out += ["};", ""]
     out.append("const uint8_t rp_nosim[TF_FN_COUNT] = {")
     out += ["  %d, /* %s */" % (0 if f.sim else 1, f.name) for f in funcs]

@@ -40,6 +40,11 @@ class Body:
         self.snaps_n = None  # the length of its array of requests ({use})
         if f.ctx:
             self.decl.append("tf_comm_info ci = tf_%s_get(%s);" % ("win" if f.ctx_is_win else "comm", f.ctx))
+        elif f.file:  # [io]: the file's communicator (its requests belong to it)
+            self.decl.append("tf_file_ref fr = tf_file_get(%s%s);" % (
+                "*" if any(p.name == f.file and p.base == "MPI_File*" for p in f.params) else "", f.file))
+            if f.creates_request():
+                self.decl.append("tf_comm_info ci = fr.ci;")
         if any(re.search(r"\b(INDEG|OUTDEG)\b", p.ann.get("n", "")) for p in f.params):
             self.decl.append("tf_degrees tf_nbr = tf_neighbor_degrees(%s);" % f.ctx)
         for r in f.recs:
@@ -140,6 +145,34 @@ class Body:
 
     def rec_win_new(self, r, p):
         self.post.append("tf_put(&c, rc == MPI_SUCCESS ? tf_win_new(&ci, *%s) : TF_NULL_HANDLE);" % p.name)
+    # -- MPI-IO
+    def rec_offset(self, r, p):
+        self.put_scalar(self.pre, self.cond(r), "(int64_t)%s" % p.name)
+
+    def rec_out_offset(self, r, p):
+        self.post.append("tf_put(&c, (int64_t)*%s);" % p.name)
+
+    def rec_name(self, r, p):
+        self.pre.append("tf_put_string(&c, %s);" % p.name)
+
+    def rec_file(self, r, p):
+        self.pre.append("tf_put(&c, fr.id);")
+
+    def rec_file_use(self, r, p):
+        n = p.name
+        self.decl.append("MPI_File old_%s = *%s;" % (n, n))
+        self.pre.append("tf_put(&c, fr.id);")
+        if r.free:
+            self.post.append("if (rc == MPI_SUCCESS) tf_file_forget(old_%s);" % n)
+
+    def rec_file_new(self, r, p):
+        self.post.append("tf_put(&c, tf_file_new(&ci, rc == MPI_SUCCESS ? *%s : MPI_FILE_NULL));" % p.name)
+
+    def rec_io_status(self, r, p):
+        n = p.name
+        self.decl.append("MPI_Status tf_st_local; MPI_Status *tf_st = %s == MPI_STATUS_IGNORE ? &tf_st_local : %s;"
+                         % (n, n))
+        self.post.append("tf_put_io_status(&c, tf_st, rc == MPI_SUCCESS);")
 
     def rec_flag(self, r, p):
         self.post.append("tf_put(&c, *flag);")

@@ -23,6 +23,11 @@ Field rules: what a parameter records follows from its type and name.
                           peers relative to the caller's rank in its group)
   int assert, lock_type   ([rma]) portable values: MPI_MODE_* bits and
                           MPI_LOCK_* as tracefold.h's TF_MODE_* / TF_LOCK_*
+  MPI_File / MPI_File*    ([io]) file id (symbolic, the same on every rank
+                          that opened it together) / new or closed file id
+  MPI_Offset, MPI_Offset* offset or displacement (64-bit), in or out
+  char *                  ([io]) a string: its characters (NAME array)
+  MPI_Status* ([io])      the bytes read or written (status.bytes)
 Annotations in {} adjust this (see the head of mpi.table).
 
 Buffer layouts: what memory a buffer argument spans, from the call's
@@ -217,8 +222,8 @@ class Rec:
 
 
 POST = {"flag", "index", "out_peer", "out_int", "out_aint", "dtype_new", "comm_new", "op_new", "group_new",
-        "msg_new", "req_new", "status", "statuses", "win_new"}
-COUNTED = ("p2p", "coll", "rma")  # categories whose counts are counts of elements (with bytes)
+        "msg_new", "req_new", "status", "statuses", "win_new", "out_offset", "file_new", "io_status"}
+COUNTED = ("p2p", "coll", "rma", "io")  # categories whose counts are counts of elements (with bytes)
 
 
 def count_prefix(name):
@@ -252,6 +257,8 @@ def derive(f):
         for p in f.params:
             if p.base == "MPI_Win" and p.name == "win":
                 f.ctx, f.ctx_is_win = p.name, True
+    # [io]: the file whose communicator the call's requests belong to
+    f.file = next((p.name for p in f.params if p.base in ("MPI_File", "MPI_File*")), None)
     f.recs = []
     counts, dtypes, done = {}, {}, set()  # prefix -> Param; prefixes with bytes
     names = {p.name for p in f.params}
@@ -334,6 +341,28 @@ def derive(f):
             continue
         if b == "MPI_Aint*" and "out" in a:
             rec("out_aint", p, (n, "INT", False))
+            continue
+        # ---- MPI-IO: offsets, strings, files, the bytes of a status
+        if b == "MPI_Offset" and not p.is_array:
+            rec("offset", p, (n, "INT", False))
+            continue
+        if b == "MPI_Offset*" and "out" in a:
+            rec("out_offset", p, (n, "INT", False))
+            continue
+        if b in ("constchar*", "char*") and not p.is_array:
+            rec("name", p, (n, "NAME", True))
+            continue
+        if b == "MPI_File":
+            rec("file", p, (n, "FILE", False))
+            continue
+        if b == "MPI_File*":
+            if "use" in a:
+                rec("file_use", p, (n, "FILE", False), free="free" in a)
+            else:
+                rec("file_new", p, (n, "FILE_NEW", False))
+            continue
+        if b == "MPI_Status*" and not p.is_array and f.category == "io":
+            rec("io_status", p, ("status.bytes", "MBYTES", False))
             continue
         # ---- datatypes
         if b == "MPI_Datatype" and not p.is_array:
@@ -455,10 +484,12 @@ def derive(f):
 #                               rank in the call's communicator)
 #   bytes(N)                    N bytes
 #   one(TYPE)                   one element of TYPE (MPI_Fetch_and_op, ...)
+#   none()                      nothing: the buffer of an earlier call (the
+#                               _end of a split collective MPI-IO call)
 # A count or datatype recorded as "-" (not significant on this rank) spans
 # nothing. In place: when a buffer is MPI_IN_PLACE (its "inplace" field),
 # the other buffer of the call stands in for it and spans what both span.
-LAYOUT_ARGS = {"block": 2, "blocks": 3, "displs": 3, "sum": 2, "mine": 2, "bytes": 1, "one": 1}
+LAYOUT_ARGS = {"block": 2, "blocks": 3, "displs": 3, "sum": 2, "mine": 2, "bytes": 1, "one": 1, "none": 0}
 LAYOUT_SIZES = ("SIZE", "LOCALSIZE", "INDEG", "OUTDEG")
 Layout = namedtuple("Layout", "kind args")
 
@@ -487,7 +518,7 @@ def derive_layout(f, p):
     m = re.match(r"^(\w+)\((.*)\)$", spec.strip())
     if not m or m.group(1) not in LAYOUT_ARGS:
         raise SystemExit("%s: %s: unknown layout %r (known: %s)" % (f.name, p.name, spec, ", ".join(LAYOUT_ARGS)))
-    kind, args = m.group(1), tuple(a.strip() for a in m.group(2).split(","))
+    kind, args = m.group(1), tuple(a.strip() for a in m.group(2).split(",") if a.strip())
     if len(args) != LAYOUT_ARGS[kind]:
         raise SystemExit("%s: %s: layout %s takes %d arguments" % (f.name, p.name, kind, LAYOUT_ARGS[kind]))
     fields = args[:2] if kind == "blocks" else args

@@ -133,6 +133,9 @@ typedef enum tf_field_kind {
   TF_FIELD_INPLACE,     /* 1 if the send buffer was MPI_IN_PLACE */
   TF_FIELD_WIN,         /* window id (one-sided communication) */
   TF_FIELD_WIN_NEW,     /* window id created by the call */
+  TF_FIELD_FILE,        /* MPI-IO file id (the same on every rank that opened it together) */
+  TF_FIELD_FILE_NEW,    /* file id opened by the call */
+  TF_FIELD_NAME,        /* a string (file name, data representation): an array of its characters */
   TF_FIELD_KIND_COUNT
 } tf_field_kind;
 
@@ -199,6 +202,12 @@ typedef struct tf_field_value {
  * if fd is NULL, or vals is NULL with nvals > 0. Nothing is copied: out
  * points into vals. */
 TF_API tf_status tf_event_fields(const tf_func_desc *fd, const int64_t *vals, uint32_t nvals, tf_field_value *out);
+
+/* 1 if field f is best shown as "text": a string field (TF_FIELD_NAME: an
+ * MPI-IO file name) of printable ASCII characters other than '"' and '\\'
+ * (tracefold dump/unroll and the event flow graph checks print it so);
+ * else 0 (print its values). */
+TF_API int tf_field_is_text(const tf_field_value *f);
 
 /* Human-readable kind name ("peer", "tag", ...); "?" if out of range. */
 TF_API const char *tf_field_kind_name(unsigned kind);

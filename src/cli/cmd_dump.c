@@ -2,7 +2,7 @@
  * every field.
  *
  *   <rank> <thread> <seq> <function> cs=<signature> [compute=<ns> dur=<ns>] <field>=<value>...
- * Arrays print as [a,b,c]; "-" is a value that is not significant for this
+ * Arrays print as [a,b,c], strings (MPI-IO file names) as "text"; "-" is a value that is not significant for this
  * call on this rank; peers and matched sources are offsets from the caller.
  * `dump` reads the flat (reference) files of a trace when there are any,
  * `unroll` the merged (or compressed) trace, so that with
@@ -70,7 +70,11 @@ static int print_events(int argc, char **argv, unsigned flags, const char *verb)
       }
       for (uint32_t k = 0; k < fd->nfields; k++) {
         const tf_field_value *f = &in.fields[k];
-        if (f->desc->is_array) {
+        if (f->desc->is_array && tf_field_is_text(f)) {
+          printf(" %s=\"", f->desc->name); /* a string (MPI-IO file name): its characters */
+          for (uint32_t j = 0; j < f->n; j++) putchar((int)f->v[j]);
+          printf("\"");
+        } else if (f->desc->is_array) {
           printf(" %s=[", f->desc->name);
           for (uint32_t j = 0; j < f->n; j++) {
             tf_format_value(f->v[j], v, sizeof v);

@@ -1,7 +1,7 @@
 /* cmd_replay.c — `tracefold replay [-n P] [--ranks-limit N] [options] TRACE`:
  * run the replay engine under mpirun with the trace's rank count. The
  * options are tracefold-replay's (--compute, --sleep, --scale, --rate,
- * --seed, --any-source, --flat, --quiet), in any order, checked here
+ * --seed, --any-source, --flat, --quiet, --io-dir, --io), in any order, checked here
  * before anything is launched; the trace is checked whole (launch.c)
  * before mpirun starts, and a trace of more than --ranks-limit ranks
  * (4096) is refused. While the job runs, the time elapsed on a progress
@@ -21,7 +21,8 @@
 
 const char tf_help_replay[] =
     "usage: tracefold replay [-n P] [--ranks-limit N] [--compute none|mean|histogram] [--sleep] [--scale X]\n"
-    "                        [--rate R] [--seed N] [--any-source] [--flat] [--quiet] [--progress] TRACE\n"
+    "                        [--rate R] [--seed N] [--any-source] [--flat] [--quiet] [--progress]\n"
+    "                        [--io-dir DIR] [--io skip|perform] TRACE\n"
     "  run the trace's MPI calls again: mpirun -np P tracefold-replay TRACE (the trace is checked whole first;\n"
     "  a partial trace is refused)\n"
     "  -n P              the rank count (default and only choice: the trace's)\n"
@@ -35,6 +36,9 @@ const char tf_help_replay[] =
     "  --flat            replay a trace directory's flat files\n"
     "  --quiet           no per-function table\n"
     "  --progress        the time elapsed on stderr while the job runs, even when stderr is not a terminal\n"
+    "  --io-dir DIR      MPI-IO calls open the recorded files in DIR (default: a new directory under $TMPDIR,\n"
+    "                    removed at the end)\n"
+    "  --io skip         MPI-IO calls touch no file: each takes its recorded duration\n"
     "  (TRACEFOLD_MPIRUN: the launcher; TRACEFOLD_REPLAY: the engine)\n"
     "example: tracefold replay --compute mean tracefold-app-16p\n";
 
@@ -67,11 +71,13 @@ static int number(const char *s, double lo) {
 
 int cmd_replay(int argc, char **argv) {
   const char *np_s = NULL, *limit_s = NULL, *compute = NULL, *scale = NULL, *rate = NULL, *seed = NULL;
+  const char *io_dir = NULL, *io = NULL;
   int sleep_f = 0, any_source = 0, flat = 0, quiet = 0, progress = 0;
   tf_opt opts[] = {{"-n", &np_s, NULL},           {"--ranks-limit", &limit_s, NULL}, {"--compute", &compute, NULL},
                    {"--scale", &scale, NULL},     {"--rate", &rate, NULL},           {"--seed", &seed, NULL},
                    {"--sleep", NULL, &sleep_f},   {"--any-source", NULL, &any_source}, {"--flat", NULL, &flat},
-                   {"--quiet", NULL, &quiet},     {"--progress", NULL, &progress}};
+                   {"--quiet", NULL, &quiet},     {"--progress", NULL, &progress},
+                   {"--io-dir", &io_dir, NULL},   {"--io", &io, NULL}};
   int rc = tf_options(&argc, argv, "replay", opts, (int)(sizeof opts / sizeof *opts));
   long long np = 0, limit;
   if (!rc && np_s) rc = tf_opt_number("replay", "-n", np_s, 1, INT32_MAX, "a rank count", &np);
@@ -83,6 +89,7 @@ int cmd_replay(int argc, char **argv) {
   }
   if (!rc && compute && strcmp(compute, "none") && strcmp(compute, "mean") && strcmp(compute, "histogram"))
     rc = bad_value("--compute", compute, "none, mean or histogram");
+  if (!rc && io && strcmp(io, "skip") != 0 && strcmp(io, "perform") != 0) rc = bad_value("--io", io, "skip or perform");
   if (!rc && scale && !number(scale, 0)) rc = bad_value("--scale", scale, "a number >= 0");
   if (!rc && rate && (!number(rate, 0) || strtod(rate, NULL) <= 0)) rc = bad_value("--rate", rate, "a number > 0");
   if (!rc && seed) {
@@ -122,6 +129,8 @@ int cmd_replay(int argc, char **argv) {
   if (any_source) args[k++] = "--any-source";
   if (flat) args[k++] = "--flat";
   if (quiet) args[k++] = "--quiet";
+  if (io_dir) args[k++] = "--io-dir", args[k++] = (char *)io_dir;
+  if (io) args[k++] = "--io", args[k++] = (char *)io;
   args[k++] = (char *)trace;
   args[k] = NULL;
   tf_progress p;

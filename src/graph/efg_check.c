@@ -34,7 +34,11 @@ void tf_efg_event_text(const tf_func_desc *fd, uint64_t callsite, const int64_t 
     return;
   }
   for (uint32_t k = 0; k < fd->nfields; k++) {
-    if (f[k].desc->is_array) {
+    if (tf_field_is_text(&f[k])) { /* as tracefold dump prints it */
+      PUT(" %s=\"", f[k].desc->name);
+      for (uint32_t j = 0; j < f[k].n; j++) PUT("%c", (char)f[k].v[j]);
+      PUT("\"");
+    } else if (f[k].desc->is_array) {
       PUT(" %s=[", f[k].desc->name);
       for (uint32_t j = 0; j < f[k].n; j++) {
         tf_format_value(f[k].v[j], v, sizeof v);

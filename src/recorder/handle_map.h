@@ -22,6 +22,7 @@ typedef struct tf_obj {
   uint8_t is_inter, kind, persistent, used;
   uint64_t children;    /* communicators: how many created from this one; windows: regions attached */
   uint64_t windows;     /* communicators: how many windows created over this one */
+  uint64_t files;       /* communicators: how many files opened over this one (MPI_File_open) */
 } tf_obj;
 
 typedef struct tf_handle_map {

@@ -32,6 +32,10 @@
  *   n counts the windows made over that communicator (a separate count, so
  *   windows do not shift the ids of communicators). Their regions (dynamic
  *   windows) are numbered per window in attach order.
+ * Files (MPI-IO): id = hash(hash(communicator id, "file"), n) where n
+ *   counts the files opened over that communicator, identical on every
+ *   member for the reason above (MPI_File_open is collective). A file
+ *   handle opened outside tracefold's view gets TF_NULL_HANDLE.
  *
  * Unknown handles (objects made by functions tracefold does not intercept)
  * are registered on first sight so that later events stay consistent.
@@ -51,7 +55,7 @@
 #define TF_COMM_SELF_ID 2
 
 static struct {
-  tf_handle_map comms, reqs, dtypes, ops, groups, msgs, wins;
+  tf_handle_map comms, reqs, dtypes, ops, groups, msgs, wins, files;
   struct {
     struct tf_region { uint64_t win; const void *base; int64_t number; } *v; /* attached regions */
     size_t n, cap;
@@ -79,6 +83,7 @@ TF_DEFINE_KEY(key_of_group, MPI_Group)
 TF_DEFINE_KEY(key_of_msg, MPI_Message)
 TF_DEFINE_KEY(key_of_req, MPI_Request)
 TF_DEFINE_KEY(key_of_win, MPI_Win)
+TF_DEFINE_KEY(key_of_file, MPI_File)
 
 static int64_t mix_id(uint64_t a, uint64_t b) {
   uint64_t x = a * 0x9E3779B97F4A7C15ULL ^ (b + 0x632BE59BD9B4E019ULL + (a << 6) + (a >> 2));
@@ -265,6 +270,53 @@ void tf_win_detach(MPI_Win win, const void *base) {
       h.regions.n--;
       break;
     }
+  tf_unlock();
+}
+
+/* ------------------------------------------------------------------ files */
+
+tf_file_ref tf_file_get(MPI_File fh) {
+  tf_file_ref r = {TF_NULL_HANDLE, {TF_NULL_HANDLE, 0, 0, 0, 0}};
+  if (fh == MPI_FILE_NULL) return r;
+  tf_lock();
+  tf_obj *o = tf_map_find(&h.files, key_of_file(fh));
+  if (o) r = (tf_file_ref){o->id, {o->comm_id, o->rank, o->size, o->remote_size, o->is_inter}};
+  tf_unlock();
+  return r;
+}
+
+int64_t tf_file_new(const tf_comm_info *comm, MPI_File fh) {
+  uint64_t n = 0;
+  tf_lock();
+  /* the communicator's file counter lives in its record, found by id (as
+   * the child counter of tf_comm_new): counted whether or not this rank's
+   * open succeeded, as on every other member */
+  for (size_t i = 0; i < h.comms.cap; i++)
+    if (h.comms.slots[i].used == 1 && h.comms.slots[i].id == comm->id) {
+      n = h.comms.slots[i].files++;
+      break;
+    }
+  int64_t id = mix_id((uint64_t)mix_id((uint64_t)comm->id, 0xF11E), n);
+  if (fh != MPI_FILE_NULL) {
+    tf_obj *o = tf_map_put(&h.files, key_of_file(fh));
+    if (o) {
+      o->id = id;
+      o->comm_id = comm->id;
+      o->rank = comm->rank;
+      o->size = comm->size;
+      o->remote_size = comm->remote_size;
+      o->is_inter = (uint8_t)comm->is_inter;
+    } else {
+      out_of_memory();
+    }
+  }
+  tf_unlock();
+  return fh == MPI_FILE_NULL ? TF_NULL_HANDLE : id;
+}
+
+void tf_file_forget(MPI_File fh) {
+  tf_lock();
+  tf_map_remove(&h.files, key_of_file(fh));
   tf_unlock();
 }
 
@@ -555,6 +607,7 @@ void tf_object_ids_free(void) {
   free(h.regions.v);
   h.regions.v = NULL;
   h.regions.n = h.regions.cap = 0;
+  tf_map_free(&h.files);
   free(h.shared.v);
   h.shared.v = NULL;
   h.shared.n = h.shared.cap = 0;

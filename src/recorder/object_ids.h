@@ -55,6 +55,19 @@ typedef struct tf_msg_snap {
 int64_t tf_msg_new(MPI_Message m, const tf_comm_info *ci);
 tf_msg_snap tf_msg_take(MPI_Message m); /* the message is consumed */
 
+/* ---- MPI-IO files: id = hash(communicator id, n) where n counts the files
+ * opened over that communicator (MPI_File_open is collective: every member
+ * opens in the same order, so all agree without communication). The
+ * reference keeps the communicator's info: the file's nonblocking requests
+ * belong to it. ---- */
+typedef struct tf_file_ref {
+  int64_t id;
+  tf_comm_info ci;
+} tf_file_ref;
+tf_file_ref tf_file_get(MPI_File fh);
+int64_t tf_file_new(const tf_comm_info *comm, MPI_File fh);
+void tf_file_forget(MPI_File fh);
+
 /* ---- requests ---- */
 enum { TF_REQ_SEND = 1, TF_REQ_RECV = 2, TF_REQ_COLL = 3 };
 typedef struct tf_req_snap {

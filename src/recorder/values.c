@@ -7,6 +7,8 @@
  * as an offset, tag, bytes), "-" (TF_NONE) when the request was not a
  * receive or did not complete.
  */
+#include <string.h>
+
 #include "values.h"
 
 /* ------------------------------------------------- ranks, tags, topologies */
@@ -157,4 +159,22 @@ void tf_put_some_statuses(tf_call *c, const tf_req_snap *snaps, int outcount, co
   if (!sts || sts == MPI_STATUSES_IGNORE) n = 0;
   /* MPI_Waitsome fills statuses[k] for indices[k] */
   put_status_arrays(c, snaps, n, indices, sts);
+}
+
+/* ------------------------------------------------------------------ MPI-IO */
+
+void tf_put_string(tf_call *c, const char *s) {
+  size_t n = s ? strlen(s) : 0;
+  if (n > 4096) n = 4096; /* a path is shorter; the trace holds at most this much of it */
+  tf_put_len(c, (int)n);
+  for (size_t i = 0; i < n; i++) tf_put(c, (unsigned char)s[i]);
+}
+
+void tf_put_io_status(tf_call *c, const MPI_Status *st, int completed) {
+  int cnt = 0;
+  if (!completed || !st || PMPI_Get_count(st, MPI_BYTE, &cnt) != MPI_SUCCESS) {
+    tf_put(c, TF_NONE);
+    return;
+  }
+  tf_put(c, cnt == MPI_UNDEFINED ? TF_UNDEFINED : cnt);
 }

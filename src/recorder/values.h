@@ -45,4 +45,10 @@ void tf_put_req_statuses(tf_call *c, const tf_req_snap *snaps, int n, const MPI_
 void tf_put_some_statuses(tf_call *c, const tf_req_snap *snaps, int outcount, const int *indices,
                           const MPI_Status *sts);
 
+/* ---- MPI-IO ---- */
+/* a string as an array of its characters (NULL: empty) */
+void tf_put_string(tf_call *c, const char *s);
+/* the bytes an I/O call read or wrote (MPI_Get_count in bytes), or "-" */
+void tf_put_io_status(tf_call *c, const MPI_Status *st, int completed);
+
 #endif

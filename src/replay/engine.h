@@ -34,6 +34,8 @@ typedef struct rp_options {
   int flat;             /* prefer the flat reference files of a trace directory */
   double ref_speed;     /* simulation: the recording host's speed, flop/s (a second of compute = this many flops) */
   const char *report;   /* write the report's figures to this file too (key value lines) */
+  const char *io_dir;   /* MPI-IO: the scratch directory (NULL: a new one under $TMPDIR, removed at the end) */
+  int io_skip;          /* 1: MPI-IO calls are not made; each takes its recorded duration (--io skip) */
 } rp_options;
 
 /* ---- live objects under their recorded ids (handles.c) ---- */
@@ -58,6 +60,7 @@ typedef struct rp_obj {
     MPI_Request req;
     MPI_Message msg;
     MPI_Win win;
+    MPI_File file;
   } h;
   rp_typespan span;     /* datatypes: their extent and true bounds */
   void *kept;           /* requests: the array arguments of the call that made it (rp_kept), until it completes */
@@ -85,7 +88,10 @@ typedef struct rp_engine {
      when one is registered) */
   rp_sync *objs;
   int threaded;
-  rp_map comms, dtypes, ops, groups, reqs, msgs, wins, regions;
+  rp_map comms, dtypes, ops, groups, reqs, msgs, wins, regions, files;
+  char *io_dir;          /* MPI-IO: the scratch directory the files are in (io.c), NULL with --io skip */
+  int io_dir_made;       /* 1: this engine made it (removed at the end) */
+  char *cwd;             /* the working directory to return to after an I/O call */
   MPI_Datatype predef_dtypes[128];
   rp_typespan predef_spans[128]; /* their extents and true bounds */
   uint32_t npredef_dtypes;

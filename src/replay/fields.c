@@ -137,6 +137,9 @@ int rp_event_local(const rp_thread *T) {
     case TF_FIELD_REQ: /* completes or starts communication */
     case TF_FIELD_MSG:
     case TF_FIELD_ROOT: /* collectives */
+    case TF_FIELD_FILE: /* MPI-IO: takes time (simulated from the trace, --io skip) */
+    case TF_FIELD_FILE_NEW:
+    case TF_FIELD_NAME: /* MPI_File_delete */
       return 0;
     case TF_FIELD_COMM:
     case TF_FIELD_WIN: /* one-sided: peers are ranks of the window */

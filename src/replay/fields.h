@@ -42,7 +42,8 @@ int rp_lock_type(const rp_thread *T, int i);    /* TF_LOCK_* -> MPI_LOCK_* */
 uint64_t rp_event_bytes(const rp_thread *T);
 /* The event involves no other rank and takes no simulated time: its
  * function has no communicator (MPI_Type_*, MPI_Dims_create, ...) or its
- * every peer is MPI_PROC_NULL. */
+ * every peer is MPI_PROC_NULL. MPI-IO calls (a file or a file name among
+ * their fields) are not local: they take time. */
 int rp_event_local(const rp_thread *T);
 
 #endif

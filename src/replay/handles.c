@@ -160,7 +160,7 @@ void rp_handles_free(rp_engine *E) {
   for (size_t i = 0; i < sizeof owning / sizeof *owning; i++)
     for (size_t k = 0; k < owning[i]->cap; k++)
       if (owning[i]->slots[k].used == 1) free(owning[i]->slots[k].mem);
-  rp_map *maps[] = {&E->comms, &E->dtypes, &E->ops, &E->groups, &E->reqs, &E->msgs, &E->wins, &E->regions};
+  rp_map *maps[] = {&E->comms, &E->dtypes, &E->ops, &E->groups, &E->reqs, &E->msgs, &E->wins, &E->regions, &E->files};
   for (size_t i = 0; i < sizeof maps / sizeof *maps; i++) {
     free(maps[i]->slots);
     *maps[i] = (rp_map){0};
@@ -322,6 +322,23 @@ void rp_group_new(rp_thread *T, int i, MPI_Group g) {
 }
 void rp_group_forget(rp_thread *T, int i) { forget(T, &T->E->groups, i); }
 
+/* ------------------------------------------------------------ MPI-IO files */
+
+MPI_File rp_file(rp_thread *T, int i) {
+  int64_t id = id_at(T, i);
+  if (id <= TF_SPECIAL_MAX) return MPI_FILE_NULL;
+  return lookup(T, &T->E->files, id, "file %lld is used before the trace opens it").h.file;
+}
+
+void rp_file_new(rp_thread *T, int i, MPI_File f) {
+  int64_t id = id_at(T, i);
+  if (id <= TF_SPECIAL_MAX) return;
+  rp_lock(T->E);
+  put_or_die(T, &T->E->files, id)->h.file = f;
+  rp_unlock(T->E);
+}
+void rp_file_forget(rp_thread *T, int i) { forget(T, &T->E->files, i); }
+
 /* ------------------------------------------------------------ matched messages */
 
 MPI_Message rp_msg(rp_thread *T, int i) {
@@ -460,6 +477,10 @@ int rp_objects_ready(rp_thread *T) {
     case TF_FIELD_OP: m = &E->ops, predefined_below = (int64_t)E->npredef_ops + 1; break;
     case TF_FIELD_GROUP: m = &E->groups, predefined_below = GROUP_EMPTY_ID + 1; break;
     case TF_FIELD_WIN: m = &E->wins, predefined_below = 0; break;
+    case TF_FIELD_FILE: /* --io skip opens no file: nothing to wait for */
+      if (E->opt.io_skip) continue;
+      m = &E->files, predefined_below = 0;
+      break;
     default: continue;
     }
     for (uint32_t k = 0; k < f[i].n; k++) {

@@ -30,6 +30,9 @@ void rp_user_function(void *in, void *inout, int *len, MPI_Datatype *dt);
 MPI_Group rp_group(rp_thread *T, int i);
 void rp_group_new(rp_thread *T, int i, MPI_Group g);
 void rp_group_forget(rp_thread *T, int i);
+MPI_File rp_file(rp_thread *T, int i);          /* MPI-IO files, opened under their recorded ids */
+void rp_file_new(rp_thread *T, int i, MPI_File f);
+void rp_file_forget(rp_thread *T, int i);
 MPI_Message rp_msg(rp_thread *T, int i);
 void rp_msg_new(rp_thread *T, int i, MPI_Message m);
 void rp_msg_forget(rp_thread *T, int i);

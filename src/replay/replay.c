@@ -45,6 +45,11 @@ static const char usage[] =
     "  --flat                a directory with flat reference files: replay those (exact deltas)\n"
     "  --quiet               no per-function table in the report\n"
     "  --report FILE         also write the report's figures to FILE (key value lines)\n"
+#ifndef TF_SIMGRID
+    "  --io-dir DIR          MPI-IO: open the recorded files in DIR (default: a new\n"
+    "                        directory under $TMPDIR, removed at the end)\n"
+    "  --io skip             MPI-IO: touch no file; each I/O call takes its recorded time\n"
+#endif
 #ifdef TF_SIMGRID
     "  --ref-speed F         flop/s of the recording host: a second of compute is F flops\n"
     "                        on the simulated host (default 1e9; also the default --rate\n"
@@ -100,6 +105,13 @@ static int parse_options(int argc, char **argv, rp_options *o, char *err, size_t
       if (parse_double(argv[++i], &o->ref_speed) || o->ref_speed <= 0)
         return snprintf(err, errlen, "--ref-speed %s: expected a speed > 0 (flop/s)", argv[i]), -1;
 #endif
+    } else if (strcmp(a, "--io-dir") == 0 && more) {
+      o->io_dir = argv[++i];
+    } else if (strcmp(a, "--io") == 0 && more) {
+      const char *m = argv[++i];
+      if (strcmp(m, "skip") == 0) o->io_skip = 1;
+      else if (strcmp(m, "perform") == 0) o->io_skip = 0;
+      else return snprintf(err, errlen, "--io %s: expected skip or perform", m), -1;
     } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
       return snprintf(err, errlen, "%s", usage), -1;
     } else if (a[0] == '-' && a[1]) {
@@ -361,6 +373,8 @@ static void call_event(rp_run *R) {
   if (rp_win_epoch_skip(T)) { /* an exposure epoch that ended earlier than recorded */
     rc = MPI_SUCCESS;
     T->last_return = rp_now();
+  } else if (call && rp_io[T->fn]) {
+    rc = rp_io_call(T, call); /* in the scratch directory, or timed from the trace (--io skip) */
   } else if (call) {
     rc = call(T); /* which sets T->last_return when the MPI call returns */
   } else {
@@ -650,6 +664,15 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return 2;
   }
+  /* MPI-IO's scratch directory (collective: every rank is here) */
+  mine = rp_io_init(&E, err, sizeof err) ? E.rank : E.size;
+  PMPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (first < E.size) {
+    if (E.rank == first) fprintf(stderr, RP_PROGRAM ": %s\n", err);
+    rp_io_finish(&E);
+    MPI_Finalize();
+    return 2;
+  }
   int lanes = 0;
 #ifdef TF_SIMGRID
   lanes = E.nthreads > 1; /* the threads are lanes of the rank's one actor (run_lanes) */
@@ -685,6 +708,7 @@ int main(int argc, char **argv) {
   for (int t = 1; t < E.nthreads && !lanes; t++) pthread_join(runs[t].tid, NULL);
   double replay_s = rp_now() - t0;
   report(&E, runs, replay_s);
+  rp_io_finish(&E);
   for (int t = 0; t < E.nthreads; t++) thread_free(&runs[t].T);
   free(runs);
   free(E.threads);

@@ -13,6 +13,7 @@
  *   handles.c          recorded ids -> live communicators, datatypes, ops,
  *                      groups, requests and messages;
  *   payload.c          the payload buffers the calls send and receive;
+ *   io.c               MPI-IO: the scratch directory, file names, --io skip;
  *   outcome.c          which requests complete and which messages are
  *                      matched, as recorded (wildcards, Waitany, Test, ...);
  *   delay.c            the compute delay before each call (none, mean,
@@ -41,6 +42,7 @@
 #include "engine.h"
 #include "fields.h"
 #include "handles.h"
+#include "io.h"
 #include "payload.h"
 #include "scratch.h"
 #include "sync.h"
@@ -62,6 +64,8 @@ extern const rp_start_fn rp_starts[TF_FN_COUNT]; /* NULL: no nonblocking form */
 /* 1: SimGrid's SMPI does not implement the function ({nosim} in mpi.table);
  * tracefold-sim refuses a trace that calls it. */
 extern const uint8_t rp_nosim[TF_FN_COUNT];
+/* 1: an MPI-IO function ([io] in mpi.table): replayed through rp_io_call (io.c). */
+extern const uint8_t rp_io[TF_FN_COUNT];
 
 /* ---- what the recording saw (outcome.c) ---- */
 /* An absolute peer: field i is an offset from the caller's rank in comm;

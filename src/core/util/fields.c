@@ -54,3 +54,10 @@ tf_status tf_event_fields_why(const tf_func_desc *fd, const int64_t *vals, uint3
              fd->fields[k].name, (long long)vals[pos], pos, nvals - pos - 1);
   return st;
 }
+
+int tf_field_is_text(const tf_field_value *f) {
+  if (!f || !f->desc || f->desc->kind != TF_FIELD_NAME || !f->desc->is_array) return 0;
+  for (uint32_t j = 0; j < f->n; j++)
+    if (f->v[j] < 0x20 || f->v[j] > 0x7e || f->v[j] == '"' || f->v[j] == '\\') return 0;
+  return 1;
+}

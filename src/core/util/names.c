@@ -28,6 +28,7 @@ static const char *const kind_names[TF_FIELD_KIND_COUNT] = {
     [TF_FIELD_MSG_NEW] = "newmsg",  [TF_FIELD_FLAG] = "flag",         [TF_FIELD_INDEX] = "index",
     [TF_FIELD_SRC] = "src",         [TF_FIELD_MTAG] = "mtag",         [TF_FIELD_MBYTES] = "mbytes",
     [TF_FIELD_INPLACE] = "inplace", [TF_FIELD_WIN] = "win",          [TF_FIELD_WIN_NEW] = "newwin",
+    [TF_FIELD_FILE] = "file",       [TF_FIELD_FILE_NEW] = "newfile",  [TF_FIELD_NAME] = "name",
 };
 
 const char *tf_field_kind_name(unsigned kind) { return kind < TF_FIELD_KIND_COUNT ? kind_names[kind] : "?"; }
