@@ -32,10 +32,11 @@ read -r execs cov ft corpus <"$tmp/stats" || { execs=0 cov=0 ft=0 corpus=0; }
 out=build-fuzz/cov
 rm -rf "$out"
 mkdir -p "$out"
-lib_sources() { sed -n "/add_library($2 /,/)/p" "$1/CMakeLists.txt" | tr -s ' ()\t' '\n' | grep '\.c$' | sed "s|^|$1/|"; }
-mapfile -t srcs < <(lib_sources src/core tracefold_core; lib_sources src/export tracefold_export;
-                    lib_sources src/cli tracefold_cli_verbs)
-clang -g -O1 -std=c11 -fprofile-instr-generate -fcoverage-mapping -Iinclude -Isrc/core -Isrc/export -Isrc/cli \
+build=${TF_BUILD:-build}
+# shellcheck source=../scripts/fuzz_sources.sh
+. scripts/fuzz_sources.sh
+mapfile -t srcs < <(tf_fuzz_sources)
+clang -g -O1 -std=c11 -fprofile-instr-generate -fcoverage-mapping -Iinclude -Isrc/core -Isrc/export -Isrc/graph -Isrc/cli \
   -DTF_REPLAY_PATH=\"\" -DTF_MPIRUN_DEFAULT=\"\" -DTF_SIM_PATH=\"\" -DTF_SMPIRUN_PATH=\"\" \
   tests/fuzz/fuzz_trace.c tests/fuzz/regression_driver.c "${srcs[@]}" -lzstd -lm -lpthread -o "$out/driver"
 mkdir -p "$tmp/files"
@@ -48,12 +49,12 @@ lines() { # DIR: "covered of total (pct)" of the lines of DIR's sources
   awk -v d="$1/" 'index($1, d) == 1 { t += $8; m += $9 } END { if (t) printf "%d of %d (%.1f %%)", t - m, t, 100 * (t - m) / t }' \
     "$out/report.txt"
 }
-core=$(lines src/core) export=$(lines src/export) cli=$(lines src/cli)
+core=$(lines src/core) export=$(lines src/export) graph=$(lines src/graph) cli=$(lines src/cli)
 total=$(awk '$1 == "TOTAL" { printf "%d of %d (%s)", $8 - $9, $8, $10 }' "$out/report.txt")
 # the verbs' own files: the ones the harness drives
 verbs=$(awk '$1 ~ /src\/cli\/(cmd_show|cmd_imbalance|cmd_time|cmd_export|input|options|timefmt)\.c$/ {
   t += $8; m += $9 } END { if (t) printf "%d of %d (%.1f %%)", t - m, t, 100 * (t - m) / t }' "$out/report.txt")
-echo "fuzz: lines reached by the corpus: core $core, export $export, cli $cli (the verbs driven: $verbs); total $total"
+echo "fuzz: lines reached by the corpus: core $core, export $export, graph $graph, cli $cli (the verbs driven: $verbs); total $total"
 
 {
   echo "## Fuzzing campaign"
@@ -74,6 +75,7 @@ echo "fuzz: lines reached by the corpus: core $core, export $export, cli $cli (t
   echo "| crashes, leaks, hangs | $([ $status -eq 0 ] && echo none || echo "FOUND (build-fuzz/crashes)") |"
   echo "| lines reached, src/core | $core |"
   echo "| lines reached, src/export | $export |"
+  echo "| lines reached, src/graph | $graph |"
   echo "| lines reached, src/cli | $cli |"
   echo "| of which show, imbalance, time, export, input, options | $verbs |"
   echo

@@ -36,15 +36,11 @@ command -v "$cc" >/dev/null || { echo "fuzz.sh: $cc not found (scripts/setup.sh 
 mkdir -p "$out/obj" "$out/seeds" "$out/corpus" "$out/crashes"
 
 # ---- 1. build: the core's, the exporter's and the verbs' sources as their CMakeLists.txt list them
-lib_sources() { # DIR TARGET: the sources of add_library(TARGET ...) in DIR/CMakeLists.txt, as DIR/x.c
-  # (generated ones, ${CMAKE_CURRENT_BINARY_DIR}/x.c, from the same folder of $build)
-  sed -n "/add_library($2 /,/)/p" "$1/CMakeLists.txt" | tr -s ' ()\t' '\n' | grep '\.c$' |
-    sed -e "s|^\${CMAKE_CURRENT_BINARY_DIR}/|$build/$1/|" -e "t" -e "s|^|$1/|"
-}
+# shellcheck source=fuzz_sources.sh
+. scripts/fuzz_sources.sh
 [ -f "$build/src/export/report_assets.c" ] || { echo "fuzz.sh: $build is not built (run scripts/setup.sh)" >&2; exit 1; }
-mapfile -t srcs < <(lib_sources src/core tracefold_core | sed 's|^src/core/||')
-mapfile -t more < <(lib_sources src/export tracefold_export; lib_sources src/graph tracefold_graph
-                    lib_sources src/cli tracefold_cli_verbs)
+mapfile -t srcs < <(tf_lib_sources src/core tracefold_core | sed 's|^src/core/||')
+mapfile -t more < <(tf_fuzz_sources | grep -v '^src/core/')
 [ ${#srcs[@]} -gt 0 ] && [ ${#more[@]} -gt 0 ] ||
   { echo "fuzz.sh: no sources found for tracefold_core, tracefold_export or tracefold_cli_verbs" >&2; exit 1; }
 for s in "${more[@]}"; do srcs+=("$(realpath -m --relative-to=src/core "$s")"); done # relative to src/core, as the core's
