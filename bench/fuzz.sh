@@ -46,13 +46,14 @@ LLVM_PROFILE_FILE="$out/corpus.profraw" TMPDIR=$tmp/files \
 llvm-profdata merge -sparse "$out/corpus.profraw" -o "$out/corpus.profdata"
 llvm-cov report "$out/driver" -instr-profile="$out/corpus.profdata" "${srcs[@]}" >"$out/report.txt"
 lines() { # DIR: "covered of total (pct)" of the lines of DIR's sources
-  awk -v d="$1/" 'index($1, d) == 1 { t += $8; m += $9 } END { if (t) printf "%d of %d (%.1f %%)", t - m, t, 100 * (t - m) / t }' \
+  # (llvm-cov strips the sources' common prefix: "src/core/x.c" or "core/x.c")
+  awk -v d="${1#src/}/" '$1 ~ ("^(src/)?" d) { t += $8; m += $9 } END { if (t) printf "%d of %d (%.1f %%)", t - m, t, 100 * (t - m) / t }' \
     "$out/report.txt"
 }
 core=$(lines src/core) export=$(lines src/export) graph=$(lines src/graph) cli=$(lines src/cli)
 total=$(awk '$1 == "TOTAL" { printf "%d of %d (%s)", $8 - $9, $8, $10 }' "$out/report.txt")
 # the verbs' own files: the ones the harness drives
-verbs=$(awk '$1 ~ /src\/cli\/(cmd_show|cmd_imbalance|cmd_time|cmd_export|input|options|timefmt)\.c$/ {
+verbs=$(awk '$1 ~ /^(src\/)?cli\/(cmd_show|cmd_imbalance|cmd_time|cmd_export|input|options|timefmt)\.c$/ {
   t += $8; m += $9 } END { if (t) printf "%d of %d (%.1f %%)", t - m, t, 100 * (t - m) / t }' "$out/report.txt")
 echo "fuzz: lines reached by the corpus: core $core, export $export, graph $graph, cli $cli (the verbs driven: $verbs); total $total"
 
