@@ -195,17 +195,6 @@ static int enforce_caps(tf_gpath *p, uint32_t k, tf_mem *m) {
   }
 }
 
-static void rankmeans_merge(tf_rankmeans *a, const tf_rankmeans *b) {
-  if (b->lo < a->lo) {
-    a->lo = b->lo;
-    a->lo_rank = b->lo_rank;
-  }
-  if (b->hi > a->hi) {
-    a->hi = b->hi;
-    a->hi_rank = b->hi_rank;
-  }
-}
-
 int tf_gtiming_merge(tf_gtiming *a, tf_gtiming *b, uint32_t k, tf_mem *m) {
   int rc = 0;
   if (tf_gtiming_count(b)) {
@@ -213,8 +202,8 @@ int tf_gtiming_merge(tf_gtiming *a, tf_gtiming *b, uint32_t k, tf_mem *m) {
       a->compute = b->compute;
       a->duration = b->duration;
     } else {
-      rankmeans_merge(&a->compute, &b->compute);
-      rankmeans_merge(&a->duration, &b->duration);
+      tf_rankmeans_merge(&a->compute, &b->compute);
+      tf_rankmeans_merge(&a->duration, &b->duration);
     }
   }
   for (uint32_t q = 0; q < b->npaths && !rc; q++) {

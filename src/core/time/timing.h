@@ -64,6 +64,8 @@ typedef struct tf_rankmeans {
   double lo, hi;
   int32_t lo_rank, hi_rank;
 } tf_rankmeans;
+/* The per-rank mean extremes of two rank sets together, into a (ties keep a's). */
+void tf_rankmeans_merge(tf_rankmeans *a, const tf_rankmeans *b);
 
 typedef struct tf_timing {
   uint32_t npaths; /* 0 in mode none; 1 in stats and histogram modes */

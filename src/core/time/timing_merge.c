@@ -238,8 +238,7 @@ int tf_tpath_merge(tf_tpath *a, const tf_tpath *b, uint32_t k, int across_ranks,
 
 
 
-/* The per-rank mean extremes of two rank sets together (ties keep a's). */
-static void rankmeans_merge(tf_rankmeans *a, const tf_rankmeans *b) {
+void tf_rankmeans_merge(tf_rankmeans *a, const tf_rankmeans *b) {
   if (b->lo < a->lo) {
     a->lo = b->lo;
     a->lo_rank = b->lo_rank;
@@ -258,8 +257,8 @@ int tf_timing_merge(tf_timing *a, const tf_timing *b, uint32_t k, int across_ran
       a->compute = b->compute;
       a->duration = b->duration;
     } else {
-      rankmeans_merge(&a->compute, &b->compute);
-      rankmeans_merge(&a->duration, &b->duration);
+      tf_rankmeans_merge(&a->compute, &b->compute);
+      tf_rankmeans_merge(&a->duration, &b->duration);
     }
   }
   for (uint32_t i = 0; i < b->npaths; i++) {
