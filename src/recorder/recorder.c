@@ -439,7 +439,10 @@ static void *recorder_thread(void *arg) {
 static void start_thread(void) {
   if (sem_init(&g.wake, 0, 0) != 0) return;
   g.ckpt_every = g.comp ? g.cfg.checkpoint_ns : 0;
-  g.ckpt_next = tf_now_ns(); /* the first checkpoint at once */
+  /* the first checkpoint now, on the application's thread (the recorder's
+   * may not run before a launcher kills the rank): every rank has a
+   * readable file from MPI_Init on */
+  if (g.ckpt_every) checkpoint();
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, &old); /* the application's threads take its signals */
