@@ -775,7 +775,7 @@ static int hold(regen *g, uint32_t node, uint32_t nv) {
     g->pool = p;
     g->cappool = cap;
   }
-  memcpy(g->pool + g->npool, g->vals, nv * sizeof *g->vals);
+  if (nv) memcpy(g->pool + g->npool, g->vals, nv * sizeof *g->vals); /* (no pool yet for an event without values) */
   g->held[g->nheld++] = (held_event){.node = node, .nvals = nv, .at = g->npool};
   g->npool += nv;
   return 0;
