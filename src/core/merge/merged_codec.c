@@ -302,7 +302,7 @@ static int get_gtiming(dec *d, tf_gtiming *g, const tf_vseq *node_ranks, __int12
     p->prev_site = (uint32_t)site;
     keys[i] = (uint64_t)p->prev_fn << 32 | p->prev_site;
     uint64_t ng = h >> 1;
-    if (ng < 1 || ((h & 1) && ng != 1) || ng > (uint64_t)(d->c->end - d->c->p) / 22) {
+    if (ng < 1 || ((h & 1) && ng != 1) || ng > (uint64_t)(d->c->end - d->c->p) / 3) { /* a group takes 3 bytes at least: a count and two summaries */
       rc = bad(d, "time statistics: bad number of rank groups");
       break;
     }
