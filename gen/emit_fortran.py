@@ -48,7 +48,7 @@ def fortran_ok(f):
         return False
     for p in f.params:
         b = p.base.rstrip("*")
-        if b in F_HANDLE or b in ("int", "void", "MPI_Aint", "MPI_Status", "MPI_Info"):
+        if b in F_HANDLE or b in ("int", "void", "MPI_Aint", "MPI_Count", "MPI_Status", "MPI_Info"):
             continue
         return False
     return True
@@ -166,8 +166,8 @@ class Entry:
             self.cargs.append("c_" + n)
             self.back.append("if (!ign_%s) for (int i = 0; i < %s; i++) %s"
                              % (n, cnt, self.status_c2f("&c_%s[i]" % n, n, "i")))
-        elif bare in ("int", "MPI_Aint"):
-            t = "MPI_Fint" if bare == "int" else "MPI_Aint"
+        elif bare in ("int", "MPI_Aint", "MPI_Count"):
+            t = "MPI_Fint" if bare == "int" else bare  # INTEGER(KIND=MPI_ADDRESS_KIND / MPI_COUNT_KIND)
             self.fparams.append("%s *%s" % (t, n))
             # Fortran indices are 1-based (but see TF_F08_INDEX_BASE)
             base = "TF_F08_INDEX_BASE" if self.abi == "f08" else "1"
@@ -283,15 +283,15 @@ def main():
         lname = f.name.lower()
         fh = Entry(f, "fh")
         f08 = Entry(f, "f08")
-        fo.append(recorder(f))
-        fo.append(fh.function("tf_fw_" + f.short))
-        fo.append(fh.symbols("tf_fw_" + f.short, [lname + "_", lname, lname + "__", f.name.upper()]))
-        fo.append("#if TF_F08_MPICH")
-        fo.append(f08.function("tf_f8_" + f.short))
-        fo.append(f08.symbols("tf_f8_" + f.short, [lname + ("_f08ts_" if f08.ts else "_f08_")]))
-        fo.append("#else /* Open MPI's mpi_f08: the mpif.h ABI */")
-        fo.append(fh.symbols("tf_fw_" + f.short, [lname + "_f08_"]))
-        fo.append("#endif")
+        code = [recorder(f), fh.function("tf_fw_" + f.short),
+                fh.symbols("tf_fw_" + f.short, [lname + "_", lname, lname + "__", f.name.upper()]),
+                "#if TF_F08_MPICH",
+                f08.function("tf_f8_" + f.short),
+                f08.symbols("tf_f8_" + f.short, [lname + ("_f08ts_" if f08.ts else "_f08_")]),
+                "#else /* Open MPI's mpi_f08: the mpif.h ABI */",
+                fh.symbols("tf_fw_" + f.short, [lname + "_f08_"]),
+                "#endif"]
+        fo.append(emit_wrappers.since(f, "\n".join(code)))
         fo.append("")
         names.append(f.name)
     open(outdir + "/tf_fortran.c", "w").write("\n".join(fo))

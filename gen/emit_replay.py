@@ -35,6 +35,7 @@ import os
 import sys
 
 import emit_portable
+import emit_wrappers
 import mpitable
 
 
@@ -77,8 +78,10 @@ class Call:
         k, a = lay.kind, lay.args
         if k == "block":
             return "rp_span_block(T, %d, %d, 1)" % (self.fi(a[0]), self.fi(a[1]))
-        if k == "blocks":
+        if k == "blocks" and a[2] in self.SIZES:
             return "rp_span_block(T, %d, %d, %s)" % (self.fi(a[0]), self.fi(a[1]), self.SIZES[a[2]] % self.ctx_comm())
+        if k == "blocks":  # as many blocks as a recorded parameter says (partitions)
+            return "rp_span_block(T, %d, %d, rp_int(T, %d))" % (self.fi(a[0]), self.fi(a[1]), self.fi(a[2]))
         if k == "displs":
             return "rp_span_displs(T, %d, %d, %d)" % tuple(self.fi(x) for x in a)
         if k == "sum":
@@ -182,8 +185,8 @@ class Call:
             if "portable" in a:  # this library's constant (portable.table)
                 return "rp_mpi_%s(rp_int64(T, %d))" % (a["portable"], self.fi(n))
             return "rp_int(T, %d)" % self.fi(n)
-        if b == "MPI_Aint" and not p.is_array:
-            return "(MPI_Aint)rp_int64(T, %d)" % self.fi(n)
+        if b in ("MPI_Aint", "MPI_Count") and not p.is_array:
+            return "(%s)rp_int64(T, %d)" % (b, self.fi(n))
         if b == "int" and p.is_array and n == "array_of_indices":  # an output: room for incount
             return "rp_scratch_ints(T, rp_int(T, %d))" % self.fi("incount")
         if b in ("int", "MPI_Aint") and p.is_array and has:
@@ -379,6 +382,21 @@ class Call:
         return "\n".join(out)
 
 
+def fn_table(ctype, name, entries):
+    """A table by schema id; entries: (Func, C expression). An entry of a
+    function the MPI library may lack ({mpi=4}: an MPI-3.1 library, or
+    SimGrid's SMPI) is 0 there: the engine refuses a trace that calls it
+    before any call (rp_mpi_version)."""
+    out = ["const %s %s[TF_FN_COUNT] = {" % (ctype, name)]
+    for f, e in entries:
+        if f.mpi <= 3 or e == "0":
+            out.append("  %s," % e)
+        else:
+            out += ["#if MPI_VERSION >= %d" % f.mpi, "  %s," % e, "#else", "  0, /* %s is MPI %d.0 */" % (f.name, f.mpi),
+                    "#endif"]
+    return out + ["};", ""]
+
+
 def main():
     table, outdir = sys.argv[1], sys.argv[2]
     funcs = mpitable.parse_table(table)
@@ -396,24 +414,23 @@ def main():
     names, starts = [], []
     for f in funcs:
         if f.engine:
-            names.append("0")
-            starts.append("0")
+            names.append((f, "0"))
+            starts.append((f, "0"))
             continue
         c = Call(f)
         c.build()
-        out.append(c.emit())
-        out.append("")
-        names.append("rp_call_" + f.short)
+        code = [c.emit()]
+        names.append((f, "rp_call_" + f.short))
         start = c.emit_start()
         if start:
-            out.append(start)
-            out.append("")
-        starts.append("rp_start_" + f.short if start else "0")
-    out.append("const rp_call_fn rp_calls[TF_FN_COUNT] = {")
-    out += ["  %s," % n for n in names]
-    out += ["};", ""]
-    out.append("const rp_start_fn rp_starts[TF_FN_COUNT] = {")
-    out += ["  %s," % n for n in starts]
+            code.append(start)
+        out.append(emit_wrappers.since(f, "\n\n".join(code)))
+        out.append("")
+        starts.append((f, "rp_start_" + f.short if start else "0"))
+    out += fn_table("rp_call_fn", "rp_calls", names)
+    out += fn_table("rp_start_fn", "rp_starts", starts)
+    out.append("const uint8_t rp_mpi_version[TF_FN_COUNT] = {")
+    out += ["  %d, /* %s */" % (f.mpi, f.name) for f in funcs]
     out += ["};", ""]
     out.append("const uint8_t rp_io[TF_FN_COUNT] = {")
     out += ["  %d, /* %s */" % (1 if f.category == "io" else 0, f.name) for f in funcs]

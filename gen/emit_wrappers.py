@@ -120,6 +120,8 @@ class Body:
             val = "tf_bytes(tf_sum_ints(%s, %s), dt_%s.size)" % (cp.name, expand(cp.ann["n"]), dp.name)
         else:
             val = "tf_bytes(%s, dt_%s.size)" % (cp.name, dp.name)
+        if r.times:  # partitioned: `partitions` blocks of count elements
+            val = "tf_bytes(%s, %s)" % (r.times, val)
         self.pre.append("tf_put(&c, (%s) ? (int64_t)(%s) : TF_NONE);" % (cond, val))
 
     def rec_assert(self, r, p):
@@ -391,6 +393,14 @@ def wrapper(f, g, fn_id, call=None):
     return "\n".join(out)
 
 
+def since(f, code):
+    """code, compiled only where the MPI library provides f ({mpi=4}: an
+    MPI-3.1 library, such as Open MPI 4.1, has no MPI_Isendrecv)."""
+    if f.mpi <= 3:
+        return code
+    return "#if MPI_VERSION >= %d /* %s is MPI %d.0 */\n%s\n#endif" % (f.mpi, f.name, f.mpi, code)
+
+
 def portable(p):
     """How an int parameter's value is kept: through its set of portable.table, or as is."""
     return "tf_portable_%s" % p.ann["portable"] if "portable" in p.ann else "tf_int_val"
@@ -407,7 +417,7 @@ def main():
          '#include "tracefold.h"', ""] + emit_portable.to_portable(emit_portable.sets(table)) + ["", "#endif", ""]
     open(outdir + "/tf_portable.h", "w").write("\n".join(h))
     for f in mpitable.parse_table(table):
-        w.append(wrapper(f, Body(f), "TF_FN_" + f.name))
+        w.append(since(f, wrapper(f, Body(f), "TF_FN_" + f.name)))
         w.append("")
     open(outdir + "/tf_wrappers.c", "w").write("\n".join(w))
 

@@ -104,10 +104,11 @@ class Param:
 
 
 FUNC_ANN = {"init", "finalize", "abort", "varargs", "complete", "outcome", "persistent", "engine", "nofortran",
-            "nosim", "simoutofplace"}
+            "nosim", "simoutofplace", "mpi"}
 PARAM_ANN = {"n", "if", "out", "use", "free", "inplace", "recv", "id", "skip", "addr", "layout", "portable", "expose",
              "region"}
 COMPLETE = ("one", "any", "all", "some")
+SMPI_MPI_VERSION = 3  # the MPI version SimGrid's SMPI declares (smpi.h, SimGrid 3.32)
 
 
 class Func:
@@ -125,7 +126,13 @@ class Func:
         self.persistent = "persistent" in ann
         self.engine = "engine" in ann
         self.fortran = "nofortran" not in ann  # a generated Fortran entry point (emit_fortran.py)
-        self.sim = "nosim" not in ann  # SimGrid's SMPI implements it
+        # {mpi=4}: the MPI version that introduced it; the generated code is
+        # compiled only where the library's MPI_VERSION is as high
+        self.mpi = int(ann.get("mpi", 3))
+        if self.mpi not in (3, 4):
+            raise SystemExit("%s: unknown {mpi=%s} (3 or 4)" % (name, ann["mpi"]))
+        # SimGrid's SMPI implements it (SMPI 3.32 is an MPI 3.1 library: none of MPI 4.0)
+        self.sim = "nosim" not in ann and self.mpi <= SMPI_MPI_VERSION
         self.sim_out_of_place = "simoutofplace" in ann  # ... but not in place
         # derived: an int *flag output says whether what the call reports
         # happened (the Test forms, MPI_Iprobe, MPI_Improbe)
@@ -169,12 +176,13 @@ def parse_table(path):
                 raise SystemExit("%s: %s {portable=%s}: no such set in portable.table" % (f.name, p.name,
                                                                                         p.ann["portable"]))
     # The nonblocking form of MPI_X is MPI_IX (MPI's naming) when the table
-    # has it and it creates a request (not MPI_Iprobe for MPI_Probe, nor
-    # MPI_Intercomm_create for itself).
+    # has it, it creates a request (not MPI_Iprobe for MPI_Probe, nor
+    # MPI_Intercomm_create for itself) and every library that has MPI_X has
+    # it (not MPI_Isendrecv_replace, MPI 4.0, for MPI_Sendrecv_replace).
     by_name = {f.name: f for f in funcs}
     for f in funcs:
         nb = by_name.get("MPI_I" + f.name[4].lower() + f.name[5:])
-        if nb is not None and nb is not f and nb.creates_request():
+        if nb is not None and nb is not f and nb.creates_request() and nb.mpi <= f.mpi:
             f.nonblocking = nb
     return funcs
 
@@ -314,6 +322,11 @@ def derive(f):
             continue
         if b == "MPI_Aint" and not p.is_array:
             rec("aint", p, (n, "INT", False))
+            continue
+        if b == "MPI_Count" and not p.is_array and n.endswith("count") and f.category in COUNTED:
+            rec("count", p, (n, "COUNT", False))  # partitioned communication: the count of one partition
+            counts[count_prefix(n)] = p
+            maybe_bytes(count_prefix(n))
             continue
         if b in ("int", "MPI_Aint") and p.is_array and "n" in a:
             kind = "COUNT" if n.endswith("counts") else "INT"
@@ -458,6 +471,10 @@ def derive(f):
                                             for s, k in (("src", "SRC"), ("tag", "MTAG"), ("bytes", "MBYTES"))]))
             continue
         raise SystemExit("%s: no rule for parameter %r" % (f.name, p.decl))
+    # partitioned communication: a message is `partitions` blocks of count elements
+    for r in f.recs:
+        if r.role == "bytes":
+            r.times = "partitions" if "partitions" in names else None
     # the recorder puts the values taken before the call, then the outputs
     post = [r.role in POST for r in f.recs]
     if post != sorted(post):
@@ -474,7 +491,8 @@ def derive(f):
 # parameters of the function (or, for N, a size):
 #   block(COUNT, TYPE)          COUNT elements of TYPE
 #   blocks(COUNT, TYPE, N)      N consecutive blocks of COUNT elements of TYPE
-#                               (N: SIZE, LOCALSIZE, INDEG, OUTDEG as in n=)
+#                               (N: SIZE, LOCALSIZE, INDEG, OUTDEG as in n=,
+#                               or a recorded int parameter: partitions)
 #   displs(COUNTS, DISPLS, TYPE)  block i: COUNTS[i] elements of TYPE at
 #                               DISPLS[i] extents of TYPE; if TYPE is an
 #                               array (the w forms): COUNTS[i] elements of
@@ -525,6 +543,7 @@ def derive_layout(f, p):
     for a in fields:
         if a not in f.field_index:
             raise SystemExit("%s: %s: layout %s: %s is not a recorded field" % (f.name, p.name, spec, a))
-    if kind == "blocks" and args[2] not in LAYOUT_SIZES:
-        raise SystemExit("%s: %s: layout %s: the block count is one of %s" % (f.name, p.name, spec, LAYOUT_SIZES))
+    if kind == "blocks" and args[2] not in LAYOUT_SIZES and args[2] not in f.field_index:
+        raise SystemExit("%s: %s: layout %s: the block count is one of %s or a recorded field" % (
+            f.name, p.name, spec, LAYOUT_SIZES))
     return Layout(kind, args)

@@ -5,8 +5,8 @@
  * or for MPI_Irecv the status of the completion found ahead in the trace),
  * so that the replay is deterministic; --any-source keeps the wildcard.
  *
- * Completions: MPI_Test*, MPI_Wait{any,some} and MPI_Iprobe have outcomes
- * that depend on timing. Before such a call the engine waits (through PMPI,
+ * Completions: MPI_Test*, MPI_Wait{any,some}, MPI_Iprobe and MPI_Parrived
+ * have outcomes that depend on timing. Before such a call the engine waits (through PMPI,
  * invisible to a recorder) until what the recording completed can complete,
  * so the call reports it. MPI_Waitany/Testany/Waitsome/Testsome that
  * reported requests are given an array in which every other entry is
@@ -211,6 +211,17 @@ void rp_outcome_before(rp_thread *T, uint32_t fn, MPI_Request *reqs) {
     PMPI_Probe(src, rp_tag(T, x->tag), comm, MPI_STATUS_IGNORE);
     return;
   }
+  if (fn == TF_FN_MPI_Parrived) { /* completes no request: the recording found the partition there, or not */
+#if MPI_VERSION >= 4
+    const int request = 0, partition = 1, recorded_flag = 2; /* MPI_Parrived's fields */
+    MPI_Request r = rp_req(T, request);
+    int flag = 0;
+    if (rp_int(T, recorded_flag) == 1)
+      while (r != MPI_REQUEST_NULL && PMPI_Parrived(r, rp_int(T, partition), &flag) == MPI_SUCCESS && !flag)
+        sched_yield();
+#endif
+    return;
+  }
   if (fn == TF_FN_MPI_Wait || fn == TF_FN_MPI_Waitall || fn == TF_FN_MPI_Probe || fn == TF_FN_MPI_Mprobe)
     return; /* they block until done anyway */
   completion c = recorded(T);
@@ -235,7 +246,7 @@ void rp_outcome_before(rp_thread *T, uint32_t fn, MPI_Request *reqs) {
 }
 
 void rp_outcome_after(rp_thread *T, uint32_t fn, int rc, MPI_Request *live) {
-  if (rc != MPI_SUCCESS || !live) return;
+  if (rc != MPI_SUCCESS || !live || fn == TF_FN_MPI_Parrived) return;
   completion c = recorded(T);
   if (c.reqs < 0) return;
   rp_lock(T->E);

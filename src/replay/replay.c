@@ -161,17 +161,22 @@ static void cannot_replay(const rp_engine *E, uint32_t j, char *buf, size_t len)
              j < E->info->nfuncs ? E->info->funcs[j].name : "an unnamed function");
 }
 
-/* Under SimGrid: -1 (and why) if SMPI does not implement schema function
- * fn ({nosim} in mpi.table); its calls would abort the simulation. */
-static int cannot_simulate(const rp_engine *E, uint32_t fn, char *err, size_t errlen) {
+/* -1 (and why) if this engine's MPI cannot make schema function fn's
+ * calls: under SimGrid, one SMPI does not implement ({nosim} in mpi.table;
+ * its calls would abort the simulation); under an MPI library older than
+ * the function ({mpi=4}: MPI_Isendrecv under an MPI-3.1 library). */
+static int cannot_call(const rp_engine *E, uint32_t fn, char *err, size_t errlen) {
+  if (fn >= TF_FN_COUNT) return 0;
 #ifdef TF_SIMGRID
-  if (fn < TF_FN_COUNT && rp_nosim[fn])
+  if (rp_nosim[fn])
     return snprintf(err, errlen, "%s: the trace calls %s, which SimGrid's SMPI does not implement (SimGrid %d.%d): it "
                     "cannot be simulated (doc/SIMULATE.md, \"What SMPI lacks\")", E->opt.trace, tf_schema[fn].name,
                     SIMGRID_VERSION_MAJOR, SIMGRID_VERSION_MINOR), -1;
-#else
-  (void)E, (void)fn, (void)err, (void)errlen;
 #endif
+  if (rp_mpi_version[fn] > MPI_VERSION)
+    return snprintf(err, errlen, "%s: the trace calls %s, which is MPI %d.0: this MPI library implements MPI %d.%d; "
+                    "replay the trace under an MPI %d.0 library (doc/REPLAY.md)", E->opt.trace, tf_schema[fn].name,
+                    rp_mpi_version[fn], MPI_VERSION, MPI_SUBVERSION, rp_mpi_version[fn]), -1;
   return 0;
 }
 
@@ -190,7 +195,7 @@ static int check_nodes(rp_engine *E, const tf_node *const *nodes, uint32_t n, ui
       cannot_replay(E, ni.fn, why, sizeof why);
       return snprintf(err, errlen, "%s: %s", E->opt.trace, why), -1;
     }
-    if (cannot_simulate(E, E->fnmap[ni.fn], err, errlen)) return -1;
+    if (cannot_call(E, E->fnmap[ni.fn], err, errlen)) return -1;
     if (tf_node_has_rank(nodes[i], E->rank) && ni.thread + 1 > *threads) *threads = ni.thread + 1;
   }
   return 0;
@@ -204,7 +209,7 @@ static int flat_threads(rp_engine *E, uint32_t *threads, char *err, size_t errle
   if (tf_rank_cursor_open(E->trace, E->rank, &c, err, errlen) != TF_OK) return -1;
   while ((rc = tf_rank_cursor_next(c, &ev)) == 1) {
     if (ev.thread + 1 > *threads) *threads = ev.thread + 1;
-    if (ev.fn < E->info->nfuncs && cannot_simulate(E, E->fnmap[ev.fn], err, errlen)) {
+    if (ev.fn < E->info->nfuncs && cannot_call(E, E->fnmap[ev.fn], err, errlen)) {
       rc = -2;
       break;
     }

@@ -64,6 +64,9 @@ extern const rp_start_fn rp_starts[TF_FN_COUNT]; /* NULL: no nonblocking form */
 /* 1: SimGrid's SMPI does not implement the function ({nosim} in mpi.table);
  * tracefold-sim refuses a trace that calls it. */
 extern const uint8_t rp_nosim[TF_FN_COUNT];
+/* The MPI version that introduced the function ({mpi=4} in mpi.table: 4;
+ * else 3): the engine refuses a trace that calls one its MPI lacks. */
+extern const uint8_t rp_mpi_version[TF_FN_COUNT];
 /* 1: an MPI-IO function ([io] in mpi.table): replayed through rp_io_call (io.c). */
 extern const uint8_t rp_io[TF_FN_COUNT];
 
