@@ -100,7 +100,10 @@ def section(names, funcs, version):
             nsim += f.sim
             replayed = "no: a run that calls it leaves a partial trace" if f.lifecycle == "abort" else "yes"
             simulated = "yes" if f.sim else "no: SimGrid's SMPI does not implement it"
-            rows.append("| `%s` | yes (`[%s]`) | %s | %s |" % (n, f.category, replayed, simulated))
+            since = "" if f.mpi <= 3 else ", MPI %d.0: where the library implements it" % f.mpi
+            if f.mpi > mpitable.SMPI_MPI_VERSION:
+                simulated += " (an MPI %d.1 library)" % mpitable.SMPI_MPI_VERSION
+            rows.append("| `%s` | yes (`[%s]`%s) | %s | %s |" % (n, f.category, since, replayed, simulated))
             continue
         why = why_not(n, rules)
         if why is None:
