@@ -26,6 +26,9 @@ Field rules: what a parameter records follows from its type and name.
   MPI_File / MPI_File*    ([io]) file id (symbolic, the same on every rank
                           that opened it together) / new or closed file id
   MPI_Offset, MPI_Offset* offset or displacement (64-bit), in or out
+  MPI_Count count         a count (64-bit; partitioned communication's
+                          count per partition: its bytes are partitions x
+                          count x size)
   char *                  ([io]) a string: its characters (NAME array)
   MPI_Status* ([io])      the bytes read or written (status.bytes)
 Annotations in {} adjust this (see the head of mpi.table).
