@@ -24,7 +24,10 @@
 !   MPI_Unpack / MPI_Pack_size, MPI_Alltoallw with arrays of datatypes, a
 !   distributed graph with MPI_UNWEIGHTED (MPI_Dist_graph_neighbors_count
 !   must say unweighted), MPI_Pcontrol, a user op (MPI_Op_create: only the
-!   library's binding can call a Fortran user function).
+!   library's binding can call a Fortran user function). Once, with an MPI
+!   4.0 library (-DTF_MPI4=1): MPI_Isendrecv, MPI_Allreduce_init (in
+!   place), MPI_Psend_init/MPI_Precv_init (an MPI_COUNT_KIND count) with
+!   MPI_Pready_range.
 ! Every value received goes into the checksum; any check that fails is
 ! printed. Counts oracle: wlcount.f90 (each call is counted where made).
 ! Options: -i steps (default 3), -s values per message (default 4), -c PREFIX.
@@ -89,6 +92,9 @@ program fbindings
   integer :: iters, n, rank, nprocs, left, right, step, k, idx, second, probe, ierr, cnt, outcount, i
   integer :: indices(2), ignored0(4), ignored1(4), indeg, outdeg, position, packsize, ival, ival2
   integer(kind=MPI_ADDRESS_KIND) :: addr(2)
+#if TF_MPI4
+  integer(kind=MPI_COUNT_KIND) :: pcount
+#endif
   integer, allocatable :: counts(:), displs(:)
   logical :: flag, weighted
   character(len=4096) :: prefix
@@ -290,6 +296,51 @@ program fbindings
     end do
     total = total + sum(wl_in)
   end do
+
+#if TF_MPI4
+  ! MPI 4.0 (where the library implements it): MPI_Isendrecv, a persistent
+  ! collective, partitioned communication with an MPI_COUNT_KIND count
+  a = dble(rank)
+  b = -1
+  call wl('MPI_Isendrecv')
+  call MPI_Isendrecv(a, n, MPI_DOUBLE_PRECISION, right, 12, b, n, MPI_DOUBLE_PRECISION, left, 12, &
+                     MPI_COMM_WORLD, rq(1), ierr)
+  call wl('MPI_Wait')
+  call MPI_Wait(rq(1), MPI_STATUS_IGNORE, ierr)
+  call check(all(b(1:n) == dble(left)), 'MPI_Isendrecv')
+  total = total + sum(b(1:n))
+  x = dble(rank + 1)
+  call wl('MPI_Allreduce_init')
+  call MPI_Allreduce_init(MPI_IN_PLACE, x, 1, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &
+                          rq(1), ierr)
+  call wl('MPI_Start')
+  call MPI_Start(rq(1), ierr)
+  call wl('MPI_Wait')
+  call MPI_Wait(rq(1), MPI_STATUS_IGNORE, ierr)
+  call check(x == dble(nprocs * (nprocs + 1) / 2), 'MPI_Allreduce_init')
+  total = total + x
+  call wl('MPI_Request_free')
+  call MPI_Request_free(rq(1), ierr)
+  pcount = n
+  a = dble(10 * rank)
+  b = -1
+  call wl('MPI_Precv_init')
+  call MPI_Precv_init(b, 2, pcount, MPI_DOUBLE_PRECISION, left, 13, MPI_COMM_WORLD, MPI_INFO_NULL, rq(1), ierr)
+  call wl('MPI_Psend_init')
+  call MPI_Psend_init(a, 2, pcount, MPI_DOUBLE_PRECISION, right, 13, MPI_COMM_WORLD, MPI_INFO_NULL, rq(2), ierr)
+  call wl('MPI_Startall')
+  call MPI_Startall(2, rq, ierr)
+  call wl('MPI_Pready_range')
+  call MPI_Pready_range(0, 1, rq(2), ierr)
+  call wl('MPI_Waitall')
+  call MPI_Waitall(2, rq, MPI_STATUSES_IGNORE, ierr)
+  call check(all(b == dble(10 * left)), 'MPI_Psend_init')
+  total = total + sum(b)
+  call wl('MPI_Request_free')
+  call MPI_Request_free(rq(1), ierr)
+  call wl('MPI_Request_free')
+  call MPI_Request_free(rq(2), ierr)
+#endif
 
   ! MPI_UNWEIGHTED
   srcs(1) = left
