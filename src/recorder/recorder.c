@@ -218,8 +218,13 @@ void tf_call_end(tf_call *c) {
   int quiet = 0;                   /* a write failed: said once per job at MPI_Finalize */
   tf_file_writer *dropped = NULL;  /* mode both: the flat file given up, removed outside the lock */
   tf_lock();
-  if (tf_state() != TF_STATE_RECORDING) {
-    tf_lost_add(1); /* the recorder failed or stopped during this call */
+  tf_rec_state now = tf_state();
+  if (now != TF_STATE_RECORDING) {
+    /* the recorder failed during this call: lost. Stopped (a signal, the
+     * end of the run on another thread): the call ends after the trace's
+     * end, like any call after a partial trace's last event, and is not a
+     * loss (counting it made a SIGTERM'd run LOSSY, mpi.signals) */
+    if (now == TF_STATE_FAILED) tf_lost_add(1);
   } else {
     int is_new = 0;
     int64_t site = -1;
