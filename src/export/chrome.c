@@ -29,6 +29,7 @@
 #include "comms.h"
 #include "events.h"
 #include "export.h"
+#include "failure.h"
 #include "grow.h"
 #include "json.h"
 #include "messages.h"
@@ -115,19 +116,8 @@ typedef struct cx {
   FILE *f;
   uint64_t done, slices, calls, arrows;
   int first; /* no event written yet */
-  int rc;
-  char err[1024];
+  xp_failure failure;
 } cx;
-
-static int fail(cx *x, int rc, const char *fmt, ...) {
-  if (x->rc) return -1;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(x->err, sizeof x->err, fmt, ap);
-  va_end(ap);
-  x->rc = rc;
-  return -1;
-}
 
 static void sep(cx *x) {
   fputs(x->first ? "\n" : ",\n", x->f);
@@ -154,7 +144,7 @@ static void meta(cx *x, const char *what, int32_t pid, int64_t tid, const char *
 
 static int add_flow(cx *x, flow fl) {
   flow *nv = xp_grow(x->flows, x->nflows, &x->capflows, sizeof *nv);
-  if (!nv) return fail(x, 1, "out of memory");
+  if (!nv) return xp_fail(&x->failure, 1, "out of memory");
   x->flows = nv;
   x->flows[x->nflows++] = fl;
   return 0;
@@ -169,7 +159,7 @@ static int flows(cx *x, int32_t rank, uint32_t tid, uint64_t ts, int in_window) 
     int64_t a = send ? rank : m->peer, b = send ? m->peer : rank;
     /* counted apart on each side (a message to itself is counted twice by its rank) */
     uint64_t n = keys_next(&x->k, 2 * a + recv, b, m->comm, m->tag);
-    if (n == UINT64_MAX) return fail(x, 1, "out of memory");
+    if (n == UINT64_MAX) return xp_fail(&x->failure, 1, "out of memory");
     if (!in_window || !x->want[m->peer]) continue;
     /* a 52-bit id (exact in JavaScript's numbers) of (key, n); both ends compute it alike */
     uint64_t id = mix(khash(a, b, m->comm, m->tag) ^ mix(n + 1)) & ((1ull << 52) - 1);
@@ -180,15 +170,15 @@ static int flows(cx *x, int32_t rank, uint32_t tid, uint64_t ts, int in_window) 
 
 static int event(cx *x, const xp_events *e, int32_t rank, uint8_t **seen, uint32_t *nseen) {
   uint64_t cs, s, end;
-  if (xp_clock_event(&x->clk, e, &cs, &s, &end)) return fail(x, 1, "out of memory");
-  if (xp_msgs_event(&x->msgs, e)) return fail(x, 1, "out of memory");
+  if (xp_clock_event(&x->clk, e, &cs, &s, &end)) return xp_fail(&x->failure, 1, "out of memory");
+  if (xp_msgs_event(&x->msgs, e)) return xp_fail(&x->failure, 1, "out of memory");
   int call_in = end >= x->from && s <= x->to;
   int comp_in = s > cs && s >= x->from && cs <= x->to;
   uint32_t tid = e->ev.thread;
   if ((call_in || comp_in) && (tid >= *nseen || !(*seen)[tid])) {
     if (tid >= *nseen) {
       uint8_t *ns = realloc(*seen, tid + 1);
-      if (!ns) return fail(x, 1, "out of memory");
+      if (!ns) return xp_fail(&x->failure, 1, "out of memory");
       memset(ns + *nseen, 0, tid + 1 - *nseen);
       *seen = ns;
       *nseen = tid + 1;
@@ -232,7 +222,7 @@ static int export_rank(cx *x, int32_t rank) {
   xp_events e;
   char err[1024];
   tf_status st = xp_events_open(&e, x->t, rank, err, sizeof err);
-  if (st != TF_OK) return fail(x, st == TF_ERR_NOMEM ? 1 : 2, "%s", err);
+  if (st != TF_OK) return xp_fail(&x->failure, st == TF_ERR_NOMEM ? 1 : 2, "%s", err);
   char name[64];
   snprintf(name, sizeof name, "rank %d", rank);
   meta(x, "process_name", rank, -1, name, 0);
@@ -245,14 +235,14 @@ static int export_rank(cx *x, int32_t rank) {
   int got, rc = 0;
   while (rc == 0 && (got = xp_events_next(&e)) == 1) {
     if (!e.fd) {
-      rc = fail(x, 2, "rank %d event %" PRIu64 ": function %u is not in the trace's function table", rank, e.seq,
+      rc = xp_fail(&x->failure, 2, "rank %d event %" PRIu64 ": function %u is not in the trace's function table", rank, e.seq,
                 e.ev.fn);
       break;
     }
     rc = event(x, &e, rank, &seen, &nseen);
     if ((++x->done & 4095) == 0 && x->o->progress) x->o->progress(x->done, x->info->nevents, x->o->progress_arg);
   }
-  if (rc == 0 && got < 0) rc = fail(x, 2, "%s", xp_events_error(&e));
+  if (rc == 0 && got < 0) rc = xp_fail(&x->failure, 2, "%s", xp_events_error(&e));
   free(seen);
   xp_events_close(&e);
   return rc;
@@ -292,7 +282,7 @@ static int window(cx *x) {
       if (!tf_trace_rank(x->t, r, NULL, NULL)) continue;
       tf_timeline *tl;
       char err[1024];
-      if (tf_timeline_open(x->t, r, &tl, err, sizeof err) != TF_OK) return fail(x, 2, "%s", err);
+      if (tf_timeline_open(x->t, r, &tl, err, sizeof err) != TF_OK) return xp_fail(&x->failure, 2, "%s", err);
       uint64_t end = x->clk.offset[r] + tf_timeline_end(tl);
       if (end > len) len = end;
       tf_timeline_close(tl);
@@ -302,7 +292,7 @@ static int window(cx *x) {
   x->to = UINT64_MAX;
   if (o->from.set) x->from = (uint64_t)(o->from.percent ? o->from.value / 100 * (double)len : o->from.value * 1e9);
   if (o->to.set) x->to = (uint64_t)(o->to.percent ? o->to.value / 100 * (double)len : o->to.value * 1e9);
-  if (x->to < x->from) return fail(x, 2, "the window ends (--to) before it starts (--from)");
+  if (x->to < x->from) return xp_fail(&x->failure, 2, "the window ends (--to) before it starts (--from)");
   return 0;
 }
 
@@ -333,21 +323,21 @@ tf_export_status tf_export_chrome(const char *trace, const char *file, const tf_
   int rc = 0;
   tf_status st;
   x.want = calloc((size_t)x.info->nranks + 1, 1);
-  if (!x.want) rc = fail(&x, 1, "out of memory");
+  if (!x.want) rc = xp_fail(&x.failure, 1, "out of memory");
   for (int32_t r = 0; rc == 0 && r < x.info->nranks; r++) x.want[r] = !o->ranks && tf_trace_rank(x.t, r, NULL, NULL);
   for (size_t i = 0; rc == 0 && o->ranks && i < o->nranks; i++) {
     if (o->ranks[i] < 0 || o->ranks[i] >= x.info->nranks || !tf_trace_rank(x.t, o->ranks[i], NULL, NULL))
-      rc = fail(&x, 2, "rank %d is not in the trace (%d ranks)", o->ranks[i], x.info->nranks);
+      rc = xp_fail(&x.failure, 2, "rank %d is not in the trace (%d ranks)", o->ranks[i], x.info->nranks);
     else
       x.want[o->ranks[i]] = 1;
   }
   if (rc == 0 && ((st = xp_comms_build(&x.comms, x.t, err, sizeof err)) != TF_OK ||
                   (st = xp_clock_init(&x.clk, x.t, err, sizeof err)) != TF_OK))
-    rc = fail(&x, st == TF_ERR_NOMEM ? 1 : 2, "%s", err);
-  if (rc == 0 && xp_msgs_init(&x.msgs, x.info, &x.comms)) rc = fail(&x, 1, "out of memory");
+    rc = xp_fail(&x.failure, st == TF_ERR_NOMEM ? 1 : 2, "%s", err);
+  if (rc == 0 && xp_msgs_init(&x.msgs, x.info, &x.comms)) rc = xp_fail(&x.failure, 1, "out of memory");
   if (rc == 0) rc = window(&x);
   xp_outfile of = {0};
-  if (rc == 0 && xp_outfile_open(&of, file, x.err, sizeof x.err)) rc = x.rc = 2;
+  if (rc == 0 && xp_outfile_open(&of, file, x.failure.err, sizeof x.failure.err)) rc = x.failure.rc = 2;
   if (rc == 0) {
     x.f = of.f;
     header(&x);
@@ -355,12 +345,12 @@ tf_export_status tf_export_chrome(const char *trace, const char *file, const tf_
       if (x.want[r]) rc = export_rank(&x, r);
     if (rc == 0) arrows(&x);
     fputs("\n]}\n", x.f);
-    if (rc == 0 && xp_outfile_commit(&of, x.err, sizeof x.err)) rc = x.rc = 1;
+    if (rc == 0 && xp_outfile_commit(&of, x.failure.err, sizeof x.failure.err)) rc = x.failure.rc = 1;
   }
   if (rc != 0) xp_outfile_discard(&of);
   if (x.o->progress && rc == 0) x.o->progress(x.done, x.info->nevents, x.o->progress_arg);
   if (rc != 0)
-    snprintf(msg, msglen, "%s: %s", trace, x.err);
+    snprintf(msg, msglen, "%s: %s", trace, x.failure.err);
   else
     snprintf(msg, msglen, "%s: Chrome trace-event JSON: %" PRIu64 " calls and %" PRIu64 " compute slices, %" PRIu64
                           " message arrows", of.path, x.calls, x.slices - x.calls, x.arrows);
@@ -371,5 +361,5 @@ tf_export_status tf_export_chrome(const char *trace, const char *file, const tf_
   xp_clock_free(&x.clk);
   xp_comms_free(&x.comms);
   tf_trace_close(x.t);
-  return rc == 0 ? TF_EXPORT_OK : (tf_export_status)(x.rc ? x.rc : 1);
+  return rc == 0 ? TF_EXPORT_OK : (tf_export_status)(x.failure.rc ? x.failure.rc : 1);
 }

@@ -28,6 +28,7 @@
 #include <strings.h>
 
 #include "export.h"
+#include "failure.h"
 
 #ifndef TF_HAVE_OTF2
 
@@ -141,8 +142,7 @@ typedef struct ox {
   uint32_t nw;
   uint64_t first, last; /* timestamps */
   uint64_t done;        /* events read */
-  int rc;
-  char err[1024];
+  xp_failure failure;
 } ox;
 
 static ox *the_ox; /* for the OTF2 error callback */
@@ -153,11 +153,11 @@ static OTF2_ErrorCode otf2_error(void *data, const char *file, uint64_t line, co
   (void)file;
   (void)line;
   (void)fn;
-  if (the_ox && !the_ox->rc) {
+  if (the_ox && !the_ox->failure.rc) {
     char m[512];
     vsnprintf(m, sizeof m, fmt ? fmt : "", va);
-    snprintf(the_ox->err, sizeof the_ox->err, "OTF2: %s: %s", OTF2_Error_GetName(code), m);
-    the_ox->rc = 1;
+    snprintf(the_ox->failure.err, sizeof the_ox->failure.err, "OTF2: %s: %s", OTF2_Error_GetName(code), m);
+    the_ox->failure.rc = 1;
   }
   return code;
 }
@@ -172,16 +172,6 @@ static OTF2_FlushType pre_flush(void *u, OTF2_FileType ft, OTF2_LocationRef l, v
 }
 static const OTF2_FlushCallbacks flush_cbs = {.otf2_pre_flush = pre_flush, .otf2_post_flush = NULL};
 
-static int fail(ox *x, int rc, const char *fmt, ...) {
-  if (x->rc) return -1;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(x->err, sizeof x->err, fmt, ap);
-  va_end(ap);
-  x->rc = rc;
-  return -1;
-}
-
 static OTF2_LocationRef loc_of(const ox *x, int32_t rank, uint32_t thread) {
   return (OTF2_LocationRef)thread * (OTF2_LocationRef)x->info->nranks + (OTF2_LocationRef)rank;
 }
@@ -189,14 +179,14 @@ static OTF2_LocationRef loc_of(const ox *x, int32_t rank, uint32_t thread) {
 static OTF2_EvtWriter *writer(ox *x, int32_t rank, uint32_t thread) {
   if (thread >= x->nw) {
     OTF2_EvtWriter **nw = realloc(x->w, (thread + 1) * sizeof *nw);
-    if (!nw) return fail(x, 1, "out of memory"), NULL;
+    if (!nw) return xp_fail(&x->failure, 1, "out of memory"), NULL;
     for (uint32_t i = x->nw; i <= thread; i++) nw[i] = NULL;
     x->w = nw;
     x->nw = thread + 1;
   }
   if (!x->w[thread]) {
     x->w[thread] = OTF2_Archive_GetEvtWriter(x->ar, loc_of(x, rank, thread));
-    if (!x->w[thread]) fail(x, 1, "OTF2: no event writer for rank %d thread %u", rank, thread);
+    if (!x->w[thread]) xp_fail(&x->failure, 1, "OTF2: no event writer for rank %d thread %u", rank, thread);
   }
   return x->w[thread];
 }
@@ -243,12 +233,12 @@ static void coll_args(ox *x, const xp_events *e, int32_t rank, pcoll *p) {
 
 static int event(ox *x, const xp_events *e, int32_t rank) {
   uint64_t cs, s, end;
-  if (xp_clock_event(&x->clk, e, &cs, &s, &end)) return fail(x, 1, "out of memory");
+  if (xp_clock_event(&x->clk, e, &cs, &s, &end)) return xp_fail(&x->failure, 1, "out of memory");
   OTF2_EvtWriter *w = writer(x, rank, e->ev.thread);
   if (!w) return -1;
   if (s < x->first) x->first = s;
   if (end > x->last) x->last = end;
-  if (xp_msgs_event(&x->msgs, e)) return fail(x, 1, "out of memory");
+  if (xp_msgs_event(&x->msgs, e)) return xp_fail(&x->failure, 1, "out of memory");
   const fninfo *fi = &x->fns[e->ev.fn];
   OTF2_EvtWriter_Enter(w, NULL, s, (OTF2_RegionRef)e->ev.fn);
   messages(x, w, s, 0);
@@ -262,7 +252,7 @@ static int event(ox *x, const xp_events *e, int32_t rank) {
       p.req = xp_scalar(e->fields, xp_fieldmap_row(&x->map, e->ev.fn)[F_REQ]);
       OTF2_EvtWriter_NonBlockingCollectiveRequest(w, NULL, s, (uint64_t)p.req);
       pcoll *nv = xp_grow(x->pend, x->npend, &x->cappend, sizeof *nv);
-      if (!nv) return fail(x, 1, "out of memory");
+      if (!nv) return xp_fail(&x->failure, 1, "out of memory");
       x->pend = nv;
       x->pend[x->npend++] = p;
     }
@@ -280,28 +270,28 @@ static int event(ox *x, const xp_events *e, int32_t rank) {
         break;
       }
   OTF2_EvtWriter_Leave(w, NULL, end, (OTF2_RegionRef)e->ev.fn);
-  return x->rc ? -1 : 0;
+  return x->failure.rc ? -1 : 0;
 }
 
 static int export_rank(ox *x, int32_t rank) {
   xp_events e;
   char err[1024];
   tf_status st = xp_events_open(&e, x->t, rank, err, sizeof err);
-  if (st != TF_OK) return fail(x, st == TF_ERR_NOMEM ? 1 : 2, "%s", err);
+  if (st != TF_OK) return xp_fail(&x->failure, st == TF_ERR_NOMEM ? 1 : 2, "%s", err);
   xp_msgs_rank(&x->msgs, rank);
   xp_clock_rank(&x->clk, rank);
   x->npend = 0;
   int got, rc = 0;
   while (rc == 0 && (got = xp_events_next(&e)) == 1) {
     if (!e.fd) {
-      rc = fail(x, 2, "rank %d event %" PRIu64 ": function %u is not in the trace's function table", rank, e.seq,
+      rc = xp_fail(&x->failure, 2, "rank %d event %" PRIu64 ": function %u is not in the trace's function table", rank, e.seq,
                 e.ev.fn);
       break;
     }
     rc = event(x, &e, rank);
     if ((++x->done & 4095) == 0 && x->o->progress) x->o->progress(x->done, x->info->nevents, x->o->progress_arg);
   }
-  if (rc == 0 && got < 0) rc = fail(x, 2, "%s", xp_events_error(&e));
+  if (rc == 0 && got < 0) rc = xp_fail(&x->failure, 2, "%s", xp_events_error(&e));
   xp_events_close(&e);
   for (uint32_t th = 0; th < x->nw; th++) {
     if (!x->w[th]) continue;
@@ -309,13 +299,13 @@ static int export_rank(ox *x, int32_t rank) {
     OTF2_EvtWriter_GetNumberOfEvents(x->w[th], &n);
     loc *nv = xp_grow(x->locs, x->nlocs, &x->caplocs, sizeof *nv);
     if (!nv) {
-      rc = fail(x, 1, "out of memory");
+      rc = xp_fail(&x->failure, 1, "out of memory");
     } else {
       x->locs = nv;
       x->locs[x->nlocs++] = (loc){rank, th, n};
     }
     if (OTF2_Archive_CloseEvtWriter(x->ar, x->w[th]) != OTF2_SUCCESS)
-      rc = fail(x, 1, "OTF2: closing an event writer failed");
+      rc = xp_fail(&x->failure, 1, "OTF2: closing an event writer failed");
     x->w[th] = NULL;
   }
   return rc;
@@ -335,7 +325,7 @@ static OTF2_StringRef str(strings *s, const char *text) {
 
 static int definitions(ox *x) {
   OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(x->ar);
-  if (!g) return fail(x, 1, "OTF2: no global definition writer");
+  if (!g) return xp_fail(&x->failure, 1, "OTF2: no global definition writer");
   const tf_trace_info *info = x->info;
   strings s = {g, 0};
   OTF2_StringRef empty = str(&s, "");
@@ -366,7 +356,7 @@ static int definitions(ox *x) {
   }
   /* group 0: the locations of the ranks (thread 0 of each); group i + 1: instance i's ranks */
   uint64_t *mem = malloc(((size_t)info->nranks + 1) * sizeof *mem);
-  if (!mem) return fail(x, 1, "out of memory");
+  if (!mem) return xp_fail(&x->failure, 1, "out of memory");
   for (int32_t r = 0; r < info->nranks; r++) mem[r] = loc_of(x, r, 0);
   OTF2_GlobalDefWriter_WriteGroup(g, 0, str(&s, "MPI ranks"), OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
                                   OTF2_GROUP_FLAG_NONE, (uint32_t)info->nranks, mem);
@@ -385,18 +375,18 @@ static int definitions(ox *x) {
   }
   free(mem);
   if (OTF2_Archive_CloseGlobalDefWriter(x->ar, g) != OTF2_SUCCESS)
-    return fail(x, 1, "OTF2: writing definitions failed");
-  return x->rc ? -1 : 0;
+    return xp_fail(&x->failure, 1, "OTF2: writing definitions failed");
+  return x->failure.rc ? -1 : 0;
 }
 
 static int local_definitions(ox *x) {
-  if (OTF2_Archive_OpenDefFiles(x->ar) != OTF2_SUCCESS) return fail(x, 1, "OTF2: cannot open definition files");
+  if (OTF2_Archive_OpenDefFiles(x->ar) != OTF2_SUCCESS) return xp_fail(&x->failure, 1, "OTF2: cannot open definition files");
   for (size_t i = 0; i < x->nlocs; i++) {
     OTF2_DefWriter *d = OTF2_Archive_GetDefWriter(x->ar, loc_of(x, x->locs[i].rank, x->locs[i].thread));
-    if (!d) return fail(x, 1, "OTF2: no definition writer");
+    if (!d) return xp_fail(&x->failure, 1, "OTF2: no definition writer");
     OTF2_Archive_CloseDefWriter(x->ar, d);
   }
-  return OTF2_Archive_CloseDefFiles(x->ar) == OTF2_SUCCESS ? 0 : fail(x, 1, "OTF2: cannot close definition files");
+  return OTF2_Archive_CloseDefFiles(x->ar) == OTF2_SUCCESS ? 0 : xp_fail(&x->failure, 1, "OTF2: cannot close definition files");
 }
 
 static void properties(ox *x) {
@@ -423,16 +413,6 @@ static void properties(ox *x) {
   OTF2_Archive_SetProperty(x->ar, "TRACEFOLD::VERSION", TF_VERSION_STRING, true);
 }
 
-static void note(const ox *x, const char *fmt, ...) {
-  if (!x->o->note) return;
-  char text[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(text, sizeof text, fmt, ap);
-  va_end(ap);
-  x->o->note(text, x->o->note_arg);
-}
-
 tf_export_status tf_export_otf2(const char *trace, const char *outdir, const tf_export_otf2_opts *o, char *msg,
                                 size_t msglen) {
   ox x = {.o = o, .first = UINT64_MAX};
@@ -448,49 +428,49 @@ tf_export_status tf_export_otf2(const char *trace, const char *outdir, const tf_
   tf_status st;
   if ((st = xp_comms_build(&x.comms, x.t, err, sizeof err)) != TF_OK ||
       (st = xp_clock_init(&x.clk, x.t, err, sizeof err)) != TF_OK)
-    rc = fail(&x, st == TF_ERR_NOMEM ? 1 : 2, "%s", err);
+    rc = xp_fail(&x.failure, st == TF_ERR_NOMEM ? 1 : 2, "%s", err);
   x.fns = malloc((x.info->nfuncs + 1) * sizeof *x.fns);
   if (rc == 0 && (!x.fns || xp_msgs_init(&x.msgs, x.info, &x.comms) || xp_fieldmap_init(&x.map, x.info, specs, NSPECS)))
-    rc = fail(&x, 1, "out of memory");
+    rc = xp_fail(&x.failure, 1, "out of memory");
   for (uint32_t fn = 0; rc == 0 && fn < x.info->nfuncs; fn++) x.fns[fn] = classify(&x.info->funcs[fn]);
-  if (rc == 0 && xp_outdir_begin(&od, x.err, sizeof x.err)) rc = x.rc = 1;
+  if (rc == 0 && xp_outdir_begin(&od, x.failure.err, sizeof x.failure.err)) rc = x.failure.rc = 1;
   if (rc == 0) {
     the_ox = &x;
     OTF2_Error_RegisterCallback(otf2_error, NULL);
     x.ar = OTF2_Archive_Open(od.tmp, "traces", OTF2_FILEMODE_WRITE, OTF2_CHUNK_SIZE_EVENTS_DEFAULT,
                              OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
-    if (!x.ar) rc = fail(&x, 1, "OTF2: cannot create an archive in %s", od.tmp);
+    if (!x.ar) rc = xp_fail(&x.failure, 1, "OTF2: cannot create an archive in %s", od.tmp);
   }
   if (rc == 0) {
     OTF2_Archive_SetFlushCallbacks(x.ar, &flush_cbs, NULL);
     OTF2_Archive_SetSerialCollectiveCallbacks(x.ar);
     OTF2_Archive_SetCreator(x.ar, "tracefold " TF_VERSION_STRING);
     OTF2_Archive_SetDescription(x.ar, x.info->exe ? x.info->exe : "");
-    if (OTF2_Archive_OpenEvtFiles(x.ar) != OTF2_SUCCESS) rc = fail(&x, 1, "OTF2: cannot open event files");
+    if (OTF2_Archive_OpenEvtFiles(x.ar) != OTF2_SUCCESS) rc = xp_fail(&x.failure, 1, "OTF2: cannot open event files");
   }
   for (int32_t r = 0; rc == 0 && r < x.info->nranks; r++)
     if (tf_trace_rank(x.t, r, NULL, NULL)) rc = export_rank(&x, r);
   if (x.ar && rc == 0 && OTF2_Archive_CloseEvtFiles(x.ar) != OTF2_SUCCESS)
-    rc = fail(&x, 1, "OTF2: cannot close event files");
+    rc = xp_fail(&x.failure, 1, "OTF2: cannot close event files");
   if (rc == 0) rc = local_definitions(&x);
   if (rc == 0) rc = definitions(&x);
   if (rc == 0) properties(&x);
-  if (x.ar && OTF2_Archive_Close(x.ar) != OTF2_SUCCESS && rc == 0) rc = fail(&x, 1, "OTF2: closing the archive failed");
-  if (rc == 0 && x.rc) rc = -1;
+  if (x.ar && OTF2_Archive_Close(x.ar) != OTF2_SUCCESS && rc == 0) rc = xp_fail(&x.failure, 1, "OTF2: closing the archive failed");
+  if (rc == 0 && x.failure.rc) rc = -1;
   if (x.o->progress && rc == 0) x.o->progress(x.done, x.info->nevents, x.o->progress_arg);
   the_ox = NULL;
-  if (rc == 0 && xp_outdir_commit(&od, x.err, sizeof x.err)) rc = x.rc = 1;
+  if (rc == 0 && xp_outdir_commit(&od, x.failure.err, sizeof x.failure.err)) rc = x.failure.rc = 1;
   if (rc != 0) xp_outdir_discard(&od);
   if (rc == 0 && x.comms.inexact)
-    note(&x, "%u communicators were made by calls whose members the trace does not tell (MPI_Comm_create, "
+    xp_note(x.o->note, x.o->note_arg, "%u communicators were made by calls whose members the trace does not tell (MPI_Comm_create, "
              "MPI_Comm_split_type, graphs, intercommunicators, or MPI_Cart_create with reorder): their members are "
              "the ranks that hold them, in rank order", x.comms.inexact);
   if (rc == 0 && x.info->source != TF_SOURCE_FLAT && x.info->timing != TF_TIMING_NONE)
-    note(&x, "timestamps regenerated from the trace's mean times per event%s (exact from flat files: record with "
+    xp_note(x.o->note, x.o->note_arg, "timestamps regenerated from the trace's mean times per event%s (exact from flat files: record with "
              "TRACEFOLD_MODE=both and export with --flat)",
          x.info->timing == TF_TIMING_PATH ? " and path" : "");
   if (rc != 0)
-    snprintf(msg, msglen, "%s: %s", trace, x.err);
+    snprintf(msg, msglen, "%s: %s", trace, x.failure.err);
   else
     snprintf(msg, msglen, "%s/traces.otf2: OTF2 archive of %d ranks, %zu locations, %" PRIu64 " calls", od.path,
              x.info->nranks, x.nlocs, x.done);
@@ -503,7 +483,7 @@ tf_export_status tf_export_otf2(const char *trace, const char *outdir, const tf_
   xp_clock_free(&x.clk);
   xp_comms_free(&x.comms);
   tf_trace_close(x.t);
-  return rc == 0 ? TF_EXPORT_OK : (tf_export_status)(x.rc ? x.rc : 1);
+  return rc == 0 ? TF_EXPORT_OK : (tf_export_status)(x.failure.rc ? x.failure.rc : 1);
 }
 
 #endif

@@ -10,22 +10,6 @@
 
 #ifndef PATH_MAX
 #define PATH_MAX 4096
-/* One output file, the same way: written as `path`.tmp-XXXXXX beside it,
- * renamed to path when complete (replacing a file of that name). */
-#include <stdio.h>
-typedef struct xp_outfile {
-  char path[PATH_MAX];
-  char tmp[PATH_MAX + 32];
-  FILE *f; /* open on tmp */
-} xp_outfile;
-/* Create tmp: 0, or -1 with why (the parent directory does not exist, path
- * is a directory). */
-int xp_outfile_open(xp_outfile *o, const char *path, char *err, size_t errlen);
-/* Close and rename: 0, or -1 with why (writing failed); tmp is removed then. */
-int xp_outfile_commit(xp_outfile *o, char *err, size_t errlen);
-/* Close and remove tmp (after a failure); also of an unopened one. */
-void xp_outfile_discard(xp_outfile *o);
-
 #endif
 
 typedef struct xp_outdir {

@@ -25,6 +25,7 @@
 #include "comms.h"
 #include "events.h"
 #include "export.h"
+#include "failure.h"
 #include "json.h"
 #include "messages.h"
 #include "outdir.h"
@@ -67,19 +68,8 @@ typedef struct rx {
   uint32_t tree_nodes;
   FILE *f;
   const char *trace;      /* as the user named it */
-  int rc;
-  char err[1024];
+  xp_failure failure;
 } rx;
-
-static int fail(rx *x, int rc, const char *fmt, ...) {
-  if (x->rc) return -1;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(x->err, sizeof x->err, fmt, ap);
-  va_end(ap);
-  x->rc = rc;
-  return -1;
-}
 
 static int bucket(double ns) {
   if (!(ns > 0)) return 0;
@@ -103,20 +93,20 @@ static int pass_rank(rx *x, int32_t rank) {
   xp_events e;
   char err[1024];
   tf_status st = xp_events_open(&e, x->t, rank, err, sizeof err);
-  if (st != TF_OK) return fail(x, st == TF_ERR_NOMEM ? 1 : 2, "%s", err);
+  if (st != TF_OK) return xp_fail(&x->failure, st == TF_ERR_NOMEM ? 1 : 2, "%s", err);
   xp_msgs_rank(&x->msgs, rank);
   xp_clock_rank(&x->clk, rank);
   rstat *R = &x->rs[rank];
   int got, rc = 0;
   while (rc == 0 && (got = xp_events_next(&e)) == 1) {
     if (!e.fd) {
-      rc = fail(x, 2, "rank %d event %" PRIu64 ": function %u is not in the trace's function table", rank, e.seq,
+      rc = xp_fail(&x->failure, 2, "rank %d event %" PRIu64 ": function %u is not in the trace's function table", rank, e.seq,
           e.ev.fn);
       break;
     }
     uint64_t cs, s, end, b;
     if (xp_clock_event(&x->clk, &e, &cs, &s, &end) || xp_msgs_event(&x->msgs, &e)) {
-      rc = fail(x, 1, "out of memory");
+      rc = xp_fail(&x->failure, 1, "out of memory");
       break;
     }
     fstat *F = &x->fs[e.ev.fn];
@@ -144,7 +134,7 @@ static int pass_rank(rx *x, int32_t rank) {
     }
     if ((++x->done & 4095) == 0 && x->o->progress) x->o->progress(x->done, x->info->nevents, x->o->progress_arg);
   }
-  if (rc == 0 && got < 0) rc = fail(x, 2, "%s", xp_events_error(&e));
+  if (rc == 0 && got < 0) rc = xp_fail(&x->failure, 2, "%s", xp_events_error(&e));
   xp_events_close(&e);
   return rc;
 }
@@ -544,7 +534,7 @@ static void page(rx *x) {
   const char *prog = in->exe && strrchr(in->exe, '/') ? strrchr(in->exe, '/') + 1 : in->exe;
   uint32_t *order = calloc(in->nfuncs + 1, sizeof *order);
   if (!order) {
-    fail(x, 1, "out of memory");
+    xp_fail(&x->failure, 1, "out of memory");
     return;
   }
   uint32_t nfn = order_fns(x, order);
@@ -576,7 +566,7 @@ static void page(rx *x) {
                         : "the balanced histogram bins the trace keeps for each call (counts at each bin's mean)");
   if (xp_report_flow_graph(f, x->t, x->trace, x->o->graph_limit)) {
     free(order);
-    fail(x, 1, "out of memory");
+    xp_fail(&x->failure, 1, "out of memory");
     return;
   }
   fputs("</main>\n<footer>Written by tracefold " TF_VERSION_STRING " (<code>tracefold report</code>) from ", f);
@@ -606,11 +596,11 @@ tf_export_status tf_report_html(const char *trace, const char *file, const tf_re
   x.rs = calloc((size_t)n + 1, sizeof *x.rs);
   x.mmsgs = calloc((size_t)x.mside * x.mside + 1, sizeof *x.mmsgs);
   x.mbytes = calloc((size_t)x.mside * x.mside + 1, sizeof *x.mbytes);
-  if (!x.fs || !x.rs || !x.mmsgs || !x.mbytes) rc = fail(&x, 1, "out of memory");
+  if (!x.fs || !x.rs || !x.mmsgs || !x.mbytes) rc = xp_fail(&x.failure, 1, "out of memory");
   if (rc == 0 && ((st = xp_comms_build(&x.comms, x.t, err, sizeof err)) != TF_OK ||
                   (st = xp_clock_init(&x.clk, x.t, err, sizeof err)) != TF_OK))
-    rc = fail(&x, st == TF_ERR_NOMEM ? 1 : 2, "%s", err);
-  if (rc == 0 && xp_msgs_init(&x.msgs, x.info, &x.comms)) rc = fail(&x, 1, "out of memory");
+    rc = xp_fail(&x.failure, st == TF_ERR_NOMEM ? 1 : 2, "%s", err);
+  if (rc == 0 && xp_msgs_init(&x.msgs, x.info, &x.comms)) rc = xp_fail(&x.failure, 1, "out of memory");
   for (int32_t r = 0; rc == 0 && r < n; r++)
     if (tf_trace_rank(x.t, r, NULL, NULL)) rc = pass_rank(&x, r);
   if (rc == 0 && !x.hist_exact) {
@@ -619,17 +609,17 @@ tf_export_status tf_report_html(const char *trace, const char *file, const tf_re
     tree_hists(&x, top, ntop);
   }
   xp_outfile of = {0};
-  if (rc == 0 && xp_outfile_open(&of, file, x.err, sizeof x.err)) rc = x.rc = 2;
+  if (rc == 0 && xp_outfile_open(&of, file, x.failure.err, sizeof x.failure.err)) rc = x.failure.rc = 2;
   if (rc == 0) {
     x.f = of.f;
     page(&x);
-    rc = x.rc ? -1 : 0;
-    if (rc == 0 && xp_outfile_commit(&of, x.err, sizeof x.err)) rc = x.rc = 1;
+    rc = x.failure.rc ? -1 : 0;
+    if (rc == 0 && xp_outfile_commit(&of, x.failure.err, sizeof x.failure.err)) rc = x.failure.rc = 1;
   }
   if (rc != 0) xp_outfile_discard(&of);
   if (o->progress && rc == 0) o->progress(x.done, x.info->nevents, o->progress_arg);
   if (rc != 0)
-    snprintf(msg, msglen, "%s: %s", trace, x.err);
+    snprintf(msg, msglen, "%s: %s", trace, x.failure.err);
   else
     snprintf(msg, msglen, "%s: HTML report of %d ranks, %" PRIu64 " calls (one self-contained file; open it in a "
                           "browser)", of.path, n, x.done);
@@ -641,5 +631,5 @@ tf_export_status tf_report_html(const char *trace, const char *file, const tf_re
   xp_clock_free(&x.clk);
   xp_comms_free(&x.comms);
   tf_trace_close(x.t);
-  return rc == 0 ? TF_EXPORT_OK : (tf_export_status)(x.rc ? x.rc : 1);
+  return rc == 0 ? TF_EXPORT_OK : (tf_export_status)(x.failure.rc ? x.failure.rc : 1);
 }

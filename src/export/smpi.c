@@ -26,6 +26,7 @@
 #include "completions.h"
 #include "events.h"
 #include "export.h"
+#include "failure.h"
 #include "grow.h"
 #include "outdir.h"
 #include "tracefold_predefined.h"
@@ -211,18 +212,8 @@ typedef struct exporter {
   size_t nreqs, capreqs;
   xp_done_list done;        /* the requests the current call completed */
   uint64_t shared_keys; /* requests posted while another with the same (src, dst, tag) was pending */
-  int rc;          /* exit status of a failure */
-  char err[1024];  /* its message */
+  xp_failure failure;
 } exporter;
-
-static int failf(exporter *x, int rc, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(x->err, sizeof x->err, fmt, ap);
-  va_end(ap);
-  x->rc = rc;
-  return -1;
-}
 
 /* "rank R event N: ..." */
 static int refuse(exporter *x, const char *fmt, ...) {
@@ -231,7 +222,7 @@ static int refuse(exporter *x, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(what, sizeof what, fmt, ap);
   va_end(ap);
-  return failf(x, 2, "rank %d event %" PRIu64 ": %s", x->rank, x->seq, what);
+  return xp_fail(&x->failure, 2, "rank %d event %" PRIu64 ": %s", x->rank, x->seq, what);
 }
 
 static int no_action(exporter *x) {
@@ -240,7 +231,7 @@ static int no_action(exporter *x) {
 
 /* The requests the call in F completed, into x->done: 0, or -1. */
 static int completions(exporter *x, const xfields *F) {
-  return xp_completed(&x->comp, F->fn, F->f, &x->done) ? failf(x, 1, "out of memory") : 0;
+  return xp_completed(&x->comp, F->fn, F->f, &x->done) ? xp_fail(&x->failure, 1, "out of memory") : 0;
 }
 
 /* ------------------------------------------------------------ writing actions */
@@ -279,7 +270,7 @@ static int comm_set(exporter *x, int64_t id, xcomm c) {
     return 0;
   }
   xcomm *na = xp_grow(x->comms, x->ncomms, &x->capcomms, sizeof *na);
-  if (!na) return failf(x, 1, "out of memory");
+  if (!na) return xp_fail(&x->failure, 1, "out of memory");
   x->comms = na;
   x->comms[x->ncomms++] = c;
   return 0;
@@ -334,7 +325,7 @@ static int req_add(exporter *x, xreq r) {
     return 0;
   }
   xreq *na = xp_grow(x->reqs, x->nreqs, &x->capreqs, sizeof *na);
-  if (!na) return failf(x, 1, "out of memory");
+  if (!na) return xp_fail(&x->failure, 1, "out of memory");
   x->reqs = na;
   x->reqs[x->nreqs++] = r;
   return 0;
@@ -352,8 +343,8 @@ static int wildcard_match(exporter *x, int64_t *src, int64_t *tag) {
   case 1:
     return refuse(x, "%s from MPI_ANY_SOURCE or with MPI_ANY_TAG never completes in the trace: the source and tag a "
                      "time-independent action needs are unknown", x->fname);
-  case -2: return failf(x, 1, "out of memory");
-  default: return failf(x, 2, "%s", err);
+  case -2: return xp_fail(&x->failure, 1, "out of memory");
+  default: return xp_fail(&x->failure, 2, "%s", err);
   }
 }
 
@@ -521,7 +512,7 @@ static int collective(exporter *x) {
   char *line = NULL;
   size_t len = 0;
   FILE *m = open_memstream(&line, &len);
-  if (!m) return failf(x, 1, "out of memory");
+  if (!m) return xp_fail(&x->failure, 1, "out of memory");
   switch (a) {
   case A_GATHERV: /* gatherv SENDCOUNT RECVCOUNTS... ROOT SENDTYPE RECVTYPE */
     if (sendless && isroot && nc == (uint32_t)n) snd = pair_of(rc[root], sv(F, F_RTYPE), sv(F, F_RTSIZE));
@@ -599,7 +590,7 @@ static int collective(exporter *x) {
   if (!bad) emit(x, "%s", line);
   free(line);
   if (bad == 2) return refuse(x, "%s: its counts are not one per rank", x->fname);
-  return bad ? failf(x, 1, "out of memory") : 0;
+  return bad ? xp_fail(&x->failure, 1, "out of memory") : 0;
 }
 
 /* Communicators: which have MPI_COMM_WORLD's ranks in its order. */
@@ -684,28 +675,18 @@ static void rank_reset(exporter *x, int32_t rank) {
   xp_wildcards_rank(&x->wild, rank);
 }
 
-static void note(exporter *x, const char *fmt, ...) {
-  if (!x->opts->note) return;
-  char text[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(text, sizeof text, fmt, ap);
-  va_end(ap);
-  x->opts->note(text, x->opts->note_arg);
-}
-
 static int export_rank(exporter *x, int32_t rank, const char *path) {
   rank_reset(x, rank);
-  if (x->rc) return -1;
+  if (x->failure.rc) return -1;
   x->out = fopen(path, "w");
-  if (!x->out) return failf(x, 1, "cannot create %s: %s", path, strerror(errno));
+  if (!x->out) return xp_fail(&x->failure, 1, "cannot create %s: %s", path, strerror(errno));
   setvbuf(x->out, x->obuf, _IOFBF, 1 << 16);
   char err[1024];
   xp_events e;
   int rc = 0;
   tf_status st = xp_events_open(&e, x->t, rank, err, sizeof err);
   if (st != TF_OK) {
-    rc = failf(x, st == TF_ERR_NOMEM ? 1 : 2, "%s", err);
+    rc = xp_fail(&x->failure, st == TF_ERR_NOMEM ? 1 : 2, "%s", err);
   } else {
     int got;
     while (rc == 0 && (got = xp_events_next(&e)) == 1) {
@@ -727,15 +708,15 @@ static int export_rank(exporter *x, int32_t rank, const char *path) {
         rc = event_actions(x);
       }
     }
-    if (rc == 0 && got < 0) rc = failf(x, 2, "%s", xp_events_error(&e));
+    if (rc == 0 && got < 0) rc = xp_fail(&x->failure, 2, "%s", xp_events_error(&e));
     xp_events_close(&e);
   }
   if (rc == 0 && x->shared_keys)
-    note(x, "rank %d: %" PRIu64 " requests were posted while another with the same source, destination and tag was "
+    xp_note(x->opts->note, x->opts->note_arg, "rank %d: %" PRIu64 " requests were posted while another with the same source, destination and tag was "
             "pending; SimGrid's replay keeps one request per (source, destination, tag), so a wait or waitall may "
             "not wait for them", rank, x->shared_keys);
-  if (ferror(x->out) && rc == 0) rc = failf(x, 1, "%s: write failed", path);
-  if (fclose(x->out) != 0 && rc == 0) rc = failf(x, 1, "%s: write failed: %s", path, strerror(errno));
+  if (ferror(x->out) && rc == 0) rc = xp_fail(&x->failure, 1, "%s: write failed", path);
+  if (fclose(x->out) != 0 && rc == 0) rc = xp_fail(&x->failure, 1, "%s: write failed: %s", path, strerror(errno));
   x->out = NULL;
   return rc;
 }
@@ -777,10 +758,10 @@ tf_export_status tf_export_smpi(const char *trace, const char *outdir, const tf_
   x.obuf = malloc(1 << 16);
   if (!x.acts || !x.obuf || xp_fieldmap_init(&x.slots, x.info, slot_specs, F_NSLOTS) ||
       xp_completions_init(&x.comp, x.info) || xp_wildcards_init(&x.wild, x.t, &x.comp))
-    rc = failf(&x, 1, "out of memory");
+    rc = xp_fail(&x.failure, 1, "out of memory");
   for (uint32_t fn = 0; rc == 0 && fn < x.info->nfuncs; fn++) x.acts[fn] = classify(&x.info->funcs[fn]);
   /* written beside OUTDIR, renamed when complete */
-  if (rc == 0 && xp_outdir_begin(&od, x.err, sizeof x.err)) rc = x.rc = 1; /* x.err says why */
+  if (rc == 0 && xp_outdir_begin(&od, x.failure.err, sizeof x.failure.err)) rc = x.failure.rc = 1; /* x.failure.err says why */
   char path[PATH_MAX + 64];
   for (int32_t r = 0; rc == 0 && r < x.nranks; r++) {
     snprintf(path, sizeof path, "%s/rank-%d.txt", od.tmp, r);
@@ -790,12 +771,12 @@ tf_export_status tf_export_smpi(const char *trace, const char *outdir, const tf_
     snprintf(path, sizeof path, "%s/index.txt", od.tmp);
     FILE *f = fopen(path, "w");
     for (int32_t r = 0; f && r < x.nranks; r++) fprintf(f, "%s/rank-%d.txt\n", od.path, r);
-    if (!f || ferror(f) | (fclose(f) != 0)) rc = failf(&x, 1, "cannot write %s", path);
+    if (!f || ferror(f) | (fclose(f) != 0)) rc = xp_fail(&x.failure, 1, "cannot write %s", path);
   }
-  if (rc == 0 && xp_outdir_commit(&od, x.err, sizeof x.err)) rc = x.rc = 1; /* x.err says why */
+  if (rc == 0 && xp_outdir_commit(&od, x.failure.err, sizeof x.failure.err)) rc = x.failure.rc = 1; /* x.failure.err says why */
   if (rc != 0) xp_outdir_discard(&od);
   if (rc != 0)
-    snprintf(msg, msglen, "%s: %s", trace, x.err);
+    snprintf(msg, msglen, "%s: %s", trace, x.failure.err);
   else
     snprintf(msg, msglen, "%s/index.txt: %d rank files of SimGrid time-independent actions", od.path, x.nranks);
   xp_wildcards_free(&x.wild);
@@ -807,5 +788,5 @@ tf_export_status tf_export_smpi(const char *trace, const char *outdir, const tf_
   free(x.acts);
   free(x.obuf);
   tf_trace_close(x.t);
-  return rc == 0 ? TF_EXPORT_OK : (tf_export_status)x.rc;
+  return rc == 0 ? TF_EXPORT_OK : (tf_export_status)x.failure.rc;
 }
