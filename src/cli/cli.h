@@ -107,6 +107,12 @@ int tf_launch_check(const char *verb, const char *trace, unsigned flags, long lo
  * (said on stderr). */
 int tf_launch(const char *verb, char *const *args, int hush, tf_progress *progress);
 
+/* How an export (or the report) ended, said once its progress line p is
+ * ended (p may be NULL): its message on stdout when it went well (ok),
+ * else on stderr after "WHAT: "; the exit status (0, or 1 whether the
+ * trace was refused or writing failed). In cmd_export.c. */
+int tf_export_outcome(tf_progress *p, int ok, const char *msg);
+
 /* A delta (ns, or a volume in `unit`, tf_time_unit) as text: "1.25ms", "3.1M ins". */
 void tf_fmt_delta(double v, unsigned unit, char *buf, size_t len);
 /* "1.5s", "20ms", "300us", "1000ns" (no unit: seconds) -> ns; 0 or -1. */

@@ -85,11 +85,6 @@ static int parse_when(const char *s, tf_export_when *w) {
   return 0;
 }
 
-static void print_note(const char *text, void *arg) {
-  tf_progress_end(arg); /* a note on a line of its own */
-  fprintf(stderr, "tracefold export chrome: note: %s\n", text);
-}
-
 int cmd_export_chrome(int argc, char **argv) {
   tf_export_chrome_opts o = TF_EXPORT_CHROME_DEFAULTS;
   int progress = 0, flat = 0;
@@ -121,15 +116,10 @@ int cmd_export_chrome(int argc, char **argv) {
   tf_progress_init(&p, "tracefold export chrome", progress);
   o.progress = tf_progress_cb;
   o.progress_arg = &p;
-  o.note = print_note;
+  o.note = tf_progress_note;
   o.note_arg = &p;
   static char msg[16384];
   tf_export_status st = tf_export_chrome(argv[0], argv[1], &o, msg, sizeof msg);
-  tf_progress_end(&p);
-  if (st == TF_EXPORT_OK)
-    printf("%s\n", msg);
-  else
-    fprintf(stderr, "tracefold export chrome: %s\n", msg);
   free(ranks);
-  return st == TF_EXPORT_OK ? TF_EXIT_OK : TF_EXIT_FAILED; /* refused (the trace) or failed (writing) */
+  return tf_export_outcome(&p, st == TF_EXPORT_OK, msg);
 }

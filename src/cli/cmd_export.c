@@ -51,14 +51,12 @@ static int parse_speed(const char *s, double *out) {
   return 0;
 }
 
-static void print_note(const char *text, void *arg) {
-  (void)arg;
-  fprintf(stderr, "tracefold export smpi: note: %s\n", text);
-}
-
 static int export_smpi(int argc, char **argv) {
   tf_export_smpi_opts o = TF_EXPORT_SMPI_DEFAULTS;
-  o.note = print_note;
+  tf_progress p; /* no progress line: the notes only */
+  tf_progress_init(&p, "tracefold export smpi", 0);
+  o.note = tf_progress_note;
+  o.note_arg = &p;
   const char *speed = NULL, *compute = NULL;
   tf_opt opts[] = {{"--ref-speed", &speed, NULL}, {"--compute", &compute, NULL}};
   int rc = tf_options(&argc, argv, "export smpi", opts, 2);
@@ -81,11 +79,16 @@ static int export_smpi(int argc, char **argv) {
   }
   static char msg[16384]; /* paths and a message */
   tf_export_status st = tf_export_smpi(argv[0], argv[1], &o, msg, sizeof msg);
-  if (st == TF_EXPORT_OK)
+  return tf_export_outcome(&p, st == TF_EXPORT_OK, msg);
+}
+
+int tf_export_outcome(tf_progress *p, int ok, const char *msg) {
+  if (p) tf_progress_end(p);
+  if (ok)
     printf("%s\n", msg);
   else
-    fprintf(stderr, "tracefold export smpi: %s\n", msg);
-  return st == TF_EXPORT_OK ? TF_EXIT_OK : TF_EXIT_FAILED; /* refused (the trace) or failed (writing) */
+    fprintf(stderr, "%s: %s\n", p ? p->what : "tracefold", msg);
+  return ok ? TF_EXIT_OK : TF_EXIT_FAILED; /* refused (the trace) or failed (writing) */
 }
 
 static const struct {

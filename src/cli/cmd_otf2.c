@@ -15,11 +15,6 @@ const char tf_help_export_otf2[] =
     "  --progress  a progress line on stderr even when it is not a terminal\n"
     "example: tracefold export otf2 tracefold-app-16p app-otf2 && otf2-print app-otf2/traces.otf2 | head\n";
 
-static void print_note(const char *text, void *arg) {
-  tf_progress_end(arg); /* a note on a line of its own */
-  fprintf(stderr, "tracefold export otf2: note: %s\n", text);
-}
-
 int cmd_export_otf2(int argc, char **argv) {
   tf_export_otf2_opts o = TF_EXPORT_OTF2_DEFAULTS;
   int progress = 0, flat = 0;
@@ -41,14 +36,9 @@ int cmd_export_otf2(int argc, char **argv) {
   tf_progress_init(&p, "tracefold export otf2", progress);
   o.progress = tf_progress_cb;
   o.progress_arg = &p;
-  o.note = print_note;
+  o.note = tf_progress_note;
   o.note_arg = &p;
   static char msg[16384];
   tf_export_status st = tf_export_otf2(argv[0], argv[1], &o, msg, sizeof msg);
-  tf_progress_end(&p);
-  if (st == TF_EXPORT_OK)
-    printf("%s\n", msg);
-  else
-    fprintf(stderr, "tracefold export otf2: %s\n", msg);
-  return st == TF_EXPORT_OK ? TF_EXIT_OK : TF_EXIT_FAILED; /* refused (the trace) or failed (writing) */
+  return tf_export_outcome(&p, st == TF_EXPORT_OK, msg);
 }

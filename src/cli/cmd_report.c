@@ -19,11 +19,6 @@ const char tf_help_report[] =
     "  --graph-limit N  draw the flow graph when it has up to N nodes and 4N edges (default 300; 0: never)\n"
     "example: tracefold report -o app.html tracefold-app-16p && xdg-open app.html\n";
 
-static void print_note(const char *text, void *arg) {
-  tf_progress_end(arg); /* a note on a line of its own */
-  fprintf(stderr, "tracefold report: note: %s\n", text);
-}
-
 int cmd_report(int argc, char **argv) {
   tf_report_opts o = TF_REPORT_DEFAULTS;
   const char *out = NULL, *out_long = NULL, *limit_s = NULL;
@@ -51,14 +46,9 @@ int cmd_report(int argc, char **argv) {
   tf_progress_init(&p, "tracefold report", progress);
   o.progress = tf_progress_cb;
   o.progress_arg = &p;
-  o.note = print_note;
+  o.note = tf_progress_note;
   o.note_arg = &p;
   static char msg[16384];
   tf_export_status st = tf_report_html(trace, out, &o, msg, sizeof msg);
-  tf_progress_end(&p);
-  if (st == TF_EXPORT_OK)
-    printf("%s\n", msg);
-  else
-    fprintf(stderr, "tracefold report: %s\n", msg);
-  return st == TF_EXPORT_OK ? TF_EXIT_OK : TF_EXIT_FAILED; /* refused (the trace) or failed (writing) */
+  return tf_export_outcome(&p, st == TF_EXPORT_OK, msg);
 }

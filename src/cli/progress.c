@@ -45,3 +45,9 @@ void tf_progress_end(tf_progress *p) {
   if (p->printed) fputc('\n', stderr);
   p->printed = 0;
 }
+
+void tf_progress_note(const char *text, void *arg) {
+  tf_progress *p = arg;
+  tf_progress_end(p);
+  fprintf(stderr, "%s: note: %s\n", p->what, text);
+}

@@ -26,5 +26,8 @@ void tf_progress_cb(uint64_t done, uint64_t total, void *arg);
 void tf_progress_elapsed(tf_progress *p);
 /* Ends the line (before the outcome is printed). */
 void tf_progress_end(tf_progress *p);
+/* The note callback exporters take (tf_export_note), arg a tf_progress:
+ * "WHAT: note: TEXT" on a line of its own. */
+void tf_progress_note(const char *text, void *arg);
 
 #endif
