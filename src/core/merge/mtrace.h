@@ -119,6 +119,24 @@ const tf_vseq *tf_vset_find(const tf_vset *v, int64_t rank);
 /* Value number k (from 0) of a sequence; 0 if it has fewer. */
 int64_t tf_vseq_value_at(const tf_vseq *s, int64_t k);
 
+/* A renumbering of functions or call sites: index i < n becomes to[i];
+ * indices from n on (only a forged trace has them) become new_n + i - n,
+ * so they stay out of range. to NULL: indices are kept. */
+typedef struct tf_index_map {
+  const uint32_t *to;
+  uint32_t n, new_n;
+} tf_index_map;
+
+/* Renumber the functions (event nodes and the previous calls of their
+ * paths) and call sites of nodes x[0..n) and everything below them, and
+ * key the nodes again. */
+void tf_mnodes_renumber(tf_mnode *const *x, uint32_t n, const tf_index_map *fns, const tf_index_map *sites);
+
+/* Keep in t's function table only the functions its nodes name (events
+ * and previous calls), in their order, and renumber the nodes to match
+ * (doc/FORMAT.md 3.3). 0, or -1 out of memory (t unchanged). */
+int tf_mtrace_compact_funcs(tf_mtrace *t);
+
 /* Node keys: equal keys select nodes to merge (verified exactly). */
 uint64_t tf_mnode_event_key(uint32_t fn, uint32_t thread, uint64_t site_sig);
 void tf_mnode_rekey(tf_mnode *loop); /* from the body's keys */
