@@ -74,7 +74,9 @@ typedef struct tf_mtrace {
 int tf_mtrace_from_file(tf_mtrace *t, const tf_file_reader *r);
 
 /* Merge src into dst; every rank of src must be above every rank of dst
- * (merge in rank order). src is always freed. 0; -1 with a message (dst
+ * (merge in rank order). src's functions and call sites join dst's tables
+ * (a function dst has under the same name with other fields is refused)
+ * and its nodes are renumbered to them. src is always freed. 0; -1 with a message (dst
  * is then unchanged if the inputs were refused, or unusable if memory ran
  * out). */
 int tf_mtrace_merge(tf_mtrace *dst, tf_mtrace *src, char *err, size_t errlen);
@@ -83,8 +85,9 @@ int tf_mtrace_merge(tf_mtrace *dst, tf_mtrace *src, char *err, size_t errlen);
  * strided block is then one item). Merging on afterwards stays correct. */
 void tf_mtrace_seal(tf_mtrace *t);
 
-/* Seal, then encode as a merged trace file (zstd level 0: sections stored
- * raw). 0 or -1 (out of memory). */
+/* Seal, drop the functions no node names (tf_mtrace_compact_funcs), then
+ * encode as a merged trace file (zstd level 0: sections stored raw). 0 or
+ * -1 (out of memory). */
 int tf_mtrace_encode(tf_mtrace *t, tf_buf *b, int zstd_level);
 /* Decode and validate a merged trace file; messages name `name`. */
 tf_status tf_mtrace_decode(const uint8_t *data, size_t len, const char *name, tf_mtrace *t, char *err,
