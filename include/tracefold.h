@@ -223,7 +223,7 @@ TF_API void tf_format_value(int64_t v, char *buf, size_t len);
 #define TF_FLAT_MAGIC "TFFLAT\r\n"
 #define TF_COMP_MAGIC "TFCOMP\r\n"
 #define TF_FLAT_VERSION 3 /* 3: the run's identity (doc/FORMAT.md); readers also read version 2 (TF_VERSION_OLDEST) */
-#define TF_COMP_VERSION 3 /* 3: the run's identity, streams per thread (doc/FORMAT.md 2.7); readers also read 2 */
+#define TF_COMP_VERSION 4 /* 4: only the functions used, declared by records (doc/FORMAT.md 2.1); 3: the run's identity, streams per thread (2.7); readers also read 2 and 3 */
 #define TF_VERSION_OLDEST 2 /* the oldest version of each format the readers still read */
 
 typedef enum tf_file_kind { TF_FILE_FLAT = 0, TF_FILE_COMPRESSED = 1 } tf_file_kind;
@@ -311,7 +311,7 @@ TF_API tf_status tf_list_dir(const char *dir, tf_file_kind kind, char ***paths, 
  * trace directory. Every rank's events come back exactly as recorded,
  * through a per-rank cursor that unrolls the loops lazily. */
 #define TF_TRACE_MAGIC "TFTRACE\n"
-#define TF_TRACE_VERSION 3 /* 3: the run's identity, streams, time summaries per rank group; readers also read 2 */
+#define TF_TRACE_VERSION 4 /* 4: FUNCS holds only the functions used; 3: the run's identity, streams, time summaries per rank group; readers also read 2 and 3 */
 #define TF_TRACE_FILE "trace.tf"
 
 typedef enum tf_trace_source {

@@ -102,6 +102,13 @@ static const tf_func_desc funcs[] = {
 };
 #define NFUNCS ((uint32_t)(sizeof funcs / sizeof funcs[0]))
 
+/* 1 if function `got` of a table read back (table, n) is funcs[want]: a
+ * compressed or merged file numbers only the functions it uses (doc/FORMAT.md
+ * 2.1, 3.3), so functions are matched by name. */
+static inline int same_fn(const tf_func_desc *table, uint32_t n, uint32_t got, uint32_t want) {
+  return got < n && want < NFUNCS && strcmp(table[got].name, funcs[want].name) == 0;
+}
+
 /* ---- the oracle: the generated event stream */
 typedef struct oev {
   uint32_t fn, thread, site, nvals;
@@ -114,6 +121,15 @@ typedef struct stream {
   int64_t *v;
   size_t nv, capv;
 } stream;
+
+/* How many functions of funcs[] the events of s use. */
+static inline uint32_t stream_nfuncs(const stream *s) {
+  uint8_t used[NFUNCS] = {0};
+  uint32_t k = 0;
+  for (size_t i = 0; i < s->n; i++)
+    if (s->e[i].fn < NFUNCS && !used[s->e[i].fn]) used[s->e[i].fn] = 1, k++;
+  return k;
+}
 
 static inline void stream_add(stream *s, uint32_t fn, uint32_t thread, uint32_t site, uint64_t comp, uint64_t dur,
                        uint32_t nvals, const int64_t *vals) {

@@ -114,20 +114,20 @@ static void clear_dir(const char *dir, int P) {
 static uint64_t start_ns(int r) { return 1234567 + (uint64_t)((r * 7919 + 5) % 13); }
 
 /* Write rank `rank`'s stream as a compressed per-rank file; its size. */
-static uint32_t write_nfuncs = NFUNCS; /* a shorter function table: another tracefold version */
+static const tf_func_desc *write_funcs = funcs; /* another function table: another tracefold version */
 
 static long write_rank(const char *path, const stream *s, int rank, int P, size_t cap, uint64_t lost, uint32_t partial,
                        uint32_t *nsegments) {
   tf_file_info info = {.rank = rank, .nranks = P, .thread_level = 2, .start_unix_ns = start_ns(rank), .exe = "synthetic",
                        .mpi = "none", .timing = TF_TIMING_DEFAULT, .bins = TF_BINS_DEFAULT,
-                       .nfuncs = write_nfuncs, .funcs = funcs};
+                       .nfuncs = NFUNCS, .funcs = write_funcs};
   char err[512];
   fresh(path);
   tf_file_writer *w = tf_file_writer_open(path, TF_FILE_COMPRESSED, &info, err, sizeof err);
   CHECKF(w != NULL, "%s", err);
   if (!w) return -1;
   tf_compressor c;
-  CHECK(tf_compressor_init(&c, funcs, write_nfuncs, cap) == 0);
+  CHECK(tf_compressor_init(&c, write_funcs, NFUNCS, cap) == 0);
   enum { MAXSITE = 4096 };
   static int64_t index_of[MAXSITE];
   for (int i = 0; i < MAXSITE; i++) index_of[i] = -1;
@@ -318,10 +318,17 @@ static void tb_fill(const run *R) {
     }
 }
 
+/* Index of the first function of the trace's table named as function f. */
+static uint32_t first_named(const tf_trace_info *in, uint32_t f) {
+  uint32_t i = 0;
+  while (i < f && strcmp(in->funcs[i].name, in->funcs[f].name) != 0) i++;
+  return i;
+}
+
 /* Event i of s, as the cursor gave it; 1 if equal. */
-static int event_equal(const tf_event *ev, const stream *s, size_t i, int const_times) {
+static int event_equal(const tf_trace_info *in, const tf_event *ev, const stream *s, size_t i, int const_times) {
   const oev *o = &s->e[i];
-  int ok = ev->fn == o->fn && ev->thread == o->thread && ev->callsite == site_sig(o->site) && ev->nvals == o->nvals;
+  int ok = same_fn(in->funcs, in->nfuncs, ev->fn, o->fn) && ev->thread == o->thread && ev->callsite == site_sig(o->site) && ev->nvals == o->nvals;
   for (uint32_t j = 0; ok && j < o->nvals; j++) ok = ev->vals[j] == s->v[o->off + j];
   if (ok && const_times) ok = ev->compute_ns == 1000 && ev->duration_ns == 7;
   if (ok && !const_times && tb) {
@@ -349,7 +356,7 @@ static int compare_cursor(tf_trace *tr, int rank, const stream *s, int const_tim
       CHECKF(0, "seed %" PRIu64 " %s rank %d: event %zu of %zu: cursor gives %d (%s)", seed, what, rank, i, s->n, rc,
              tf_rank_cursor_error(c) ? tf_rank_cursor_error(c) : "");
       ok = 0;
-    } else if (!event_equal(&ev, s, i, const_times)) {
+    } else if (!event_equal(tf_trace_get_info(tr), &ev, s, i, const_times)) {
       fprintf(stderr, "seed %" PRIu64 " %s rank %d: event %zu differs:\n", seed, what, rank, i);
       print_event_diff(&s->e[i], s, &ev);
       if (const_times)
@@ -400,7 +407,7 @@ static int compare_interleaved(tf_trace *tr, const run *R, const char *what, uin
       tf_event ev;
       int rc = tf_rank_cursor_next(c[k], &ev);
       if (i < R->s[r].n) {
-        ok = rc == 1 && event_equal(&ev, &R->s[r], i, R->const_times);
+        ok = rc == 1 && event_equal(tf_trace_get_info(tr), &ev, &R->s[r], i, R->const_times);
         CHECKF(ok, "seed %" PRIu64 " %s (interleaved): rank %d event %zu: rc %d", seed, what, r, i, rc);
       } else if (i == R->s[r].n) {
         ok = rc == 0;
@@ -442,10 +449,16 @@ static int check_trace(tf_trace *tr, const run *R, const int *present, int sourc
              in->thread_level == 2 && in->start_unix_ns == start,
          "seed %" PRIu64 " %s: exe '%s', thread level %d, start %" PRIu64 " (expected the earliest, %" PRIu64 ")",
          seed, what, in->exe ? in->exe : "(null)", in->thread_level, in->start_unix_ns, start);
-  CHECKF(in->nfuncs == NFUNCS, "seed %" PRIu64 " %s: %u functions", seed, what, in->nfuncs);
-  for (uint32_t f = 0; f < in->nfuncs && f < NFUNCS; f++)
-    CHECKF(strcmp(in->funcs[f].name, funcs[f].name) == 0 && in->funcs[f].nfields == funcs[f].nfields,
-           "seed %" PRIu64 " %s: function %u is %s", seed, what, f, in->funcs[f].name);
+  /* functions: only those some rank uses, each once, as funcs[] describes it */
+  CHECKF(in->nfuncs <= NFUNCS, "seed %" PRIu64 " %s: %u functions", seed, what, in->nfuncs);
+  for (uint32_t f = 0; f < in->nfuncs; f++) {
+    uint32_t k = 0, used = 0;
+    while (k < NFUNCS && !same_fn(in->funcs, in->nfuncs, f, k)) k++;
+    for (int r = 0; k < NFUNCS && r < R->P && !used; r++)
+      for (size_t e = 0; e < R->s[r].n && !used; e++) used = R->s[r].e[e].fn == k;
+    CHECKF(k < NFUNCS && in->funcs[f].nfields == funcs[k].nfields && used && first_named(in, f) == f,
+           "seed %" PRIu64 " %s: function %u (%s) is not one the ranks use, once", seed, what, f, in->funcs[f].name);
+  }
   /* call sites: every signature used by a present rank, once, with its module and offset */
   {
     static uint8_t used[4096];
@@ -937,9 +950,20 @@ static void test_refusals(void) {
       tf_file_close(fr);
       refuse(&t[0], &x, "a rank of a run of 5 ranks into a run of 4");
     }
-    write_nfuncs = NFUNCS - 1; /* a function table without MPI_Startall */
+    /* the same functions, their first fields named otherwise */
+    static tf_func_desc other[NFUNCS];
+    static tf_field_desc other_fields[NFUNCS][8];
+    for (uint32_t f = 0; f < NFUNCS; f++) {
+      other[f] = funcs[f];
+      for (uint32_t k = 0; k < funcs[f].nfields && k < 8; k++) other_fields[f][k] = funcs[f].fields[k];
+      if (funcs[f].nfields) {
+        other_fields[f][0].name = "renamed";
+        other[f].fields = other_fields[f];
+      }
+    }
+    write_funcs = other;
     write_rank(p, &R.s[2], 2, 4, (size_t)1 << 20, 0, 0, &ns);
-    write_nfuncs = NFUNCS;
+    write_funcs = funcs;
     if (tf_file_open(p, &fr, err, sizeof err) == TF_OK) {
       CHECK(tf_mtrace_from_file(&x, fr) == 0);
       tf_file_close(fr);
@@ -1190,7 +1214,8 @@ static void walk_nodes(const tf_node *const *nodes, uint32_t n, const int64_t *p
       const stream *s = &R->s[mine[k]];
       int found = 0;
       for (size_t e = 0; e < s->n && !found; e++)
-        found = site_sig(s->e[e].site) == ni.callsite && s->e[e].fn == ni.fn && s->e[e].thread == ni.thread;
+        found = site_sig(s->e[e].site) == ni.callsite && same_fn(in->funcs, in->nfuncs, ni.fn, s->e[e].fn) &&
+                s->e[e].thread == ni.thread;
       if (!found) {
         CHECKF(0, "event node fn %u site %" PRIx64 " holds rank %" PRId64 ", which has no such event", ni.fn,
                ni.callsite, mine[k]);

@@ -57,7 +57,8 @@ int cmd_stats(int argc, char **argv) {
     tf_input_close(&in);
     return 1;
   }
-  /* the flat files of the same events: header (with the function table), call sites, events, end */
+  /* the flat files of the same events: header (with the trace's function table: the functions used,
+   * where the recorder's flat files carry all of gen/mpi.table), call sites, events, end */
   tf_buf ft = {0};
   tf_functable_encode(&ft, ti->funcs, ti->nfuncs);
   uint64_t flat = 0, events = 0;

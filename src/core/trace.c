@@ -138,6 +138,11 @@ static tf_status open_rank_files(char **paths, int n, tf_open_progress progress,
     }
     if (i == 0) {
       t->mt = one;
+    } else if (source == TF_SOURCE_FLAT && !tf_functable_same(t->mt.ft.funcs, t->mt.ft.n, one.ft.funcs, one.ft.n)) {
+      /* flat events are read from their files as they are: their indices must mean the same everywhere */
+      tf_mtrace_free(&one);
+      st = tf_failf(err, errlen, TF_ERR_FORMAT, "%s: cannot be read with the files before it: another function table",
+                    paths[i]);
     } else {
       char why[300];
       if (tf_mtrace_merge(&t->mt, &one, why, sizeof why))

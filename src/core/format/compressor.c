@@ -99,16 +99,19 @@ int tf_compressor_event(tf_compressor *c, tf_file_writer *w, uint32_t fn, uint32
     if (tf_req_transform_apply(&c->codec, &c->funcs[fn], c->scratch, nvals)) return -1;
     vals = c->scratch;
   }
-  tf_folder *f = folder_of(c, thread);
+  /* from here on the function is named by its index in the file, which
+   * declares it before its first use (doc/FORMAT.md 2.1) */
+  int64_t file_fn = tf_file_writer_function(w, fn);
+  tf_folder *f = file_fn < 0 ? NULL : folder_of(c, thread);
   if (!f) {
     c->failed = 1;
     return -1;
   }
   uint32_t prev_fn, prev_site;
   tf_prev_get(&c->prev, thread, &prev_fn, &prev_site);
-  if (tf_prev_set(&c->prev, thread, fn, site)) f->mem.failed = 1;
+  if (tf_prev_set(&c->prev, thread, (uint32_t)file_fn, site)) f->mem.failed = 1;
   size_t before = f->mem.bytes + c->order_mem.bytes;
-  if (tf_folder_push(f, fn, thread, site, compute_ns, duration_ns, prev_fn, prev_site, nvals, vals)) {
+  if (tf_folder_push(f, (uint32_t)file_fn, thread, site, compute_ns, duration_ns, prev_fn, prev_site, nvals, vals)) {
     c->failed = 1;
     return -1;
   }

@@ -49,7 +49,10 @@ typedef struct tf_compressor {
 int tf_compressor_init(tf_compressor *c, const tf_func_desc *funcs, uint32_t nfuncs, size_t cap_bytes);
 /* What is kept of delta times (default TF_TIMING_DEFAULT, TF_BINS_DEFAULT bins). */
 void tf_compressor_set_timing(tf_compressor *c, tf_timing_mode mode, uint32_t bins);
-/* 0: folded; 1: folded, and the cap was reached so a segment was written;
+/* Event of function fn (an index into the table given at init); the
+ * folded structure names it by its index in w's file (which declares it
+ * first: tf_file_writer_function).
+ * 0: folded; 1: folded, and the cap was reached so a segment was written;
  * -1: failure (memory or I/O; the caller stops recording). */
 int tf_compressor_event(tf_compressor *c, tf_file_writer *w, uint32_t fn, uint32_t thread, uint32_t site,
                         uint64_t compute_ns, uint64_t duration_ns, uint32_t nvals, const int64_t *vals);

@@ -15,7 +15,7 @@
 
 #define TF_FLUSH_AT (1u << 20)
 
-enum { REC_END = 0, REC_EVENT = 1, REC_CALLSITE = 2, REC_LOST = 3, REC_SEGMENT = 4, REC_PARTIAL = 5 };
+enum { REC_END = 0, REC_EVENT = 1, REC_CALLSITE = 2, REC_LOST = 3, REC_SEGMENT = 4, REC_PARTIAL = 5, REC_FUNCTION = 6 };
 
 struct tf_file_writer {
   FILE *f;
@@ -26,8 +26,14 @@ struct tf_file_writer {
   uint64_t flushed;  /* bytes written to the file so far */
   uint64_t nevents;
   int io_error; /* errno of the first failed write, 0 if none */
-  const tf_func_desc *funcs; /* the function table written in the header: events must fit it */
+  const tf_func_desc *funcs; /* the caller's function table: events must fit it */
   uint32_t nfuncs;
+  /* compressed files declare a function (function record) before its first
+   * use: file_id[fn] is its index in the file, UINT32_MAX while undeclared;
+   * flat files carry the whole table in their header (NULL: the same index) */
+  int declares; /* a compressed file */
+  uint32_t *file_id;
+  uint32_t ndeclared;
   uint64_t ncallsites; /* declared so far: events refer to them, indices are dense */
 };
 
@@ -79,10 +85,33 @@ static tf_file_writer *open_writer(const char *path, tf_file_kind kind, const tf
   tf_buf_put_uvar(b, info->unit);
   tf_buf_put_u64(b, info->run_id); /* version 3 */
   tf_buf_put_uvar(b, info->run_start_unix_ns);
-  tf_functable_encode(b, info->funcs, info->nfuncs);
   w->funcs = info->funcs;
   w->nfuncs = info->nfuncs;
+  w->declares = kind == TF_FILE_COMPRESSED;
+  if (w->declares) { /* version 4: only the functions used, each declared by a record */
+    tf_functable_encode(b, NULL, 0);
+    if ((w->file_id = malloc((info->nfuncs ? info->nfuncs : 1) * sizeof *w->file_id)))
+      memset(w->file_id, 0xff, (info->nfuncs ? info->nfuncs : 1) * sizeof *w->file_id);
+    else
+      w->io_error = ENOMEM;
+  } else {
+    tf_functable_encode(b, info->funcs, info->nfuncs);
+  }
   return w;
+}
+
+int64_t tf_file_writer_function(tf_file_writer *w, uint32_t fn) {
+  if (fn >= w->nfuncs) return -2;
+  if (!w->declares) return fn;
+  if (!w->file_id) return -1;
+  if (w->file_id[fn] != UINT32_MAX) return w->file_id[fn];
+  const tf_func_desc *fd = &w->funcs[fn];
+  size_t bound = 1 + 10 + strlen(fd->name) + 10; /* tag, name, field count, then the fields */
+  for (uint32_t k = 0; k < fd->nfields; k++) bound += 2 + 10 + strlen(fd->fields[k].name);
+  if (w->io_error || tf_buf_reserve(&w->buf, bound)) return -1; /* whole record or nothing */
+  tf_buf_put_u8(&w->buf, REC_FUNCTION);
+  tf_functable_encode_one(&w->buf, fd);
+  return w->file_id[fn] = w->ndeclared++;
 }
 
 tf_file_writer *tf_file_writer_open(const char *path, tf_file_kind kind, const tf_file_info *info, char *err,
@@ -182,6 +211,7 @@ tf_status tf_file_writer_close_errno(tf_file_writer *w, char *err, size_t errlen
   if (st != TF_OK) unlink(w->part); /* no half-written file left behind (the final name is untouched) */
   if (eno && st != TF_OK) *eno = w->io_error ? w->io_error : ENOMEM;
   tf_buf_free(b);
+  free(w->file_id);
   free(w->part);
   free(w->path);
   free(w);
@@ -195,6 +225,7 @@ void tf_file_writer_abandon(tf_file_writer *w) {
   if (w->f) fclose(w->f);
   unlink(w->part);
   tf_buf_free(&w->buf);
+  free(w->file_id);
   free(w->part);
   free(w->path);
   free(w);
@@ -343,6 +374,7 @@ tf_status tf_file_writer_finish_mem(tf_file_writer *w, uint8_t **data, size_t *l
     *data = b->data;
     *len = b->len;
   }
+  free(w->file_id);
   free(w->part);
   free(w->path);
   free(w);

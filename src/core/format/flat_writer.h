@@ -27,6 +27,14 @@ tf_file_writer *tf_file_writer_open(const char *path, tf_file_kind kind, const t
 tf_file_writer *tf_file_writer_open_lazy(const char *path, tf_file_kind kind, const tf_file_info *info, char *err,
                                          size_t errlen);
 
+/* The index in the file of function `fn` of info->funcs. A compressed
+ * file (version 4) holds only the functions it uses: the first call for fn
+ * declares it (a function record, doc/FORMAT.md 2.1), and later indices
+ * follow in order of first use; a flat file holds the whole table in its
+ * header, so the index is fn. -2 when fn is outside the table; -1 when the
+ * record could not be buffered (nothing written) or an earlier flush failed. */
+int64_t tf_file_writer_function(tf_file_writer *w, uint32_t fn);
+
 /* Declare call site `index` (indices are dense, in order of first use).
  * Like tf_file_writer_event: 0 on success; -1 when the record could not be
  * buffered (it is then left out whole) or an earlier flush failed; -2 (and

@@ -26,7 +26,7 @@
 #include "fold/unroll.h"
 #include "fold/request_transform.h"
 
-enum { REC_END = 0, REC_EVENT = 1, REC_CALLSITE = 2, REC_LOST = 3, REC_SEGMENT = 4, REC_PARTIAL = 5 };
+enum { REC_END = 0, REC_EVENT = 1, REC_CALLSITE = 2, REC_LOST = 3, REC_SEGMENT = 4, REC_PARTIAL = 5, REC_FUNCTION = 6 };
 
 struct tf_file_reader {
   uint8_t *data;
@@ -251,6 +251,15 @@ static tf_status parse(tf_file_reader *r, const char *path, tf_file_reader **out
       if (c.bad) goto truncated;
       if (why < 1 || why > 255) goto malformed;
       in->partial = (uint32_t)why;
+    } else if (tag == REC_FUNCTION && comp && version >= 4) { /* the next function of the table */
+      int drc = tf_functable_decode_one(&c, &r->ft);
+      if (drc == -2) {
+        tf_file_close(r);
+        return tf_failf(err, errlen, TF_ERR_NOMEM, "%s: out of memory", path);
+      }
+      if (drc) goto malformed_or_truncated;
+      in->nfuncs = r->ft.n;
+      in->funcs = r->ft.funcs;
     } else if (tag == REC_EVENT && !comp) {
       tf_event ev;
       if (decode_event(r, &c, &ev, 1, bad_event, sizeof bad_event)) goto malformed_or_truncated;

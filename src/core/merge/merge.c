@@ -290,26 +290,33 @@ static uint32_t find_site(const tf_mtrace *t, uint64_t sig) {
   return UINT32_MAX;
 }
 
-static void remap_sites(tf_mnode *const *x, uint32_t n, const uint32_t *map) {
-  for (uint32_t i = 0; i < n; i++) {
-    if (x[i]->is_loop)
-      remap_sites(x[i]->body, x[i]->nbody, map);
-    else
-      x[i]->site = map[x[i]->site];
-    for (uint32_t p = 0; p < x[i]->timing.npaths; p++) {
-      tf_gpath *tp = &x[i]->timing.paths[p];
-      if (tp->prev_fn == TF_PREV_NONE) continue;
-      tp->prev_site = map[tp->prev_site];
-      for (uint32_t g = 0; g < tp->n; g++) tp->g[g].t.prev_site = tp->prev_site;
+/* Where each function of src's table is in dst's (fn[i]), adding those dst
+ * lacks when `add`; a function dst has under the same name but with other
+ * fields makes the tables incompatible. 0; 1 incompatible; -1 out of memory. */
+static int union_funcs(tf_mtrace *dst, const tf_mtrace *src, uint32_t *fn, int add) {
+  for (uint32_t i = 0; i < src->ft.n; i++) {
+    const tf_func_desc *f = &src->ft.funcs[i];
+    uint32_t j = i < dst->ft.n && tf_func_same(&dst->ft.funcs[i], f) ? i : tf_functable_find(&dst->ft, f->name);
+    if (j != UINT32_MAX && !tf_func_same(&dst->ft.funcs[j], f)) return 1;
+    if (j == UINT32_MAX && add) {
+      if (tf_functable_add(&dst->ft, f)) return -1;
+      j = dst->ft.n - 1;
     }
+    fn[i] = j;
   }
+  return 0;
 }
 
 int tf_mtrace_merge(tf_mtrace *dst, tf_mtrace *src, char *err, size_t errlen) {
   const char *why = NULL;
+  uint32_t *fn_map = malloc((src->ft.n ? src->ft.n : 1) * sizeof *fn_map);
+  if (!fn_map) {
+    tf_mtrace_free(src);
+    goto nomem;
+  }
   if (dst->nranks != src->nranks)
     why = "the traces come from runs with different numbers of ranks";
-  else if (!tf_functable_same(dst->ft.funcs, dst->ft.n, src->ft.funcs, src->ft.n))
+  else if (union_funcs(dst, src, fn_map, 0) == 1)
     why = "the traces have different function tables (recorded by different tracefold versions)";
   else if (dst->timing != src->timing || dst->bins != src->bins || dst->unit != src->unit)
     why = "the traces keep different timing (TRACEFOLD_TIMING, TRACEFOLD_BINS or TRACEFOLD_VOLUME differ)";
@@ -320,6 +327,7 @@ int tf_mtrace_merge(tf_mtrace *dst, tf_mtrace *src, char *err, size_t errlen) {
     why = "ranks must be merged in increasing order, each once";
   if (why) {
     snprintf(err, errlen, "%s", why);
+    free(fn_map);
     tf_mtrace_free(src);
     return -1;
   }
@@ -336,12 +344,17 @@ int tf_mtrace_merge(tf_mtrace *dst, tf_mtrace *src, char *err, size_t errlen) {
       map[i] = dst->ncallsites - 1;
     }
   }
-  if (!map) {
+  if (!map || union_funcs(dst, src, fn_map, 1)) { /* src's functions dst lacks join its table */
+    free(map);
+    free(fn_map);
     tf_mtrace_free(src);
     goto nomem;
   }
-  remap_sites(src->top, src->ntop, map);
+  tf_index_map fns = {.to = fn_map, .n = src->ft.n, .new_n = dst->ft.n},
+               sites = {.to = map, .n = src->ncallsites, .new_n = dst->ncallsites};
+  tf_mnodes_renumber(src->top, src->ntop, &fns, &sites);
   free(map);
+  free(fn_map);
   tf_mnode **top;
   uint32_t ntop;
   /* src's nodes are accounted in dst from here on */

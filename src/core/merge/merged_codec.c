@@ -137,6 +137,7 @@ static void put_section(tf_buf *out, uint8_t id, const tf_buf *raw, int level) {
 int tf_mtrace_encode(tf_mtrace *t, tf_buf *out, int zstd_level) {
   tf_buf s = {0};
   tf_mtrace_seal(t);
+  if (tf_mtrace_compact_funcs(t)) return -1; /* FUNCS: the functions the nodes name, no others (version 4) */
   tf_buf_put_bytes(out, TF_TRACE_MAGIC, 8);
   tf_buf_put_u32(out, TF_TRACE_VERSION);
 

@@ -92,6 +92,74 @@ void tf_mnode_rekey(tf_mnode *x) {
   x->key = h;
 }
 
+/* ------------------------------------------------------------ renumbering */
+
+static uint32_t map_index(const tf_index_map *m, uint32_t i) {
+  return !m->to ? i : i < m->n ? m->to[i] : m->new_n + (i - m->n);
+}
+
+void tf_mnodes_renumber(tf_mnode *const *x, uint32_t n, const tf_index_map *fns, const tf_index_map *sites) {
+  for (uint32_t i = 0; i < n; i++) {
+    tf_mnode *y = x[i];
+    if (y->is_loop) {
+      tf_mnodes_renumber(y->body, y->nbody, fns, sites);
+      tf_mnode_rekey(y);
+      continue;
+    }
+    y->fn = map_index(fns, y->fn);
+    y->site = map_index(sites, y->site);
+    y->key = tf_mnode_event_key(y->fn, y->thread, y->site_sig);
+    for (uint32_t p = 0; p < y->timing.npaths; p++) {
+      tf_gpath *tp = &y->timing.paths[p];
+      if (tp->prev_fn == TF_PREV_NONE) continue;
+      tp->prev_fn = map_index(fns, tp->prev_fn);
+      tp->prev_site = map_index(sites, tp->prev_site);
+      for (uint32_t g = 0; g < tp->n; g++) {
+        tp->g[g].t.prev_fn = tp->prev_fn;
+        tp->g[g].t.prev_site = tp->prev_site;
+      }
+    }
+  }
+}
+
+/* used[fn] = 1 for every function the nodes name (in range). */
+static void mark_funcs(tf_mnode *const *x, uint32_t n, uint8_t *used, uint32_t nfuncs) {
+  for (uint32_t i = 0; i < n; i++) {
+    const tf_mnode *y = x[i];
+    if (y->is_loop) {
+      mark_funcs(y->body, y->nbody, used, nfuncs);
+      continue;
+    }
+    if (y->fn < nfuncs) used[y->fn] = 1;
+    for (uint32_t p = 0; p < y->timing.npaths; p++)
+      if (y->timing.paths[p].prev_fn < nfuncs) used[y->timing.paths[p].prev_fn] = 1;
+  }
+}
+
+int tf_mtrace_compact_funcs(tf_mtrace *t) {
+  uint32_t n = t->ft.n;
+  uint8_t *used = calloc(n + 1, 1);
+  uint32_t *to = malloc((n + 1) * sizeof *to);
+  tf_functable kept = {0};
+  int rc = used && to ? 0 : -1;
+  if (!rc) mark_funcs(t->top, t->ntop, used, n);
+  for (uint32_t i = 0; !rc && i < n; i++) {
+    to[i] = used[i] ? kept.n : UINT32_MAX; /* an unused function is named nowhere */
+    if (used[i]) rc = tf_functable_add(&kept, &t->ft.funcs[i]);
+  }
+  if (!rc && kept.n < n) {
+    tf_index_map fns = {.to = to, .n = n, .new_n = kept.n}, sites = {0};
+    tf_mnodes_renumber(t->top, t->ntop, &fns, &sites);
+    tf_functable_free(&t->ft);
+    t->ft = kept;
+    kept = (tf_functable){0};
+  }
+  tf_functable_free(&kept);
+  free(used);
+  free(to);
+  return rc;
+}
+
 /* One rank's folded node as a merged node of that rank alone. */
 static tf_mnode *from_fnode(const tf_fnode *x, int64_t rank, const tf_callsite *cs, tf_mem *m) {
   tf_mnode *y = calloc(1, sizeof *y);

@@ -74,7 +74,9 @@ typedef struct tf_mtrace {
 int tf_mtrace_from_file(tf_mtrace *t, const tf_file_reader *r);
 
 /* Merge src into dst; every rank of src must be above every rank of dst
- * (merge in rank order). src is always freed. 0; -1 with a message (dst
+ * (merge in rank order). src's functions and call sites join dst's tables
+ * (a function dst has under the same name with other fields is refused)
+ * and its nodes are renumbered to them. src is always freed. 0; -1 with a message (dst
  * is then unchanged if the inputs were refused, or unusable if memory ran
  * out). */
 int tf_mtrace_merge(tf_mtrace *dst, tf_mtrace *src, char *err, size_t errlen);
@@ -83,8 +85,9 @@ int tf_mtrace_merge(tf_mtrace *dst, tf_mtrace *src, char *err, size_t errlen);
  * strided block is then one item). Merging on afterwards stays correct. */
 void tf_mtrace_seal(tf_mtrace *t);
 
-/* Seal, then encode as a merged trace file (zstd level 0: sections stored
- * raw). 0 or -1 (out of memory). */
+/* Seal, drop the functions no node names (tf_mtrace_compact_funcs), then
+ * encode as a merged trace file (zstd level 0: sections stored raw). 0 or
+ * -1 (out of memory). */
 int tf_mtrace_encode(tf_mtrace *t, tf_buf *b, int zstd_level);
 /* Decode and validate a merged trace file; messages name `name`. */
 tf_status tf_mtrace_decode(const uint8_t *data, size_t len, const char *name, tf_mtrace *t, char *err,
@@ -118,6 +121,24 @@ int tf_vset_add(tf_vset *v, tf_vseq *seq, tf_vseq *ranks, uint64_t hash, tf_mem 
 const tf_vseq *tf_vset_find(const tf_vset *v, int64_t rank);
 /* Value number k (from 0) of a sequence; 0 if it has fewer. */
 int64_t tf_vseq_value_at(const tf_vseq *s, int64_t k);
+
+/* A renumbering of functions or call sites: index i < n becomes to[i];
+ * indices from n on (only a forged trace has them) become new_n + i - n,
+ * so they stay out of range. to NULL: indices are kept. */
+typedef struct tf_index_map {
+  const uint32_t *to;
+  uint32_t n, new_n;
+} tf_index_map;
+
+/* Renumber the functions (event nodes and the previous calls of their
+ * paths) and call sites of nodes x[0..n) and everything below them, and
+ * key the nodes again. */
+void tf_mnodes_renumber(tf_mnode *const *x, uint32_t n, const tf_index_map *fns, const tf_index_map *sites);
+
+/* Keep in t's function table only the functions its nodes name (events
+ * and previous calls), in their order, and renumber the nodes to match
+ * (doc/FORMAT.md 3.3). 0, or -1 out of memory (t unchanged). */
+int tf_mtrace_compact_funcs(tf_mtrace *t);
 
 /* Node keys: equal keys select nodes to merge (verified exactly). */
 uint64_t tf_mnode_event_key(uint32_t fn, uint32_t thread, uint64_t site_sig);
