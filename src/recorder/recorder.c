@@ -614,6 +614,10 @@ void tf_recorder_start(int init_rc) {
   ts.last_end = g.t_load;
   if (g.cfg.mode == TF_MODE_OFF) return;
   PMPI_Comm_dup(MPI_COMM_WORLD, &g.comm);
+  /* the duplicate inherits MPI_COMM_WORLD's handler (usually fatal): an MPI
+   * error in the recorder's own communication (the merge) must come back as
+   * an error code, for a fallback to per-rank files, not abort the program */
+  PMPI_Comm_set_errhandler(g.comm, MPI_ERRORS_RETURN);
   g.unit = TF_UNIT_NS;
   if (g.cfg.volume != TF_VOLUME_OFF) { /* MPI_Init's own compute volume is 0: counting starts here */
     g.unit = start_volume();
