@@ -77,13 +77,29 @@ static int queue_empty(tf_file_writer *w) {
   return empty;
 }
 
+/* The queue, oldest first; w->io held. */
+static void write_queue(tf_file_writer *w) {
+  for (pending *q; (q = pop(w));) {
+    write_bytes(w, q->buf.data, q->buf.len);
+    tf_buf_free(&q->buf);
+    free(q);
+  }
+}
+
 static void flush_buf(tf_file_writer *w) {
   if (w->buf.len == 0) return;
   w->crc = tf_crc32(w->crc, w->buf.data, w->buf.len);
   w->flushed += w->buf.len;
   pending *q = w->deferred ? malloc(sizeof *q) : NULL;
-  if (!q) { /* written now: not deferred (or no memory to defer it) */
+  if (!q && w->deferred) { /* no memory to defer it: written now, after what is queued */
+    pthread_mutex_lock(&w->io);
+    write_queue(w);
     write_bytes(w, w->buf.data, w->buf.len);
+    pthread_mutex_unlock(&w->io);
+  } else if (!q) {
+    write_bytes(w, w->buf.data, w->buf.len);
+  }
+  if (!q) {
     w->buf.len = 0;
     return;
   }
@@ -107,11 +123,7 @@ void tf_file_writer_write_out(tf_file_writer *w, int wait) {
   if (wait) pthread_mutex_lock(&w->io);
   else if (pthread_mutex_trylock(&w->io) != 0) return; /* the thread writing takes ours too (below) */
   for (;;) {
-    for (pending *q; (q = pop(w));) {
-      write_bytes(w, q->buf.data, q->buf.len);
-      tf_buf_free(&q->buf);
-      free(q);
-    }
+    write_queue(w);
     pthread_mutex_unlock(&w->io);
     /* a buffer handed out after the last pop, by a thread whose trylock
      * failed while we held the file, is written now rather than later */
