@@ -267,7 +267,8 @@ class Body:
         self.post.append("tf_put(&c, (rc == MPI_SUCCESS && %s) ? tf_msg_new(*%s, &ci) : TF_NONE);" % (flag, p.name))
 
     def rec_req_use(self, r, p):
-        self.decl.append("tf_req_snap snap = tf_req_get(%s%s);" % ("*" if p.base == "MPI_Request*" else "", p.name))
+        self.decl.append("tf_req_snap snap = tf_req_get(%s%s, %d);"
+                         % ("*" if p.base == "MPI_Request*" else "", p.name, int(bool(self.f.complete))))
         self.pre.append("tf_put(&c, snap.id);")
         self.snap = r
 
@@ -277,7 +278,8 @@ class Body:
 
     def rec_reqs_use(self, r, p):
         self.snaps_n = expand(p.ann["n"])
-        self.decl.append("tf_req_snap *snaps = tf_req_get_all(&c, %s, %s);" % (p.name, self.snaps_n))
+        self.decl.append("tf_req_snap *snaps = tf_req_get_all(&c, %s, %s, %d);"
+                         % (p.name, self.snaps_n, int(bool(self.f.complete))))
         self.pre.append("tf_put_req_ids(&c, snaps, %s);" % self.snaps_n)
 
     def rec_status(self, r, p):
@@ -318,6 +320,11 @@ class Body:
         elif how == "some":
             self.post.append("if (rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED && snaps)"
                              " for (int i = 0; i < *outcount; i++) tf_req_completed(&snaps[array_of_indices[i]]);")
+        # the requests it took snapshots of and did not complete are unmarked
+        if how == "one":
+            self.post.append("tf_req_settled(&snap);")
+        elif how in ("any", "all", "some"):
+            self.post.append("if (snaps) for (int i = 0; i < %s; i++) tf_req_settled(&snaps[i]);" % self.snaps_n)
         if self.snap and self.snap.free:
             self.post.append("if (rc == MPI_SUCCESS) tf_req_forget(&snap);")
 

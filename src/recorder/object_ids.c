@@ -23,6 +23,13 @@
  *   MPI_PROC_NULL the same builtin handle. Such requests are equivalent (they
  *   are complete at once, with the same status), so their ids are used
  *   oldest first: a call that names the handle k times uses the k oldest.
+ *   Between threads a handle value is reused before the old record is
+ *   dropped: MPI completes thread A's request inside MPI_Wait and may give
+ *   its handle to thread B's MPI_Isend before A's wrapper forgets it. So a
+ *   completion call marks the records it takes snapshots of (completing);
+ *   a new request whose handle is held by a marked record replaces it (the
+ *   completing call has its snapshot), and records are forgotten by id: A
+ *   then leaves B's record alone.
  * Datatypes and ops: predefined ones by their position in
  *   tracefold_predefined.h; derived/user ones per rank from 1000 in creation
  *   order. Groups: MPI_GROUP_EMPTY = 1, others per rank from 2; matched
@@ -469,7 +476,9 @@ int64_t tf_req_new(MPI_Request r, int kind, int persistent, const tf_comm_info *
   tf_lock();
   int64_t id = h.next_req++;
   tf_obj *o = tf_map_find(&h.reqs, key);
-  if (o) { /* a live request has this handle too: this one waits behind it */
+  if (o && o->completing) { /* completed meanwhile (see above): the new request takes its place */
+    o->completing = 0;
+  } else if (o) { /* a live request has this handle too: this one waits behind it */
     if (h.shared.n == h.shared.cap) {
       size_t cap = h.shared.cap ? 2 * h.shared.cap : 16;
       tf_obj *v = realloc(h.shared.v, cap * sizeof *v);
@@ -496,34 +505,34 @@ static tf_req_snap snap_of(MPI_Request r, const tf_obj *o) {
   return (tf_req_snap){r, o->id, o->kind, o->persistent, {o->comm_id, o->rank, o->size, o->remote_size, o->is_inter}};
 }
 
-static tf_req_snap snap_locked(MPI_Request r) {
-  tf_req_snap s = {r, TF_NULL_HANDLE, 0, 0, {TF_NULL_HANDLE, 0, 0, 0, 0}};
-  if (r == MPI_REQUEST_NULL) return s;
-  tf_obj *o = tf_map_find(&h.reqs, key_of_req(r));
-  if (!o) { /* made outside our view: give it an id now */
-    o = tf_map_put(&h.reqs, key_of_req(r));
-    if (!o) return s;
-    o->id = h.next_req++;
-  }
+/* the record of the k-th oldest live request with handle r (k = 0: the one
+ * in the map), registered on first sight; NULL for MPI_REQUEST_NULL and
+ * when out of memory */
+static tf_obj *find_nth_locked(MPI_Request r, int k) {
+  if (r == MPI_REQUEST_NULL) return NULL;
+  uint64_t key = key_of_req(r);
+  for (size_t i = 0; k > 0 && i < h.shared.n; i++)
+    if (h.shared.v[i].key == key && --k == 0) return &h.shared.v[i];
+  tf_obj *o = tf_map_find(&h.reqs, key);
+  if (!o && (o = tf_map_put(&h.reqs, key))) o->id = h.next_req++; /* made outside our view: give it an id now */
+  return o;
+}
+
+static tf_req_snap snap_nth_locked(MPI_Request r, int k, int completing) {
+  tf_obj *o = find_nth_locked(r, k);
+  if (!o) return (tf_req_snap){r, TF_NULL_HANDLE, 0, 0, {TF_NULL_HANDLE, 0, 0, 0, 0}};
+  if (completing) o->completing = 1;
   return snap_of(r, o);
 }
 
-/* the k-th oldest live request with handle r (k = 0: the one in the map) */
-static tf_req_snap snap_nth_locked(MPI_Request r, int k) {
-  uint64_t key = key_of_req(r);
-  for (size_t i = 0; k > 0 && i < h.shared.n; i++)
-    if (h.shared.v[i].key == key && --k == 0) return snap_of(r, &h.shared.v[i]);
-  return snap_locked(r);
-}
-
-tf_req_snap tf_req_get(MPI_Request r) {
+tf_req_snap tf_req_get(MPI_Request r, int completing) {
   tf_lock();
-  tf_req_snap s = snap_locked(r);
+  tf_req_snap s = snap_nth_locked(r, 0, completing);
   tf_unlock();
   return s;
 }
 
-tf_req_snap *tf_req_get_all(tf_call *c, const MPI_Request *rs, int n) {
+tf_req_snap *tf_req_get_all(tf_call *c, const MPI_Request *rs, int n, int completing) {
   if (n <= 0) return NULL;
   tf_req_snap *snaps = tf_call_scratch(c, TF_SCRATCH_SNAPS, (size_t)n * sizeof *snaps);
   if (!snaps) return NULL;
@@ -532,7 +541,7 @@ tf_req_snap *tf_req_get_all(tf_call *c, const MPI_Request *rs, int n) {
     if (h.shared.n)
       for (int j = 0; j < i; j++) k += rs[j] == rs[i] && rs[i] != MPI_REQUEST_NULL;
     tf_lock();
-    snaps[i] = snap_nth_locked(rs[i], k);
+    snaps[i] = snap_nth_locked(rs[i], k, completing);
     tf_unlock();
   }
   return snaps;
@@ -543,10 +552,27 @@ void tf_req_completed(const tf_req_snap *s) {
   tf_req_forget(s);
 }
 
+/* The index in h.shared of the request with handle key and id, or h.shared.n. */
+static size_t shared_index(uint64_t key, int64_t id) {
+  size_t i = 0;
+  while (i < h.shared.n && (h.shared.v[i].key != key || h.shared.v[i].id != id)) i++;
+  return i;
+}
+
 void tf_req_forget(const tf_req_snap *s) {
   if (s->handle == MPI_REQUEST_NULL) return;
   uint64_t key = key_of_req(s->handle);
   tf_lock();
+  tf_obj *o = tf_map_find(&h.reqs, key);
+  if (!o || o->id != s->id) { /* not the one in the map: a waiting one, or replaced already (nothing) */
+    size_t i = shared_index(key, s->id);
+    if (i < h.shared.n) {
+      memmove(&h.shared.v[i], &h.shared.v[i + 1], (h.shared.n - i - 1) * sizeof *h.shared.v);
+      h.shared.n--;
+    }
+    tf_unlock();
+    return;
+  }
   tf_map_remove(&h.reqs, key);
   for (size_t i = 0; i < h.shared.n; i++) { /* the next oldest with this handle takes its place */
     if (h.shared.v[i].key != key) continue;
@@ -554,10 +580,22 @@ void tf_req_forget(const tf_req_snap *s) {
     if (o) fill_req(o, h.shared.v[i].id, h.shared.v[i].kind, h.shared.v[i].persistent,
                     &(tf_comm_info){h.shared.v[i].comm_id, h.shared.v[i].rank, h.shared.v[i].size,
                                     h.shared.v[i].remote_size, h.shared.v[i].is_inter});
+    if (o) o->completing = h.shared.v[i].completing;
     memmove(&h.shared.v[i], &h.shared.v[i + 1], (h.shared.n - i - 1) * sizeof *h.shared.v);
     h.shared.n--;
     break;
   }
+  tf_unlock();
+}
+
+void tf_req_settled(const tf_req_snap *s) {
+  if (s->handle == MPI_REQUEST_NULL || s->id == TF_NULL_HANDLE) return;
+  uint64_t key = key_of_req(s->handle);
+  tf_lock();
+  tf_obj *o = tf_map_find(&h.reqs, key);
+  if (o && o->id == s->id) o->completing = 0;
+  size_t i = shared_index(key, s->id);
+  if (i < h.shared.n) h.shared.v[i].completing = 0;
   tf_unlock();
 }
 

@@ -77,13 +77,25 @@ typedef struct tf_req_snap {
   tf_comm_info ci;
 } tf_req_snap;
 int64_t tf_req_new(MPI_Request r, int kind, int persistent, const tf_comm_info *ci);
-tf_req_snap tf_req_get(MPI_Request r);
+/* The request's snapshot. completing: taken by a completion call (Wait,
+ * Test, ...) before it calls MPI; the record is marked, because once MPI
+ * has completed it the handle value can be given to another thread's new
+ * request before this call forgets the old one (tf_req_new then replaces
+ * the marked record instead of queueing behind it, so the new request's
+ * calls name the new id). tf_req_settled unmarks it after the call. */
+tf_req_snap tf_req_get(MPI_Request r, int completing);
 /* Snapshots of n requests in the call's scratch, valid until the call ends;
  * NULL for n <= 0, and on allocation failure (the call is then dropped,
  * tf_call_oom). */
-tf_req_snap *tf_req_get_all(tf_call *c, const MPI_Request *rs, int n);
-void tf_req_completed(const tf_req_snap *s); /* nonpersistent: forget */
+tf_req_snap *tf_req_get_all(tf_call *c, const MPI_Request *rs, int n, int completing);
+/* After the MPI call: the request is forgotten (nonpersistent) or freed.
+ * Only the record with the snapshot's id goes: if the handle value has been
+ * given to another request meanwhile, that one's record stays. */
+void tf_req_completed(const tf_req_snap *s);
 void tf_req_forget(const tf_req_snap *s);
+/* After a completion call, for each snapshot it took: a request it did not
+ * complete is no longer marked (nothing if it was forgotten). */
+void tf_req_settled(const tf_req_snap *s);
 
 /* ---- windows (one-sided communication) ----
  * A window's info is its id and the caller's rank and size in its group

@@ -9,6 +9,9 @@
  * decoded and validated like a file. A rank that cannot take part (out of
  * memory) sends a failure mark instead, which travels up the tree; rank 0
  * then tells everyone, and each rank writes its own per-rank file instead.
+ * An MPI error is such a failure too: the recorder's communicator returns
+ * errors (MPI_ERRORS_RETURN) and every PMPI call here checks its result,
+ * so a failing network never aborts the application from inside the merge.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <limits.h>
@@ -28,35 +31,60 @@
 #define CHUNK ((size_t)1 << 30)
 #define FAILED UINT64_MAX
 
-static void send_bytes(MPI_Comm comm, int to, const uint8_t *p, uint64_t n) {
-  PMPI_Send(&n, 1, MPI_UINT64_T, to, TAG_SIZE, comm);
-  if (n == FAILED) return;
-  for (uint64_t off = 0; off < n; off += CHUNK) {
-    uint64_t k = n - off < CHUNK ? n - off : CHUNK;
-    PMPI_Send(p + off, (int)k, MPI_BYTE, to, TAG_DATA, comm);
-  }
+/* The text of an MPI error code, for the reason the merge failed. */
+static const char *mpi_error_text(int rc, char *buf) {
+  int n = 0;
+  if (PMPI_Error_string(rc, buf, &n) != MPI_SUCCESS) snprintf(buf, MPI_MAX_ERROR_STRING, "MPI error %d", rc);
+  return buf;
 }
 
-/* The partner's bytes (malloc'ed), or NULL if it failed (or memory is
- * short here: the message is still drained). */
-static uint8_t *recv_bytes(MPI_Comm comm, int from, uint64_t *n) {
-  PMPI_Recv(n, 1, MPI_UINT64_T, from, TAG_SIZE, comm, MPI_STATUS_IGNORE);
-  if (*n == FAILED) return NULL;
+/* Every PMPI call of the merge returns its error (the recorder's
+ * communicator has MPI_ERRORS_RETURN): the first failure says why in err,
+ * and the merge falls back to per-rank files instead of aborting. */
+static int mpi_ok(int rc, int rank, const char *what, int peer, char *err, size_t errlen) {
+  if (rc == MPI_SUCCESS) return 1;
+  char text[MPI_MAX_ERROR_STRING];
+  if (!err[0]) snprintf(err, errlen, "rank %d: %s rank %d failed in MPI: %s", rank, what, peer, mpi_error_text(rc, text));
+  return 0;
+}
+
+/* 0, or the first MPI error code. */
+static int send_bytes(MPI_Comm comm, int to, const uint8_t *p, uint64_t n) {
+  int rc = PMPI_Send(&n, 1, MPI_UINT64_T, to, TAG_SIZE, comm);
+  if (n == FAILED) return rc;
+  for (uint64_t off = 0; off < n && rc == MPI_SUCCESS; off += CHUNK) {
+    uint64_t k = n - off < CHUNK ? n - off : CHUNK;
+    rc = PMPI_Send(p + off, (int)k, MPI_BYTE, to, TAG_DATA, comm);
+  }
+  return rc;
+}
+
+/* The partner's bytes (malloc'ed), or NULL if it failed, memory is short
+ * here (the message is still drained) or a receive failed (*rc: its MPI
+ * error code, else MPI_SUCCESS). */
+static uint8_t *recv_bytes(MPI_Comm comm, int from, uint64_t *n, int *rc) {
+  *rc = PMPI_Recv(n, 1, MPI_UINT64_T, from, TAG_SIZE, comm, MPI_STATUS_IGNORE);
+  if (*rc != MPI_SUCCESS || *n == FAILED) return NULL;
   uint8_t *p = malloc(*n ? (size_t)*n : 1);
   uint8_t sink[4096];
-  for (uint64_t off = 0; off < *n; off += CHUNK) {
+  for (uint64_t off = 0; off < *n && *rc == MPI_SUCCESS; off += CHUNK) {
     uint64_t k = *n - off < CHUNK ? *n - off : CHUNK;
     if (p) {
-      PMPI_Recv(p + off, (int)k, MPI_BYTE, from, TAG_DATA, comm, MPI_STATUS_IGNORE);
+      *rc = PMPI_Recv(p + off, (int)k, MPI_BYTE, from, TAG_DATA, comm, MPI_STATUS_IGNORE);
     } else { /* drain in pieces */
       MPI_Status st;
-      PMPI_Probe(from, TAG_DATA, comm, &st);
-      int cnt;
-      PMPI_Get_count(&st, MPI_BYTE, &cnt);
+      int cnt = 0;
+      *rc = PMPI_Probe(from, TAG_DATA, comm, &st);
+      if (*rc == MPI_SUCCESS) *rc = PMPI_Get_count(&st, MPI_BYTE, &cnt);
+      if (*rc != MPI_SUCCESS) break;
       uint8_t *tmp = malloc((size_t)cnt + 1);
-      PMPI_Recv(tmp ? tmp : sink, tmp ? cnt : 0, MPI_BYTE, from, TAG_DATA, comm, MPI_STATUS_IGNORE);
+      *rc = PMPI_Recv(tmp ? tmp : sink, tmp ? cnt : 0, MPI_BYTE, from, TAG_DATA, comm, MPI_STATUS_IGNORE);
       free(tmp);
     }
+  }
+  if (*rc != MPI_SUCCESS) {
+    free(p);
+    return NULL;
   }
   return p;
 }
@@ -88,15 +116,19 @@ int tf_merge_ranks(MPI_Comm comm, int rank, int nranks, const uint8_t *mine, siz
         ok = 0;
         snprintf(err, errlen, "rank %d: out of memory while encoding", rank);
       }
-      send_bytes(comm, rank - step, b.data, ok ? b.len : FAILED);
+      if (!mpi_ok(send_bytes(comm, rank - step, b.data, ok ? b.len : FAILED), rank, "sending to", rank - step, err,
+                  errlen))
+        ok = 0;
       tf_buf_free(&b);
       break;
     }
     if (rank + step >= nranks) continue;
     uint64_t n;
-    uint8_t *p = recv_bytes(comm, rank + step, &n);
+    int rc;
+    uint8_t *p = recv_bytes(comm, rank + step, &n, &rc);
     if (!p) {
-      if (ok) snprintf(err, errlen, "rank %d or a rank merged into it could not take part", rank + step);
+      if (mpi_ok(rc, rank, "receiving from", rank + step, err, errlen) && ok)
+        snprintf(err, errlen, "rank %d or a rank merged into it could not take part", rank + step);
       ok = 0;
       continue;
     }
@@ -117,6 +149,7 @@ int tf_merge_ranks(MPI_Comm comm, int rank, int nranks, const uint8_t *mine, siz
     }
   }
   tf_mtrace_free(&t);
-  PMPI_Bcast(&ok, 1, MPI_INT, 0, comm);
+  /* a rank that cannot learn the outcome counts it as a failure (and keeps its own file) */
+  if (!mpi_ok(PMPI_Bcast(&ok, 1, MPI_INT, 0, comm), rank, "learning the outcome from", 0, err, errlen)) ok = 0;
   return ok ? 0 : -1;
 }

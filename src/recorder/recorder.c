@@ -8,7 +8,9 @@
  *   go into a per-thread buffer; tf_call_end stamps the compute and
  *   communication deltas and appends the event to the sink under a lock
  *   (runtime.h: a mutex with MPI_THREAD_MULTIPLE, else a flag the
- *   recorder's thread waits on).
+ *   recorder's thread waits on); a sink's full buffer is handed out under
+ *   the lock and written after it (tf_file_writer_defer): no disk write
+ *   while the lock is held.
  * MPI_Finalize -> tf_recorder_before_finalize (last moment MPI is usable):
  *   the merge, the files, and one report for the whole job if anything
  *   went wrong (a clean run prints nothing; TRACEFOLD_VERBOSE=1 says where
@@ -115,6 +117,7 @@ static struct {
   _Atomic int quit;
   uint64_t ckpt_every, ckpt_next; /* ns; 0: no checkpoints */
   _Atomic int ckpt_busy;          /* a checkpoint is being written (outside the lock) */
+  _Atomic int writing;            /* calls writing the files' full buffers (outside the lock) */
   /* stops without MPI_Finalize */
   _Atomic int stopping, stopped;
   /* write failures (errno), reported once per job at MPI_Finalize */
@@ -125,6 +128,7 @@ static _Thread_local thread_clock ts;
 static volatile sig_atomic_t pending_signal; /* SIGTERM or SIGINT arrived: the partial files are to be written */
 
 static void stop_for_signal(int on_recorder_thread);
+static void sleep_ns(uint64_t ns);
 
 __attribute__((constructor)) static void tf_on_load(void) { g.t_load = tf_now_ns(); }
 
@@ -186,6 +190,12 @@ static void memory_failure(int rc, const char *what, char *msg, size_t len) {
   snprintf(msg, len, "out of memory while %s%s", what, rc == -2 ? " (values refused by the writer)" : "");
 }
 
+/* Until no call is writing a file's full buffers outside the lock: before
+ * a file is closed or given up. */
+static void wait_for_writers(void) {
+  while (atomic_load(&g.writing)) sleep_ns(1000000);
+}
+
 void tf_call_end(tf_call *c) {
   thread_clock *tc = &ts;
   uint32_t nvals;
@@ -217,6 +227,7 @@ void tf_call_end(tf_call *c) {
   const char *failure = NULL;
   int quiet = 0;                   /* a write failed: said once per job at MPI_Finalize */
   tf_file_writer *dropped = NULL;  /* mode both: the flat file given up, removed outside the lock */
+  tf_file_writer *out[2] = {NULL, NULL}; /* files with full buffers, written outside the lock */
   tf_lock();
   tf_rec_state now = tf_state();
   if (now != TF_STATE_RECORDING) {
@@ -280,10 +291,21 @@ void tf_call_end(tf_call *c) {
       }
     }
     if (failure) tf_lost_add(1);
+    if (g.flat && tf_file_writer_pending(g.flat)) out[0] = g.flat;
+    if (g.comp && tf_file_writer_pending(g.comp)) out[1] = g.comp;
+    if (out[0] || out[1]) atomic_fetch_add(&g.writing, 1); /* the files stay open until it is done */
   }
   tf_unlock();
   tf_call_done(c);
-  tf_file_writer_abandon(dropped);
+  if (out[0] || out[1]) { /* no disk write under the lock: a slow file system holds up this thread only */
+    tf_file_writer_write_out(out[0], 0);
+    tf_file_writer_write_out(out[1], 0);
+    atomic_fetch_sub(&g.writing, 1);
+  }
+  if (dropped) {
+    wait_for_writers();
+    tf_file_writer_abandon(dropped);
+  }
   if (failure) {
     if (quiet) tf_recorder_fail_quietly();
     else tf_recorder_fail(failure);
@@ -408,9 +430,11 @@ static void checkpoint(void) {
   int ok = tf_compressor_snapshot(&g.compressor, &seg, &segev) == 0 &&
            tf_file_writer_snapshot(g.comp, seg.data, seg.len, segev, tf_lost(), TF_PARTIAL_CHECKPOINT, &snap) == 0;
   uint64_t held = tf_now_ns() - t0;
+  tf_file_writer *comp = g.comp; /* open until ckpt_busy is cleared (write_partial waits for it) */
   tf_unlock_other();
   tf_buf_free(&seg);
   if (ok) {
+    tf_file_writer_write_out(comp, 1); /* the snapshot copies what the writer flushed from its file */
     tf_file_snapshot_write(&snap, g.tfc); /* a failure keeps the previous checkpoint; the next one tries again */
     tf_file_snapshot_free(&snap);
   }
@@ -495,6 +519,7 @@ static void meet_others(void) {
  * is over). 0, or the errno of the first that could not be written. */
 static int close_files(tf_rec_state was, uint32_t partial) {
   int err = 0;
+  wait_for_writers();
   if (g.comp) { /* first: the compressed trace has priority */
     uint64_t lost = tf_lost(), unwritten = g.compressor.nevents;
     /* after a failure the folded structure may be incomplete: written only if recording was healthy */
@@ -614,6 +639,10 @@ void tf_recorder_start(int init_rc) {
   ts.last_end = g.t_load;
   if (g.cfg.mode == TF_MODE_OFF) return;
   PMPI_Comm_dup(MPI_COMM_WORLD, &g.comm);
+  /* the duplicate inherits MPI_COMM_WORLD's handler (usually fatal): an MPI
+   * error in the recorder's own communication (the merge) must come back as
+   * an error code, for a fallback to per-rank files, not abort the program */
+  PMPI_Comm_set_errhandler(g.comm, MPI_ERRORS_RETURN);
   g.unit = TF_UNIT_NS;
   if (g.cfg.volume != TF_VOLUME_OFF) { /* MPI_Init's own compute volume is 0: counting starts here */
     g.unit = start_volume();
@@ -654,6 +683,7 @@ void tf_recorder_start(int init_rc) {
       tf_recorder_fail(err);
       return;
     }
+    tf_file_writer_defer(g.flat); /* written outside the lock (tf_call_end) */
   }
   if (g.cfg.mode == TF_MODE_COMPRESSED || g.cfg.mode == TF_MODE_BOTH) {
     snprintf(g.tfc, sizeof g.tfc, "%s/rank-%d.tfc", g.path, g.rank);
@@ -661,6 +691,7 @@ void tf_recorder_start(int init_rc) {
       tf_recorder_fail(err);
       return;
     }
+    tf_file_writer_defer(g.comp); /* the folder's segments too (TRACEFOLD_MEMORY) */
     if (tf_compressor_init(&g.compressor, tf_schema, TF_FN_COUNT, g.cfg.memory)) {
       tf_recorder_fail("out of memory at MPI_Init");
       return;
@@ -740,6 +771,7 @@ void tf_recorder_before_finalize(void) {
   tf_lock_other();
   tf_rec_state was = tf_state_done();
   tf_unlock_other();
+  wait_for_writers();
   int stopped = atomic_load(&g.stopped) || atomic_load(&g.stopping);
   char err[512] = "";
   uint8_t *mine = NULL;

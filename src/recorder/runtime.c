@@ -23,6 +23,39 @@ static struct {
 
 static _Thread_local tf_thread ts;
 
+/* Threads whose call buffers (values, scratch) are allocated: each is
+ * registered with a pthread key the first time it allocates, so that the
+ * buffers are freed when the thread exits (a program that starts a thread
+ * per task would otherwise keep one set per thread it ever ran). */
+static pthread_once_t buffers_once = PTHREAD_ONCE_INIT;
+static pthread_key_t buffers_key;
+static int have_buffers_key;
+static _Atomic uint32_t nbuffers;
+
+static void free_buffers(void *arg) {
+  tf_thread *th = arg;
+  free(th->vals);
+  for (uint32_t d = 0; d < th->nscratch; d++)
+    for (int k = 0; k < TF_SCRATCH_KINDS; k++) free(th->scratch[d][k].p);
+  free(th->scratch);
+  memset(th, 0, sizeof *th);
+  atomic_fetch_sub(&nbuffers, 1);
+}
+
+static void make_buffers_key(void) { have_buffers_key = pthread_key_create(&buffers_key, free_buffers) == 0; }
+
+/* Before th's first allocation. Without a key (none left) the buffers stay
+ * until the process ends, as they would without this. */
+static void own_buffers(tf_thread *th) {
+  if (th->owned) return;
+  th->owned = 1;
+  atomic_fetch_add(&nbuffers, 1);
+  pthread_once(&buffers_once, make_buffers_key);
+  if (have_buffers_key) pthread_setspecific(buffers_key, th);
+}
+
+uint32_t tf_thread_buffers(void) { return atomic_load(&nbuffers); }
+
 uint64_t tf_now_ns(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
@@ -117,6 +150,7 @@ void tf_call_done(tf_call *c) {
 void tf_put(tf_call *c, int64_t v) {
   tf_thread *th = c->th;
   if (th->nvals == th->cap) {
+    own_buffers(th);
     uint32_t cap = th->cap ? 2 * th->cap : 256;
     int64_t *nv = realloc(th->vals, cap * sizeof *nv);
     if (!nv) {
@@ -131,6 +165,7 @@ void tf_put(tf_call *c, int64_t v) {
 
 void *tf_call_scratch(tf_call *c, int kind, size_t bytes) {
   tf_thread *th = c->th;
+  own_buffers(th);
   if (c->depth >= th->nscratch) {
     uint32_t n = c->depth + 4;
     tf_scratch(*ns)[TF_SCRATCH_KINDS] = realloc(th->scratch, n * sizeof *ns);

@@ -80,13 +80,18 @@ typedef struct tf_scratch {
   size_t cap; /* bytes */
 } tf_scratch;
 
-typedef struct tf_thread {  /* one per thread, never freed */
+typedef struct tf_thread {  /* one per thread, its buffers freed when the thread exits */
   int64_t *vals;            /* the values of its calls in progress, outermost first */
   uint32_t nvals, cap;
   uint32_t depth;           /* calls of this thread in progress */
   uint32_t nscratch;        /* depths with scratch */
   tf_scratch (*scratch)[TF_SCRATCH_KINDS]; /* per depth */
+  int owned;                /* its buffers are registered to be freed at its exit */
 } tf_thread;
+
+/* Threads whose call buffers are allocated now (the tests check that an
+ * exited thread's are freed). */
+uint32_t tf_thread_buffers(void);
 
 typedef struct tf_call {
   uint32_t fn;

@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,15 +19,21 @@
 
 enum { REC_END = 0, REC_EVENT = 1, REC_CALLSITE = 2, REC_LOST = 3, REC_SEGMENT = 4, REC_PARTIAL = 5, REC_FUNCTION = 6 };
 
+/* A full buffer handed out by a deferred writer, waiting to be written. */
+typedef struct pending {
+  struct pending *next;
+  tf_buf buf;
+} pending;
+
 struct tf_file_writer {
   FILE *f;
   char *path;
   char *part; /* written as path.part, renamed to path when complete */
   tf_buf buf;
   uint32_t crc;      /* of the bytes flushed */
-  uint64_t flushed;  /* bytes written to the file so far */
+  uint64_t flushed;  /* bytes flushed so far (deferred: handed out, maybe not yet written) */
   uint64_t nevents;
-  int io_error; /* errno of the first failed write, 0 if none */
+  _Atomic int io_error; /* errno of the first failed write, 0 if none */
   const tf_func_desc *funcs; /* the caller's function table: events must fit it */
   uint32_t nfuncs;
   /* compressed files declare a function (function record) before its first
@@ -35,27 +43,115 @@ struct tf_file_writer {
   uint32_t *file_id;
   uint32_t ndeclared;
   uint64_t ncallsites; /* declared so far: events refer to them, indices are dense */
+  /* deferred (tf_file_writer_defer): full buffers wait in a queue, oldest
+   * first, for tf_file_writer_write_out, which writes them in that order */
+  int deferred;
+  pthread_mutex_t qlock; /* the queue: held for a push or a pop, never during I/O */
+  pthread_mutex_t io;    /* the file: held while it is opened and written */
+  pending *head, *tail;
 };
 
-/* A lazy writer creates its file at the first flush. */
+static void set_error(tf_file_writer *w, int e) {
+  int none = 0;
+  atomic_compare_exchange_strong(&w->io_error, &none, e ? e : EIO); /* the first failure is the one reported */
+}
+
+/* A lazy writer creates its file at the first write. */
 static void open_file(tf_file_writer *w) {
   if (w->f || w->io_error) return;
-  if (!(w->f = fopen(w->part, "wb"))) w->io_error = errno ? errno : EIO;
+  if (!(w->f = fopen(w->part, "wb"))) set_error(w, errno);
+}
+
+static void write_bytes(tf_file_writer *w, const uint8_t *p, size_t n) {
+  open_file(w);
+  if (!w->io_error && fwrite(p, 1, n, w->f) != n) set_error(w, errno);
+  if (!w->io_error && fflush(w->f) != 0) set_error(w, errno); /* on disk now: snapshots copy it */
+}
+
+static pending *pop(tf_file_writer *w) {
+  pthread_mutex_lock(&w->qlock);
+  pending *q = w->head;
+  if (q && !(w->head = q->next)) w->tail = NULL;
+  pthread_mutex_unlock(&w->qlock);
+  return q;
+}
+
+static int queue_empty(tf_file_writer *w) {
+  pthread_mutex_lock(&w->qlock);
+  int empty = w->head == NULL;
+  pthread_mutex_unlock(&w->qlock);
+  return empty;
+}
+
+/* The queue, oldest first; w->io held. */
+static void write_queue(tf_file_writer *w) {
+  for (pending *q; (q = pop(w));) {
+    write_bytes(w, q->buf.data, q->buf.len);
+    tf_buf_free(&q->buf);
+    free(q);
+  }
 }
 
 static void flush_buf(tf_file_writer *w) {
   if (w->buf.len == 0) return;
-  open_file(w);
   w->crc = tf_crc32(w->crc, w->buf.data, w->buf.len);
-  if (!w->io_error && fwrite(w->buf.data, 1, w->buf.len, w->f) != w->buf.len) w->io_error = errno ? errno : EIO;
-  if (!w->io_error && fflush(w->f) != 0) w->io_error = errno ? errno : EIO; /* on disk now: snapshots copy it */
   w->flushed += w->buf.len;
-  w->buf.len = 0;
+  pending *q = w->deferred ? malloc(sizeof *q) : NULL;
+  if (!q && w->deferred) { /* no memory to defer it: written now, after what is queued */
+    pthread_mutex_lock(&w->io);
+    write_queue(w);
+    write_bytes(w, w->buf.data, w->buf.len);
+    pthread_mutex_unlock(&w->io);
+  } else if (!q) {
+    write_bytes(w, w->buf.data, w->buf.len);
+  }
+  if (!q) {
+    w->buf.len = 0;
+    return;
+  }
+  /* handed out whole: the caller's lock is not held while it is written */
+  q->next = NULL;
+  q->buf = w->buf;
+  w->buf = (tf_buf){0};
+  pthread_mutex_lock(&w->qlock);
+  if (w->tail) w->tail->next = q;
+  else w->head = q;
+  w->tail = q;
+  pthread_mutex_unlock(&w->qlock);
+}
+
+void tf_file_writer_defer(tf_file_writer *w) { w->deferred = 1; }
+
+int tf_file_writer_pending(tf_file_writer *w) { return w->deferred && !queue_empty(w); }
+
+void tf_file_writer_write_out(tf_file_writer *w, int wait) {
+  if (!w || !w->deferred) return;
+  if (wait) pthread_mutex_lock(&w->io);
+  else if (pthread_mutex_trylock(&w->io) != 0) return; /* the thread writing takes ours too (below) */
+  for (;;) {
+    write_queue(w);
+    pthread_mutex_unlock(&w->io);
+    /* a buffer handed out after the last pop, by a thread whose trylock
+     * failed while we held the file, is written now rather than later */
+    if (queue_empty(w) || pthread_mutex_trylock(&w->io) != 0) return;
+  }
+}
+
+/* Deferred buffers dropped unwritten (the writer is abandoned or failed). */
+static void drop_pending(tf_file_writer *w) {
+  for (pending *q; (q = pop(w));) {
+    tf_buf_free(&q->buf);
+    free(q);
+  }
 }
 
 static tf_file_writer *open_writer(const char *path, tf_file_kind kind, const tf_file_info *info, int lazy,
                                    char *err, size_t errlen) {
   tf_file_writer *w = calloc(1, sizeof *w);
+  if (w) {
+    pthread_mutex_init(&w->qlock, NULL);
+    pthread_mutex_init(&w->io, NULL);
+  }
   if (!w || !(w->path = strdup(path))) {
     if (err) snprintf(err, errlen, "%s: out of memory", path);
     free(w);
@@ -191,6 +287,7 @@ tf_status tf_file_writer_close_errno(tf_file_writer *w, char *err, size_t errlen
   tf_buf_put_u8(b, REC_END);
   tf_buf_put_uvar(b, w->nevents);
   flush_buf(w);
+  tf_file_writer_write_out(w, 1);
   open_file(w);
   tf_status st = TF_OK;
   if (b->failed) {
@@ -198,10 +295,10 @@ tf_status tf_file_writer_close_errno(tf_file_writer *w, char *err, size_t errlen
     if (err) snprintf(err, errlen, "%s: out of memory while encoding events", w->path);
   } else {
     uint8_t crc[4] = {(uint8_t)w->crc, (uint8_t)(w->crc >> 8), (uint8_t)(w->crc >> 16), (uint8_t)(w->crc >> 24)};
-    if (!w->io_error && fwrite(crc, 1, 4, w->f) != 4) w->io_error = errno ? errno : EIO;
-    if (w->f && fclose(w->f) != 0 && !w->io_error) w->io_error = errno ? errno : EIO;
+    if (!w->io_error && fwrite(crc, 1, 4, w->f) != 4) set_error(w, errno);
+    if (w->f && fclose(w->f) != 0 && !w->io_error) set_error(w, errno);
     w->f = NULL;
-    if (!w->io_error && rename(w->part, w->path) != 0) w->io_error = errno ? errno : EIO;
+    if (!w->io_error && rename(w->part, w->path) != 0) set_error(w, errno);
     if (w->io_error) {
       st = TF_ERR_IO;
       if (err) snprintf(err, errlen, "%s: write failed: %s", w->path, strerror(w->io_error));
@@ -210,6 +307,7 @@ tf_status tf_file_writer_close_errno(tf_file_writer *w, char *err, size_t errlen
   if (w->f) fclose(w->f);
   if (st != TF_OK) unlink(w->part); /* no half-written file left behind (the final name is untouched) */
   if (eno && st != TF_OK) *eno = w->io_error ? w->io_error : ENOMEM;
+  drop_pending(w); /* none left unless a buffer could not be written */
   tf_buf_free(b);
   free(w->file_id);
   free(w->part);
@@ -224,6 +322,7 @@ void tf_file_writer_abandon(tf_file_writer *w) {
   if (!w) return;
   if (w->f) fclose(w->f);
   unlink(w->part);
+  drop_pending(w);
   tf_buf_free(&w->buf);
   free(w->file_id);
   free(w->part);
@@ -353,7 +452,7 @@ tf_status tf_file_writer_finish_mem(tf_file_writer *w, uint8_t **data, size_t *l
                                     size_t errlen) {
   *data = NULL;
   *len = 0;
-  *on_disk = w->f != NULL;
+  *on_disk = w->flushed != 0;
   if (*on_disk) { /* flushed before: complete the file and read it back */
     char *path = strdup(w->path);
     tf_status st = path ? tf_file_writer_close(w, err, errlen) : TF_ERR_NOMEM;

@@ -4,7 +4,8 @@
  * traces). The layout is specified in doc/FORMAT.md, "Flat trace". Events
  * are encoded into a memory buffer that is flushed to the file whenever it
  * passes 1 MiB, so memory stays bounded however long the run.
- * Not thread-safe: the caller serialises.
+ * Not thread-safe: the caller serialises, except for
+ * tf_file_writer_write_out (deferred writers, below).
  */
 #ifndef TF_FLAT_WRITER_H
 #define TF_FLAT_WRITER_H
@@ -34,6 +35,25 @@ tf_file_writer *tf_file_writer_open_lazy(const char *path, tf_file_kind kind, co
  * header, so the index is fn. -2 when fn is outside the table; -1 when the
  * record could not be buffered (nothing written) or an earlier flush failed. */
 int64_t tf_file_writer_function(tf_file_writer *w, uint32_t fn);
+
+/* Deferred: from now on a full buffer is not written by the call that
+ * fills it but handed out whole to a queue; tf_file_writer_write_out
+ * writes the queue. So a caller that serialises the writer under a lock
+ * (the recorder) writes to disk after releasing it: a slow or blocked file
+ * system holds up only the thread that writes, not the others' calls.
+ * Write errors are then seen by the calls after the write (-1,
+ * tf_file_writer_error). Close and finish write the queue first; a
+ * snapshot's writer calls tf_file_writer_write_out(w, 1) before
+ * tf_file_snapshot_write, which copies the flushed bytes from the file. */
+void tf_file_writer_defer(tf_file_writer *w);
+/* A deferred writer has buffers waiting (read under the caller's lock). */
+int tf_file_writer_pending(tf_file_writer *w);
+/* Write the waiting buffers in order; safe to call without the caller's
+ * lock, from any thread, while another thread uses the writer. wait = 0:
+ * if another thread is writing, return at once (it writes these too);
+ * wait = 1: return only when everything handed out so far is written (a
+ * snapshot copies it from the file). NULL or not deferred: nothing. */
+void tf_file_writer_write_out(tf_file_writer *w, int wait);
 
 /* Declare call site `index` (indices are dense, in order of first use).
  * Like tf_file_writer_event: 0 on success; -1 when the record could not be
