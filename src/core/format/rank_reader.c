@@ -204,10 +204,7 @@ static tf_status parse(tf_file_reader *r, const char *path, tf_file_reader **out
   in->nranks = (int32_t)nranks;
   in->thread_level = (int32_t)level;
   int frc = tf_functable_decode(&c, &r->ft);
-  if (frc == -2) {
-    tf_file_close(r);
-    return tf_failf(err, errlen, TF_ERR_NOMEM, "%s: out of memory", path);
-  }
+  if (frc == -2) goto nomem;
   if (frc) goto malformed_or_truncated;
   in->nfuncs = r->ft.n;
   in->funcs = r->ft.funcs;
@@ -231,10 +228,7 @@ static tf_status parse(tf_file_reader *r, const char *path, tf_file_reader **out
       if (in->ncallsites == capcs) {
         capcs = capcs ? 2 * capcs : 64;
         tf_callsite *ncs = realloc(r->callsites, capcs * sizeof *ncs);
-        if (!ncs) {
-          tf_file_close(r);
-          return tf_failf(err, errlen, TF_ERR_NOMEM, "%s: out of memory", path);
-        }
+        if (!ncs) goto nomem;
         r->callsites = ncs;
       }
       tf_callsite *cs = &r->callsites[in->ncallsites];
@@ -253,10 +247,7 @@ static tf_status parse(tf_file_reader *r, const char *path, tf_file_reader **out
       in->partial = (uint32_t)why;
     } else if (tag == REC_FUNCTION && comp && version >= 4) { /* the next function of the table */
       int drc = tf_functable_decode_one(&c, &r->ft);
-      if (drc == -2) {
-        tf_file_close(r);
-        return tf_failf(err, errlen, TF_ERR_NOMEM, "%s: out of memory", path);
-      }
+      if (drc == -2) goto nomem;
       if (drc) goto malformed_or_truncated;
       in->nfuncs = r->ft.n;
       in->funcs = r->ft.funcs;
@@ -272,16 +263,10 @@ static tf_status parse(tf_file_reader *r, const char *path, tf_file_reader **out
       tf_fnode ***nsegs = realloc(r->segs, (ns + 1) * sizeof *nsegs);
       if (nsegs) r->segs = nsegs;
       uint32_t *nsegn = nsegs ? realloc(r->segn, (ns + 1) * sizeof *nsegn) : NULL;
-      if (!nsegn) {
-        tf_file_close(r);
-        return tf_failf(err, errlen, TF_ERR_NOMEM, "%s: out of memory", path);
-      }
+      if (!nsegn) goto nomem;
       r->segn = nsegn;
       tf_order *nord = realloc(r->orders, (ns + 1) * sizeof *nord);
-      if (!nord) {
-        tf_file_close(r);
-        return tf_failf(err, errlen, TF_ERR_NOMEM, "%s: out of memory", path);
-      }
+      if (!nord) goto nomem;
       r->orders = nord;
       tf_cursor sc = {c.p, c.p + seglen, 0};
       const char *why = NULL;
@@ -307,10 +292,8 @@ static tf_status parse(tf_file_reader *r, const char *path, tf_file_reader **out
   }
   in->callsites = r->callsites;
   if (comp) {
-    if (tf_unroll_init(&r->unroll, (tf_fnode **const *)r->segs, r->segn, r->orders, in->nsegments, in->funcs)) {
-      tf_file_close(r);
-      return tf_failf(err, errlen, TF_ERR_NOMEM, "%s: out of memory", path);
-    }
+    if (tf_unroll_init(&r->unroll, (tf_fnode **const *)r->segs, r->segn, r->orders, in->nsegments, in->funcs))
+      goto nomem;
     r->unrolling = 1;
     snprintf(r->path, sizeof r->path, "%s", path); /* named in later errors */
   }
@@ -327,6 +310,9 @@ malformed:
            crc_ok && bad_event[0] ? " (event " : "", crc_ok ? bad_event : "", crc_ok && bad_event[0] ? ")" : "");
   tf_file_close(r);
   return st;
+nomem:
+  tf_file_close(r);
+  return tf_failf(err, errlen, TF_ERR_NOMEM, "%s: out of memory", path);
 truncated:
   tf_failf(err, errlen, TF_ERR_TRUNCATED, "%s: truncated (file ends inside the trace; %zu bytes)", path, r->len);
   tf_file_close(r);
