@@ -811,7 +811,8 @@ static size_t node_bytes(const tf_fnode *x) {
 static size_t folder_bytes(const tf_folder *f) {
   size_t b = (size_t)f->cap * (sizeof *f->seq + sizeof *f->pre + sizeof *f->pw + sizeof *f->kprev +
                                sizeof *f->ext_head + sizeof *f->ext_next) +
-             (size_t)f->kcap * sizeof *f->kmap + f->pool_bytes;
+             (size_t)f->kcap * sizeof *f->kmap + f->pool_bytes + f->held_cap * sizeof *f->held +
+             f->held_vals_cap * sizeof *f->held_vals;
   for (uint32_t i = 0; i < f->n; i++) b += node_bytes(f->seq[i]);
   return b;
 }
@@ -1005,6 +1006,75 @@ static void test_seal_midstream(void) {
     stream_free(&g.s);
   }
   remove(path);
+}
+
+/* The fast path (folder.c: an iteration of the last loop matched against
+ * its body and held) gives the slow path's structure node for node: the
+ * same streams folded with and without it (and, with it, flushed at random
+ * points as checkpoints do) encode to the same bytes, path timing included
+ * (each event's previous event: the one before it in the stream). */
+static void fold_both(const stream *s, tf_folder *fast, tf_folder *slow, unsigned flush_every) {
+  uint32_t pfn = TF_PREV_NONE, psite = TF_PREV_NONE;
+  for (size_t i = 0; i < s->n; i++) {
+    const oev *e = &s->e[i];
+    const int64_t *v = s->v + e->off;
+    CHECK(tf_folder_push(fast, e->fn, e->thread, e->site, e->compute, e->duration, pfn, psite, e->nvals, v) == 0);
+    CHECK(tf_folder_push(slow, e->fn, e->thread, e->site, e->compute, e->duration, pfn, psite, e->nvals, v) == 0);
+    if (flush_every && rndn(flush_every) == 0) CHECK(tf_folder_flush(fast) == 0);
+    pfn = e->fn;
+    psite = e->site;
+  }
+}
+
+static void test_fast_path(void) {
+  int mismatches = 0, cases = 0;
+  uint64_t events = 0, held = 0;
+  for (uint64_t k = 0; k < 160; k++) {
+    stream st = {0};
+    gen g;
+    const stream *s = &st;
+    if (k < 120) {
+      gen_program_stream(&g, 5000 + k);
+      s = &g.s;
+    } else if (k < 126) {
+      pattern_stream(&st, (int)(k - 120), 300);
+    } else if (k < 128) {
+      nested_stream(&st, 500);
+    } else if (k < 130) {
+      long_body_stream(&st, k == 128 ? 40 : 300, 12, k);
+    } else {
+      irregular_stream(&st, 3000, k);
+    }
+    rng = k; /* the flush points */
+    tf_folder fast, slow;
+    tf_folder_init(&fast);
+    tf_folder_init(&slow);
+    slow.no_fast = 1;
+    fold_both(s, &fast, &slow, k % 3 == 0 ? 40 : 0);
+    tf_folder_seal(&fast);
+    tf_folder_seal(&slow);
+    tf_buf a = {0}, b = {0};
+    tf_segment_encode(&a, fast.seq, fast.n, NULL);
+    tf_segment_encode(&b, slow.seq, slow.n, NULL);
+    CHECK(!a.failed && !b.failed);
+    int same = fast.n == slow.n && fast.nevents == slow.nevents && a.len == b.len && memcmp(a.data, b.data, a.len) == 0;
+    if (!same && mismatches++ < 5)
+      fprintf(stderr, "fast path: stream %" PRIu64 " (%zu events): %u top-level nodes and %zu bytes, slow path %u and %zu\n",
+              k, s->n, fast.n, a.len, slow.n, b.len);
+    cases++;
+    events += fast.nevents;
+    held += fast.nfast;
+    tf_buf_free(&a);
+    tf_buf_free(&b);
+    tf_folder_reset(&fast);
+    tf_folder_reset(&slow);
+    if (k < 120) stream_free(&g.s);
+    else stream_free(&st);
+  }
+  printf("fast path: %d streams, %" PRIu64 " events (%" PRIu64 " through the fast path), %d differ from the slow path\n",
+         cases, events, held, mismatches);
+  CHECKF(mismatches == 0, "%d of %d streams fold differently with the fast path", mismatches, cases);
+  CHECKF(held * 3 > events, "only %" PRIu64 " of %" PRIu64 " events took the fast path", held, events);
 }
 
 /* ====================================================== 5. hostile files */
@@ -1413,6 +1483,7 @@ int main(int argc, char **argv) {
       {"memory_cap", test_memory_cap},
       {"size_independent", test_size_independent},
       {"seal_midstream", test_seal_midstream},
+      {"fast_path", test_fast_path},
       {"hand_made", test_hand_made},
       {"decoder_overflow", test_decoder_overflow},
       {"damaged_compressed", test_damaged_compressed},

@@ -14,18 +14,17 @@ tf_obj *tf_map_find(tf_handle_map *m, uint64_t key) {
   if (!m->cap) return NULL;
   for (size_t i = slot_of(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
     tf_obj *o = &m->slots[i];
-    if (o->used == 0) return NULL;
-    if (o->used == 1 && o->key == key) return o;
+    if (!o->used) return NULL;
+    if (o->key == key) return o;
   }
 }
 
 static int grow(tf_handle_map *m) {
   size_t cap = m->cap ? m->cap * 2 : 64;
-  if ((m->live + 1) * 2 < m->cap) cap = m->cap; /* only tombstones: rehash in place */
   tf_obj *slots = calloc(cap, sizeof *slots);
   if (!slots) return -1;
   for (size_t i = 0; i < m->cap; i++) {
-    if (m->slots[i].used != 1) continue;
+    if (!m->slots[i].used) continue;
     size_t j = slot_of(m->slots[i].key, cap);
     while (slots[j].used) j = (j + 1) & (cap - 1);
     slots[j] = m->slots[i];
@@ -33,18 +32,16 @@ static int grow(tf_handle_map *m) {
   free(m->slots);
   m->slots = slots;
   m->cap = cap;
-  m->tombs = 0;
   return 0;
 }
 
 tf_obj *tf_map_put(tf_handle_map *m, uint64_t key) {
   tf_obj *o = tf_map_find(m, key);
   if (!o) {
-    if ((m->live + m->tombs + 1) * 2 > m->cap && grow(m)) return NULL;
+    if ((m->live + 1) * 2 > m->cap && grow(m)) return NULL;
     size_t i = slot_of(key, m->cap);
-    while (m->slots[i].used == 1) i = (i + 1) & (m->cap - 1);
+    while (m->slots[i].used) i = (i + 1) & (m->cap - 1);
     o = &m->slots[i];
-    if (o->used == 2) m->tombs--;
     m->live++;
   }
   *o = (tf_obj){0};
@@ -56,9 +53,17 @@ tf_obj *tf_map_put(tf_handle_map *m, uint64_t key) {
 void tf_map_remove(tf_handle_map *m, uint64_t key) {
   tf_obj *o = tf_map_find(m, key);
   if (!o) return;
-  o->used = 2;
+  size_t mask = m->cap - 1, hole = (size_t)(o - m->slots);
+  for (size_t j = (hole + 1) & mask; m->slots[j].used; j = (j + 1) & mask) {
+    /* the entry at j may fill the hole if its home slot is not in (hole, j] */
+    size_t home = slot_of(m->slots[j].key, m->cap);
+    if (((j - home) & mask) >= ((j - hole) & mask)) {
+      m->slots[hole] = m->slots[j];
+      hole = j;
+    }
+  }
+  m->slots[hole].used = 0;
   m->live--;
-  m->tombs++;
 }
 
 void tf_map_free(tf_handle_map *m) {

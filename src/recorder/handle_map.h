@@ -5,7 +5,11 @@
  * A handle value can be reused by the MPI library once the object is freed
  * or the request completed, so records are removed at that moment and the
  * next object with the same value gets a fresh record (and a fresh id).
- * Linear probing with tombstones; grows at 50% load. Not thread-safe.
+ * Linear probing; a removal shifts the entries after it back (no
+ * tombstones: request handles come and go on every call, and tombstones
+ * would lengthen every probe until the next rehash), so a removal moves
+ * other records: pointers from tf_map_find/put are valid until the next
+ * put or remove. Grows at 50% load. Not thread-safe.
  */
 #ifndef TF_HANDLE_MAP_H
 #define TF_HANDLE_MAP_H
@@ -27,8 +31,8 @@ typedef struct tf_obj {
 } tf_obj;
 
 typedef struct tf_handle_map {
-  tf_obj *slots;        /* used: 0 empty, 1 live, 2 tombstone */
-  size_t cap, live, tombs;
+  tf_obj *slots;        /* used: 0 empty, 1 live */
+  size_t cap, live;
 } tf_handle_map;
 
 tf_obj *tf_map_find(tf_handle_map *m, uint64_t key);

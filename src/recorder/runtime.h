@@ -26,7 +26,9 @@
 #include <stdint.h>
 
 /* ---- clock ---- */
-uint64_t tf_now_ns(void); /* CLOCK_MONOTONIC, ns */
+/* ns: CLOCK_MONOTONIC, or from MPI_Init on the TSC scaled to agree with it
+ * where the kernel keeps time with the TSC (runtime.c). */
+uint64_t tf_now_ns(void);
 
 /* ---- start: at MPI_Init, once ---- */
 /* rank: named in warnings; threaded: MPI_THREAD_MULTIPLE was provided, so
@@ -96,8 +98,7 @@ uint32_t tf_thread_buffers(void);
 typedef struct tf_call {
   uint32_t fn;
   void *ra;        /* return address into the caller: the call site */
-  uint64_t te;     /* when the wrapper was entered: the end of the compute delta */
-  uint64_t t0, t1;
+  uint64_t t0, t1; /* just before and after the MPI library's call: the compute delta ends at t0 */
   uint64_t v0, v1; /* time-independent mode: the thread's volume counter at t0 and t1 */
   tf_thread *th;
   uint32_t base;   /* its values are th->vals[base .. th->nvals) */
@@ -109,7 +110,14 @@ typedef struct tf_call {
  * times and volumes 0, no values yet. Every tf_call_init is followed by
  * one tf_call_done. */
 void tf_call_init(tf_call *c, uint32_t fn, void *ra);
-void tf_put(tf_call *c, int64_t v);
+/* One more value (inline: every wrapper puts several per call); the
+ * buffer grows out of line. */
+void tf_put_grow(tf_call *c, int64_t v);
+static inline void tf_put(tf_call *c, int64_t v) {
+  tf_thread *th = c->th;
+  if (__builtin_expect(th->nvals < th->cap, 1)) th->vals[th->nvals++] = v;
+  else tf_put_grow(c, v);
+}
 static inline void tf_put_len(tf_call *c, int n) { tf_put(c, n); }
 /* The call's values so far (valid until the next tf_put). */
 static inline const int64_t *tf_call_values(const tf_call *c, uint32_t *n) {

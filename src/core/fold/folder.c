@@ -247,13 +247,16 @@ void tf_folder_reset(tf_folder *f) {
   free(f->ext_head);
   free(f->ext_next);
   free(f->kmap);
-  int failed = m->failed;
+  free(f->held);
+  free(f->held_vals);
+  int failed = m->failed, no_fast = f->no_fast;
   tf_timing_mode timing = f->timing;
   uint32_t bins = f->bins;
   memset(f, 0, sizeof *f);
   f->mem.failed = failed;
   f->timing = timing;
   f->bins = bins;
+  f->no_fast = no_fast;
 }
 
 /* hash of the shapes of seq[a..b) */
@@ -354,7 +357,8 @@ static int fold_new(tf_folder *f, uint32_t a, uint32_t d) {
   return 0;
 }
 
-/* Try one fold at the end of the top level: 1 done, 0 none. */
+/* Try one fold at the end of the top level: 2 a loop's extension, 1 a new
+ * loop, 0 none. */
 static int fold_once(tf_folder *f) {
   uint32_t n = f->n;
   for (int32_t q = f->ext_head[n]; q >= 0; q = f->ext_next[q]) {
@@ -367,7 +371,7 @@ static int fold_once(tf_folder *f) {
     truncate_to(f, (uint32_t)q + 1);
     absorb_list(f, l->body, y, m);
     tf_vseq_set_single(&l->iters, tf_vseq_single(&l->iters) + 1);
-    return 1;
+    return 2;
   }
   for (uint32_t d = 1; d < TF_FOLD_K && 2 * d <= n; d++)
     if (win(f, n - 2 * d, n - d) == win(f, n - d, n) && same_list(f->seq + n - 2 * d, f->seq + n - d, d))
@@ -385,8 +389,37 @@ static int fold_once(tf_folder *f) {
   return 0;
 }
 
-int tf_folder_push(tf_folder *f, uint32_t fn, uint32_t thread, uint32_t site, uint64_t compute_ns,
-                   uint64_t duration_ns, uint32_t prev_fn, uint32_t prev_site, uint32_t nvals, const int64_t *vals) {
+/* ------------------------------------------------------------ fast path
+ *
+ * The slow path's decisions depend only on the shapes of the top level and
+ * its indexes. When the last top-level node is a loop L of events only and
+ * its last iteration came as m pushes of which the first m - 1 folded
+ * nothing and the last extended L (and nothing more), the indexes are back
+ * where they were before that iteration: the next m events, if their
+ * shapes are L's body, would be folded the same way again. So they are
+ * only compared with the body and held; the m-th extends L directly (the
+ * same absorb as the slow path's). An event that does not match pushes the
+ * held ones, then itself, the slow way: the result is the slow path's,
+ * node for node (tests/test_folding.c checks it). */
+
+/* Arm for loop l (the last top-level node) if it qualifies. */
+static void arm(tf_folder *f, tf_fnode *l) {
+  if (f->no_fast || f->flushing || l->nbody > TF_FOLD_FAST_BODY || f->quiet + 1 < l->nbody) return;
+  for (uint32_t i = 0; i < l->nbody; i++)
+    if (l->body[i]->is_loop) return;
+  if (l->nbody > f->held_cap) {
+    tf_held *h = realloc(f->held, l->nbody * sizeof *h);
+    if (!h) return; /* the slow path goes on */
+    f->mem.bytes += (l->nbody - f->held_cap) * sizeof *h;
+    f->held = h;
+    f->held_cap = l->nbody;
+  }
+  f->fast = l;
+  f->nheld = f->nheld_vals = 0;
+}
+
+static int slow_push(tf_folder *f, uint32_t fn, uint32_t thread, uint32_t site, uint64_t compute_ns,
+                     uint64_t duration_ns, uint32_t prev_fn, uint32_t prev_site, uint32_t nvals, const int64_t *vals) {
   tf_mem *m = &f->mem;
   if (m->failed || reserve(f)) return -1;
   tf_fnode *x = new_event(f, fn, thread, site, nvals);
@@ -395,10 +428,88 @@ int tf_folder_push(tf_folder *f, uint32_t fn, uint32_t thread, uint32_t site, ui
   for (uint32_t j = 0; j < nvals; j++) x->slots[j] = (tf_vseq){.tcount = 1, .tbase = vals[j], .nvalues = 1};
   x->sample = (tf_tsample){compute_ns, duration_ns, prev_fn, prev_site, 1};
   push_node(f, x);
-  f->nevents++;
-  while (!m->failed && fold_once(f)) {
+  int folds = 0, first = 0, r;
+  while (!m->failed && (r = fold_once(f)))
+    if (!folds++) first = r;
+  if (m->failed) return -1;
+  if (folds == 1 && first == 2) arm(f, f->seq[f->n - 1]); /* one extension, of the last node */
+  f->quiet = folds ? 0 : f->quiet + 1;
+  return 0;
+}
+
+/* Hold one event of the iteration in progress. 0, or -1 out of memory. */
+static int hold(tf_folder *f, uint32_t fn, uint32_t thread, uint32_t site, uint64_t compute_ns, uint64_t duration_ns,
+                uint32_t prev_fn, uint32_t prev_site, uint32_t nvals, const int64_t *vals) {
+  if (f->nheld_vals + nvals > f->held_vals_cap) {
+    uint32_t cap = f->held_vals_cap ? f->held_vals_cap : 64;
+    while (cap < f->nheld_vals + nvals) cap *= 2;
+    int64_t *v = realloc(f->held_vals, cap * sizeof *v);
+    if (!v) {
+      f->mem.failed = 1;
+      return -1;
+    }
+    f->mem.bytes += (cap - f->held_vals_cap) * sizeof *v;
+    f->held_vals = v;
+    f->held_vals_cap = cap;
   }
-  return m->failed ? -1 : 0;
+  memcpy(f->held_vals + f->nheld_vals, vals, nvals * sizeof *vals);
+  f->nheld_vals += nvals;
+  f->held[f->nheld++] = (tf_held){fn, thread, site, nvals, compute_ns, duration_ns, prev_fn, prev_site};
+  return 0;
+}
+
+/* The held events are one iteration of f->fast: extend it (absorb, as the
+ * slow path's extension does for fresh event nodes). */
+static void commit(tf_folder *f) {
+  tf_mem *m = &f->mem;
+  tf_fnode *l = f->fast;
+  const int64_t *v = f->held_vals;
+  for (uint32_t i = 0; i < l->nbody; i++) {
+    tf_fnode *x = l->body[i];
+    const tf_held *h = &f->held[i];
+    tf_vseq_push(&x->nvals, h->nvals, m);
+    if (grow_slots(x, h->nvals, m) == 0)
+      for (uint32_t j = 0; j < h->nvals; j++) tf_vseq_push(&x->slots[j], v[j], m);
+    v += h->nvals;
+    settle(f, x);
+    tf_timing_add(&x->timing, f->timing, f->bins, h->prev_fn, h->prev_site, h->compute, h->duration, m);
+  }
+  tf_vseq_set_single(&l->iters, tf_vseq_single(&l->iters) + 1);
+  f->nheld = f->nheld_vals = 0;
+}
+
+int tf_folder_flush(tf_folder *f) {
+  if (!f->fast) return f->mem.failed ? -1 : 0;
+  uint32_t n = f->nheld;
+  f->fast = NULL; /* the held events go the slow way, without arming (they are read from the buffers) */
+  f->flushing = 1;
+  const int64_t *v = f->held_vals;
+  int rc = 0;
+  for (uint32_t i = 0; i < n && !rc; i++) {
+    const tf_held *h = &f->held[i];
+    rc = slow_push(f, h->fn, h->thread, h->site, h->compute, h->duration, h->prev_fn, h->prev_site, h->nvals, v);
+    v += h->nvals;
+  }
+  f->flushing = 0;
+  f->nheld = f->nheld_vals = 0;
+  return rc;
+}
+
+int tf_folder_push(tf_folder *f, uint32_t fn, uint32_t thread, uint32_t site, uint64_t compute_ns,
+                   uint64_t duration_ns, uint32_t prev_fn, uint32_t prev_site, uint32_t nvals, const int64_t *vals) {
+  if (f->mem.failed) return -1;
+  f->nevents++;
+  if (f->fast) {
+    const tf_fnode *b = f->fast->body[f->nheld];
+    if (b->fn == fn && b->thread == thread && b->site == site) {
+      if (hold(f, fn, thread, site, compute_ns, duration_ns, prev_fn, prev_site, nvals, vals)) return -1;
+      f->nfast++;
+      if (f->nheld == f->fast->nbody) commit(f);
+      return f->mem.failed ? -1 : 0;
+    }
+    if (tf_folder_flush(f)) return -1;
+  }
+  return slow_push(f, fn, thread, site, compute_ns, duration_ns, prev_fn, prev_site, nvals, vals);
 }
 
 static void seal_node(tf_folder *f, tf_fnode *x) {
@@ -414,5 +525,6 @@ static void seal_node(tf_folder *f, tf_fnode *x) {
 }
 
 void tf_folder_seal(tf_folder *f) {
+  if (tf_folder_flush(f)) return; /* mem.failed tells the caller */
   for (uint32_t i = 0; i < f->n; i++) seal_node(f, f->seq[i]);
 }

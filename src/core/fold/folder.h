@@ -69,6 +69,15 @@ typedef struct tf_kgram_slot {
   int32_t used;
 } tf_kgram_slot;
 
+/* An event of the iteration in progress of the loop the fast path follows,
+ * held until the iteration is complete (its values: tf_folder.held_vals). */
+typedef struct tf_held {
+  uint32_t fn, thread, site, nvals;
+  uint64_t compute, duration;
+  uint32_t prev_fn, prev_site;
+} tf_held;
+
+#define TF_FOLD_FAST_BODY 256 /* the fast path follows loops of at most this many events */
 #define TF_FOLD_POOL_SLOTS 64 /* event nodes with fewer slots are recycled */
 #define TF_FOLD_POOL_DEPTH 8  /* recycled nodes kept per slot count */
 
@@ -91,6 +100,22 @@ typedef struct tf_folder {
   tf_fnode *pool[TF_FOLD_POOL_SLOTS];
   uint8_t npool[TF_FOLD_POOL_SLOTS];
   size_t pool_bytes;
+  /* the fast path (doc/FOLDING.md "Fast path"): `fast` is the last
+   * top-level node, a loop of events only whose last iteration was one
+   * extension after pushes that folded nothing; the events that follow are
+   * matched against its body and held (held[0..nheld), their values in
+   * held_vals) until the iteration is complete, which then extends the
+   * loop as the slow path would have; a mismatch pushes the held events
+   * the slow way. NULL: not armed */
+  tf_fnode *fast;
+  tf_held *held;
+  uint32_t nheld, held_cap;
+  int64_t *held_vals;
+  uint32_t nheld_vals, held_vals_cap;
+  uint32_t quiet; /* slow pushes in a row that folded nothing */
+  uint64_t nfast; /* events the fast path took since the last reset */
+  int flushing;   /* tf_folder_flush is pushing the held events */
+  int no_fast;    /* tests: the slow path only */
 } tf_folder;
 
 void tf_folder_init(tf_folder *f);
@@ -109,6 +134,10 @@ int tf_folder_push(tf_folder *f, uint32_t fn, uint32_t thread, uint32_t site, ui
  * pending samples to their timing: before the structure is written out.
  * Pushing more events afterwards stays correct. */
 void tf_folder_seal(tf_folder *f);
+/* Push the events the fast path holds (an iteration in progress) into the
+ * top level, so that f->seq is the whole stream so far: before anything
+ * reads the top level. 0, or -1 out of memory. */
+int tf_folder_flush(tf_folder *f);
 
 /* Nodes and value sequences (shared with the trace reader). */
 tf_fnode *tf_fnode_new_event(uint32_t fn, uint32_t thread, uint32_t site, tf_mem *m);

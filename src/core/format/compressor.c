@@ -137,13 +137,13 @@ void tf_compressor_set_timing(tf_compressor *c, tf_timing_mode mode, uint32_t bi
   }
 }
 
-int tf_compressor_snapshot(const tf_compressor *c, tf_buf *seg, uint64_t *nevents) {
+int tf_compressor_snapshot(tf_compressor *c, tf_buf *seg, uint64_t *nevents) {
   *nevents = 0;
   if (c->failed || c->order_mem.failed) return -1;
   if (!c->nevents) return 0;
   uint32_t total = 0;
   for (uint32_t t = 0; t < c->nthreads; t++) {
-    if (c->folders[t].mem.failed) return -1;
+    if (tf_folder_flush(&c->folders[t])) return -1;
     total += c->folders[t].n;
   }
   /* the order as write_segment would end it, built on a copy of the builder */

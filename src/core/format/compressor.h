@@ -57,10 +57,11 @@ void tf_compressor_set_timing(tf_compressor *c, tf_timing_mode mode, uint32_t bi
 int tf_compressor_event(tf_compressor *c, tf_file_writer *w, uint32_t fn, uint32_t thread, uint32_t site,
                         uint64_t compute_ns, uint64_t duration_ns, uint32_t nvals, const int64_t *vals);
 /* What has been folded since the last segment, encoded (segment.c) into
- * seg without changing anything (*nevents events; seg stays empty when
- * there are none): for checkpoints. 0, or -1 out of memory or when the
+ * seg without changing what will be written (*nevents events; seg stays
+ * empty when there are none): for checkpoints. The only change: events
+ * the fast path holds join the folded structure (tf_folder_flush). 0, or -1 out of memory or when the
  * folder has failed. */
-int tf_compressor_snapshot(const tf_compressor *c, tf_buf *seg, uint64_t *nevents);
+int tf_compressor_snapshot(tf_compressor *c, tf_buf *seg, uint64_t *nevents);
 /* Write what remains as the last segment. 0 or -1. */
 int tf_compressor_finish(tf_compressor *c, tf_file_writer *w);
 void tf_compressor_free(tf_compressor *c);
