@@ -14,6 +14,9 @@
 #   REPS    reps per run        [15]   (callcost reports the median rep)
 #   PAIRS   untraced/traced run pairs [6] (ordered U T, T U, U T, ... so slow
 #           drift of the machine's load cancels; the median pair is reported)
+#   NPS     rank counts measured, each in every pair [1 2] (1 rank: the p2p
+#           loop is a self-exchange whose untraced cost is tiny, so the
+#           recorder's own cost is what shows)
 #   MODE    recorder mode measured: compressed (folding, the default) or flat [compressed]
 #   TIMING  TRACEFOLD_TIMING of the traced runs: none, stats, histogram or
 #           path [path, the recorder's default] (bench/timing.sh compares
@@ -224,17 +227,17 @@ trap 'rm -rf "$tmp"' EXIT
 log=$tmp/runs.txt
 : >"$log"
 
-run_untraced() { # $1 = pair index
-  "$MPIRUN" -n 2 "$bin" "$ITERS" "$REPS" >"$tmp/out" || { cat "$tmp/out" >&2; exit 1; }
-  sed "s/^/pair $1 untraced /" "$tmp/out" >>"$log"
+run_untraced() { # $1 = pair index, $2 = ranks
+  "$MPIRUN" -n "$2" "$bin" "$ITERS" "$REPS" >"$tmp/out" || { cat "$tmp/out" >&2; exit 1; }
+  sed "s/^/pair $1:$2 untraced /" "$tmp/out" >>"$log"
 }
 
-run_traced() { # $1 = pair index
+run_traced() { # $1 = pair index, $2 = ranks
   local t=$tmp/trace
   rm -rf "$t"
-  "$MPIRUN" -n 2 env LD_PRELOAD="$lib" TRACEFOLD_MODE="$MODE" TRACEFOLD_TIMING="$TIMING" TRACEFOLD_OUTPUT="$t" "$bin" "$ITERS" "$REPS" \
+  "$MPIRUN" -n "$2" env LD_PRELOAD="$lib" TRACEFOLD_MODE="$MODE" TRACEFOLD_TIMING="$TIMING" TRACEFOLD_OUTPUT="$t" "$bin" "$ITERS" "$REPS" \
     >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/out" "$tmp/err" >&2; exit 1; }
-  sed "s/^/pair $1 traced /" "$tmp/out" >>"$log"
+  sed "s/^/pair $1:$2 traced /" "$tmp/out" >>"$log"
   local bytes events mpi
   # compressed mode: all ranks merged into one trace.tf at MPI_Finalize; flat mode: one file per rank
   if [[ $ext == tfc && -f $t/trace.tf ]]; then bytes=$(wc -c <"$t/trace.tf"); else bytes=$(cat "$t"/rank-*."$ext" | wc -c); fi
@@ -242,7 +245,7 @@ run_traced() { # $1 = pair index
   events=$(sed -n 's/^trace: .* ranks, \([0-9]*\) events$/\1/p' "$tmp/summary")
   mpi=$(sed -n 's/^MPI: //p' "$tmp/summary" | tr -s ' \t' ' ')
   [[ -n $events ]] || { echo "run.sh: cannot read the event count from tracefold summary" >&2; cat "$tmp/summary" >&2; exit 1; }
-  echo "pair $1 trace $bytes $events" >>"$log"
+  echo "pair $1:$2 trace $bytes $events" >>"$log"
   echo "$mpi" >"$tmp/mpi"
   rm -rf "$t"
 }
@@ -252,9 +255,12 @@ load0=$(cut -d' ' -f1-3 /proc/loadavg)
 if awk -v l="${load0%% *}" -v n="$(nproc)" 'BEGIN { exit !(l > n) }'; then
   echo "run.sh: warning: load average $load0 exceeds $(nproc) cores; expect noisy figures" >&2
 fi
-echo "run.sh: callcost, $PAIRS pairs of untraced/traced runs, $ITERS iterations x $REPS reps each" >&2
+NPS=${NPS:-1 2}
+echo "run.sh: callcost at $NPS ranks, $PAIRS pairs of untraced/traced runs each, $ITERS iterations x $REPS reps each" >&2
 for ((p = 1; p <= PAIRS; p++)); do
-  if ((p % 2)); then run_untraced "$p"; run_traced "$p"; else run_traced "$p"; run_untraced "$p"; fi
+  for np in $NPS; do
+    if ((p % 2)); then run_untraced "$p" "$np"; run_traced "$p" "$np"; else run_traced "$p" "$np"; run_untraced "$p" "$np"; fi
+  done
   echo "  pair $p done ($(($(date +%s) - start)) s)" >&2
 done
 
@@ -267,50 +273,54 @@ import re, statistics, sys
 from results_section import update
 
 log, results, date, nproc, cpu, mpi, iters, reps, pairs, kernel, load0, load, mode, timing = sys.argv[1:]
-runs = {}  # (pair, kind) -> {"p2p": median ns/iter, "p2p_min": fastest rep, ...}
+runs = {}  # (pair, ranks, kind) -> {"p2p": median ns/iter, "p2p_min": fastest rep, ...}
 calls = {}  # bench -> intercepted calls per iteration
-trace = []  # (bytes, events)
+trace = {}  # ranks -> [(bytes, events)]
 for line in open(log):
     w = line.split()
+    pair, np_ = (int(x) for x in w[1].split(":"))
     if w[2] == "trace":
-        trace.append((int(w[3]), int(w[4])))
+        trace.setdefault(np_, []).append((int(w[3]), int(w[4])))
         continue
     if w[3].endswith("_ns_per_iter"):
-        r = runs.setdefault((int(w[1]), w[2]), {})
+        r = runs.setdefault((pair, np_, w[2]), {})
         r[w[3][: -len("_ns_per_iter")]] = float(w[4])
         if w[5:6] == ["calls_per_iter"]:
             calls[w[3].split("_")[0]] = int(w[6])
 
 med = statistics.median
-names = {"p2p": "Irecv+Isend+Waitall, 8 B, 2 ranks", "allreduce": "Allreduce, 8 B (1 double), 2 ranks"}
-bpe = med(b / e for b, e in trace)
-ps = sorted(p for (p, k) in runs if k == "untraced" and (p, "traced") in runs)
+names = {"p2p": "Irecv+Isend+Waitall, 8 B", "allreduce": "Allreduce, 8 B (1 double)"}
+nps = sorted(trace)
 
 
-def compare(key, calls):
+def compare(key, calls, np_):
     """medians over pairs: untraced, traced, added ns per call, ratio; and the per-pair lists"""
-    u = [runs[(p, "untraced")][key] for p in ps]
-    t = [runs[(p, "traced")][key] for p in ps]
+    ps = sorted(p for (p, n, k) in runs if n == np_ and k == "untraced" and (p, n, "traced") in runs)
+    u = [runs[(p, np_, "untraced")][key] for p in ps]
+    t = [runs[(p, np_, "traced")][key] for p in ps]
     added = [(b - a) / calls for a, b in zip(u, t)]
     ratio = [b / a for a, b in zip(u, t)]
     return med(u), med(t), med(added), med(ratio), u, t, added
 
 
 rows, rows_min, detail = [], [], []
-for bench in ("p2p", "allreduce"):
-    n = calls[bench]
-    mu, mt, ma, mr, u, t, added = compare(bench, n)
-    rows.append(f"| {bench}: {names[bench]} | {mu:.0f} | {mt:.0f} | {ma:.0f} | {mr:.2f} | {bpe:.3g} |")
-    detail.append(f"- {bench} ({n} intercepted call{'s' if n > 1 else ''}/iter), median rep, per pair "
-                  f"untraced→traced ns/iter: " + ", ".join(f"{a:.0f}→{b:.0f}" for a, b in zip(u, t))
-                  + "; added ns/call: " + ", ".join(f"{x:.0f}" for x in added))
-    print(f"{bench}: untraced {mu:.0f} ns/iter, traced {mt:.0f} ns/iter, "
-          f"added {ma:.0f} ns per intercepted call, ratio {mr:.2f}", file=sys.stderr)
-    mu, mt, ma, mr, *_ = compare(bench + "_min", n)
-    rows_min.append(f"| {bench} (fastest rep) | {mu:.0f} | {mt:.0f} | {ma:.0f} | {mr:.2f} |")
-    print(f"{bench} (fastest rep): untraced {mu:.0f}, traced {mt:.0f}, added {ma:.0f} ns/call, ratio {mr:.2f}",
-          file=sys.stderr)
-print(f"{mode} trace: {bpe:.3g} bytes/event ({trace[0][1]} events, {trace[0][0]} bytes per traced run)", file=sys.stderr)
+for np_ in nps:
+    bpe = med(b / e for b, e in trace[np_])
+    where = "1 rank" if np_ == 1 else f"{np_} ranks"
+    for bench in ("p2p", "allreduce"):
+        n = calls[bench]
+        bname = "p2p: Irecv+Isend+Waitall with itself, 8 B" if bench == "p2p" and np_ == 1 else f"{bench}: {names[bench]}"
+        mu, mt, ma, mr, u, t, added = compare(bench, n, np_)
+        rows.append(f"| {bname}, {where} | {mu:.0f} | {mt:.0f} | {ma:.0f} | {mr:.2f} | {bpe:.3g} |")
+        detail.append(f"- {bench}, {where} ({n} intercepted call{'s' if n > 1 else ''}/iter), median rep, per pair "
+                      f"untraced→traced ns/iter: " + ", ".join(f"{a:.0f}→{b:.0f}" for a, b in zip(u, t))
+                      + "; added ns/call: " + ", ".join(f"{x:.0f}" for x in added))
+        print(f"{bench}, {where}: untraced {mu:.0f} ns/iter, traced {mt:.0f} ns/iter, "
+              f"added {ma:.0f} ns per intercepted call, ratio {mr:.2f}", file=sys.stderr)
+        mu, mt, ma, mr, *_ = compare(bench + "_min", n, np_)
+        rows_min.append(f"| {bench}, {where} (fastest rep) | {mu:.0f} | {mt:.0f} | {ma:.0f} | {mr:.2f} |")
+        print(f"{bench}, {where} (fastest rep): untraced {mu:.0f}, traced {mt:.0f}, added {ma:.0f} ns/call, "
+              f"ratio {mr:.2f}", file=sys.stderr)
 
 heading = f"## Recorder cost per call ({mode} mode)" if timing == "path" else \
     f"## Recorder cost per call ({mode} mode, TRACEFOLD_TIMING={timing})"
@@ -318,13 +328,14 @@ section = f"""{heading}
 
 Written by `bench/run.sh` on {date}.
 Machine: {nproc} cores, {cpu}, Linux {kernel}.
-Load average (1/5/15 min): {load0} at the start, {load} at the end. The 2 ranks busy-poll, so anything
+Load average (1/5/15 min): {load0} at the start, {load} at the end. The ranks busy-poll, so anything
 else running on the machine competes with them and shows up as noise.
 MPI: {mpi}; `MPIR_CVAR_POLLS_BEFORE_YIELD=1`.
 
-How measured: `bench_callcost` (bench/callcost.c) on 2 ranks times {iters} iterations per repetition with
+How measured: `bench_callcost` (bench/callcost.c) on {' and '.join(map(str, nps))} rank(s) (on 1 rank the p2p loop
+exchanges with itself: its untraced cost is tiny, so the recorder's own cost is what shows) times {iters} iterations per repetition with
 `clock_gettime(CLOCK_MONOTONIC)`, {reps} repetitions per benchmark after a warm-up, and reports the median
-repetition. It runs {pairs} times untraced and {pairs} times traced (`LD_PRELOAD=libtracefold.so
+repetition. At each rank count it runs {pairs} times untraced and {pairs} times traced (`LD_PRELOAD=libtracefold.so
 TRACEFOLD_MODE={mode} TRACEFOLD_TIMING={timing}`), alternating U T, T U, ... within the same invocation. Added ns per intercepted call =
 (traced − untraced ns/iter) / intercepted calls per iteration, median over pairs; ratio = traced / untraced,
 median over pairs; the ns/iter columns are medians over runs. Trace bytes/event = size of the trace (the

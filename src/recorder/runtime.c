@@ -1,5 +1,5 @@
 /* runtime.c — see runtime.h. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* syscall (membarrier) */
 #include "runtime.h"
 
 #include <pthread.h>
@@ -9,6 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#if defined(__linux__)
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#endif
 
 static struct {
   _Atomic int state; /* tf_rec_state */
@@ -19,6 +24,7 @@ static struct {
   pthread_mutex_t lock;  /* MPI_THREAD_MULTIPLE: the lock; otherwise it orders the other threads among themselves */
   _Atomic int busy;      /* not threaded: an MPI thread is inside tf_lock .. tf_unlock */
   _Atomic int claimed;   /* not threaded: another thread holds the state (tf_lock_other) */
+  int asym;              /* not threaded: membarrier(2) fences for tf_lock, which then needs none */
 } rt = {.state = TF_STATE_IDLE, .warned = ATOMIC_FLAG_INIT, .lock = PTHREAD_MUTEX_INITIALIZER};
 
 static _Thread_local tf_thread ts;
@@ -124,10 +130,31 @@ uint64_t tf_now_ns(void) {
   return clk.ns0 + (uint64_t)(((unsigned __int128)dt * clk.mult) >> 32);
 }
 
+/* The handshake of tf_lock and tf_lock_other (not threaded) needs a full
+ * fence between each side's store and its load of the other's flag. The
+ * MPI thread takes the lock on every call, the other side a few times a
+ * minute: with membarrier(2) the other side makes every thread of the
+ * process execute that fence, and tf_lock needs only a compiler barrier
+ * (the asymmetric Dekker of user-space RCU). */
+static void choose_fences(void) {
+#if defined(__linux__) && defined(SYS_membarrier)
+  long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+  rt.asym = cmds > 0 && (cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
+            syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+#endif
+}
+
+static void fence_other_threads(void) {
+#if defined(__linux__) && defined(SYS_membarrier)
+  if (rt.asym && syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) rt.asym = 0;
+#endif
+}
+
 void tf_runtime_init(int rank, int threaded) {
   rt.rank = rank;
   rt.threaded = threaded;
   clock_calibrate();
+  if (!threaded) choose_fences();
 }
 
 static void pause_briefly(void) {
@@ -141,8 +168,13 @@ void tf_lock(void) {
     return;
   }
   for (;;) {
-    atomic_store(&rt.busy, 1);           /* seq_cst: ordered before the load below */
-    if (!atomic_load(&rt.claimed)) return;
+    if (rt.asym) { /* the other side fences this thread (membarrier) */
+      atomic_store_explicit(&rt.busy, 1, memory_order_relaxed);
+      atomic_signal_fence(memory_order_seq_cst);
+    } else {
+      atomic_store(&rt.busy, 1); /* seq_cst: ordered before the load below */
+    }
+    if (!atomic_load_explicit(&rt.claimed, memory_order_acquire)) return;
     atomic_store(&rt.busy, 0);           /* the other thread holds it: let it finish */
     while (atomic_load(&rt.claimed)) pause_briefly();
   }
@@ -156,6 +188,7 @@ void tf_lock_other(void) {
   pthread_mutex_lock(&rt.lock);
   if (rt.threaded) return;
   atomic_store(&rt.claimed, 1);          /* seq_cst: ordered before the load below */
+  fence_other_threads();                 /* a store of busy before it is seen, or the MPI thread sees claimed */
   while (atomic_load(&rt.busy)) sched_yield();
 }
 void tf_unlock_other(void) {

@@ -42,9 +42,9 @@ void tf_unlock(void);
 /* Any other thread (the recorder's own), or an MPI thread that does not
  * hold tf_lock: exclusive access to what tf_lock protects. Without
  * MPI_THREAD_MULTIPLE it claims the state, then waits until no MPI thread
- * is inside (a Dekker handshake: tf_lock costs one full fence, no atomic
- * read-modify-write); an MPI thread that arrives meanwhile waits until
- * tf_unlock_other. */
+ * is inside (a Dekker handshake: with membarrier(2) tf_lock costs no fence
+ * at all, otherwise one, and no atomic read-modify-write); an MPI thread
+ * that arrives meanwhile waits until tf_unlock_other. */
 void tf_lock_other(void);
 void tf_unlock_other(void);
 
