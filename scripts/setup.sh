@@ -19,9 +19,10 @@ cd "$(dirname "$0")/.."
 # chromium: the test of `tracefold report` renders each report in headless Chromium
 # pkg-config, groff-base (man -l): the install test (tests/install.sh)
 # graphviz: `tracefold efg -o FILE.svg` renders event flow graphs with dot; the efg.* tests render every workload's
+# linux-perf: bench/profile.sh (where the recorder's ns per call go)
 packages=(build-essential cmake gfortran python3 mpich libmpich-dev openmpi-bin libopenmpi-dev binutils zstd libzstd-dev
           clang libclang-rt-14-dev libpapi-dev libsimgrid-dev libopen-trace-format2-dev otf2-tools chromium pkg-config
-          groff-base man-db graphviz)
+          groff-base man-db graphviz linux-perf)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
