@@ -267,8 +267,9 @@ class Body:
         self.post.append("tf_put(&c, (rc == MPI_SUCCESS && %s) ? tf_msg_new(*%s, &ci) : TF_NONE);" % (flag, p.name))
 
     def rec_req_use(self, r, p):
+        # a call that completes or frees the request claims it (object_ids.c)
         self.decl.append("tf_req_snap snap = tf_req_get(%s%s, %d);"
-                         % ("*" if p.base == "MPI_Request*" else "", p.name, int(bool(self.f.complete))))
+                         % ("*" if p.base == "MPI_Request*" else "", p.name, int(bool(self.f.complete or r.free))))
         self.pre.append("tf_put(&c, snap.id);")
         self.snap = r
 
@@ -327,6 +328,7 @@ class Body:
             self.post.append("if (snaps) for (int i = 0; i < %s; i++) tf_req_settled(&snaps[i]);" % self.snaps_n)
         if self.snap and self.snap.free:
             self.post.append("if (rc == MPI_SUCCESS) tf_req_forget(&snap);")
+            self.post.append("tf_req_settled(&snap);")
 
 # ------------------------------------------------------------- emitting
 

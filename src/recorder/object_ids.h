@@ -77,12 +77,14 @@ typedef struct tf_req_snap {
   tf_comm_info ci;
 } tf_req_snap;
 int64_t tf_req_new(MPI_Request r, int kind, int persistent, const tf_comm_info *ci);
-/* The request's snapshot. completing: taken by a completion call (Wait,
- * Test, ...) before it calls MPI; the record is marked, because once MPI
- * has completed it the handle value can be given to another thread's new
- * request before this call forgets the old one (tf_req_new then replaces
- * the marked record instead of queueing behind it, so the new request's
- * calls name the new id). tf_req_settled unmarks it after the call. */
+/* The request's snapshot: of the oldest live request with handle r that
+ * no call in progress has claimed. completing: taken by a call that
+ * completes or frees requests (Wait, Test, ..., Request_free) before it
+ * calls MPI; it claims the record, because once MPI has completed it the
+ * handle value can be given to another thread's new request before this
+ * call forgets the old one, and other threads may complete requests that
+ * share the handle value meanwhile: the calls of others then take other
+ * records. tf_req_settled releases the claim after the call. */
 tf_req_snap tf_req_get(MPI_Request r, int completing);
 /* Snapshots of n requests in the call's scratch, valid until the call ends;
  * NULL for n <= 0, and on allocation failure (the call is then dropped,
