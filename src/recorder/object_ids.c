@@ -30,11 +30,14 @@
  *   and may give its handle to thread B's MPI_Isend before A's wrapper
  *   forgets it. And several threads complete requests of one shared handle
  *   at once. So a call that completes or frees requests claims the records
- *   it takes snapshots of (completing) until it is over; every call takes
- *   the oldest record of a handle that no other call has claimed; a new
- *   request always queues behind the records its handle has (never replaces
- *   one: a claimed record may stay live, when a test does not complete it);
- *   and records are forgotten by id: A then leaves B's record alone. Each
+ *   it takes snapshots of (completing) until its event is in the trace;
+ *   every call takes the oldest record of a handle that no other call has
+ *   claimed; a new request always queues behind the records its handle has
+ *   (never replaces one: a claimed record may stay live, when a test does
+ *   not complete it), claimed by the call that made it until that call's
+ *   event is in the trace (no other thread's call can mean it before, and
+ *   one that took it would be recorded first); and records are forgotten
+ *   by id: A then leaves B's record alone. Each
  *   request id is thus created once and completed once, whatever the
  *   threads do (test mpi.mtstress checks it on every run). Which of the
  *   requests that share a handle value a call meant, the handle value does
@@ -502,11 +505,14 @@ int64_t tf_req_new(MPI_Request r, int kind, int persistent, const tf_comm_info *
   if (o) {
     o->key = key;
     fill_req(o, id, kind, persistent, ci);
+    o->completing = 1; /* its call's own until tf_req_published */
   }
   tf_unlock();
   if (!o) out_of_memory();
   return id;
 }
+
+void tf_req_published(MPI_Request r, int64_t id) { tf_req_settled(&(tf_req_snap){.handle = r, .id = id}); }
 
 static tf_req_snap snap_of(MPI_Request r, const tf_obj *o) {
   return (tf_req_snap){r, o->id, o->kind, o->persistent, {o->comm_id, o->rank, o->size, o->remote_size, o->is_inter}};
