@@ -36,6 +36,7 @@ class Body:
     def __init__(self, f):
         self.f = f
         self.decl, self.pre, self.post = [], [], []
+        self.after_end = []  # after tf_call_end: once the event is in the trace
         self.snap = None  # the Rec of a request looked up before the call ({use})
         self.snaps_n = None  # the length of its array of requests ({use})
         if f.ctx:
@@ -267,14 +268,19 @@ class Body:
         self.post.append("tf_put(&c, (rc == MPI_SUCCESS && %s) ? tf_msg_new(*%s, &ci) : TF_NONE);" % (flag, p.name))
 
     def rec_req_use(self, r, p):
+        # a call that completes or frees the request claims it (object_ids.c)
         self.decl.append("tf_req_snap snap = tf_req_get(%s%s, %d);"
-                         % ("*" if p.base == "MPI_Request*" else "", p.name, int(bool(self.f.complete))))
+                         % ("*" if p.base == "MPI_Request*" else "", p.name, int(bool(self.f.complete or r.free))))
         self.pre.append("tf_put(&c, snap.id);")
         self.snap = r
 
     def rec_req_new(self, r, p):
-        self.post.append("tf_put(&c, rc == MPI_SUCCESS ? tf_req_new(*%s, TF_REQ_%s, %d, &ci) : TF_NULL_HANDLE);"
-                         % (p.name, r.kind, int(r.persistent)))
+        v = "tf_new_" + p.name
+        self.post.append("int64_t %s = rc == MPI_SUCCESS ? tf_req_new(*%s, TF_REQ_%s, %d, &ci) : TF_NULL_HANDLE;"
+                         % (v, p.name, r.kind, int(r.persistent)))
+        self.post.append("tf_put(&c, %s);" % v)
+        # other threads' calls may take it once its event is in the trace (object_ids.c)
+        self.after_end.append("if (%s != TF_NULL_HANDLE) tf_req_published(*%s, %s);" % (v, p.name, v))
 
     def rec_reqs_use(self, r, p):
         self.snaps_n = expand(p.ann["n"])
@@ -320,13 +326,16 @@ class Body:
         elif how == "some":
             self.post.append("if (rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED && snaps)"
                              " for (int i = 0; i < *outcount; i++) tf_req_completed(&snaps[array_of_indices[i]]);")
-        # the requests it took snapshots of and did not complete are unmarked
+        # the requests it took snapshots of and did not complete are released, once its event is in the
+        # trace: a call that takes one of them next is recorded after this one (object_ids.c)
         if how == "one":
-            self.post.append("tf_req_settled(&snap);")
+            self.after_end.append("tf_req_settled(&snap);")
         elif how in ("any", "all", "some"):
-            self.post.append("if (snaps) for (int i = 0; i < %s; i++) tf_req_settled(&snaps[i]);" % self.snaps_n)
+            self.after_end.append("if (snaps) for (int i = 0; i < %s; i++) tf_req_settled(&snaps[i]);"
+                                  % self.snaps_n)
         if self.snap and self.snap.free:
             self.post.append("if (rc == MPI_SUCCESS) tf_req_forget(&snap);")
+            self.after_end.append("tf_req_settled(&snap);")
 
 # ------------------------------------------------------------- emitting
 
@@ -395,6 +404,7 @@ def wrapper(f, g, fn_id, call=None):
     out.append("  tf_call_clock_stop(&c);")
     out += ["  " + line for line in g.post]
     out.append("  tf_call_end(&c);")
+    out += ["  " + line for line in g.after_end]
     out.append("  return rc;")
     out.append("}")
     return "\n".join(out)

@@ -34,7 +34,7 @@ declare -A must=(
   [alltoallv]=export [timed]=export [fstencil]=export
   [alltoall]="MPI_Alltoall on a communicator made by MPI_Comm_split"
   [masterworker]=MPI_Probe [branchy]=MPI_Iprobe [nbcoll]=MPI_Iallreduce [persistent]=MPI_Recv_init
-  [threads]="on thread" [mpiio]=MPI_File_open
+  [threads]="on thread" [mtstress]="on thread" [mpiio]=MPI_File_open
 )
 
 tf_workdir export

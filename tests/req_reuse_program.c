@@ -11,7 +11,21 @@
  *
  * Also the case without threads that must not change: two live requests
  * sharing one handle (MPICH's MPI_PROC_NULL receives) are used oldest
- * first. Run at 1 rank; exit 0 when every check passes. */
+ * first. And live requests sharing one handle between threads (MPICH's
+ * lightweight requests and Open MPI's empty request: every MPI_Isend that
+ * completes at once; the workload mtstress found these):
+ *
+ *   two threads enter a completion call on the shared handle at once:
+ *   they take two different ids, not the oldest twice;
+ *   a thread's MPI_Test holds a claim on the shared handle and does not
+ *   complete it, while another thread's MPI_Isend gets the same handle:
+ *   the new request queues, the tested one stays (it was replaced, lost,
+ *   and a later call then named an id never created);
+ *   MPI_Request_free claims its request like a completion call;
+ *   a new request is its call's own until that call's event is recorded:
+ *   another thread's call meanwhile takes another request of the handle.
+ *
+ * Run at 1 rank; exit 0 when every check passes. */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
 #include <stdio.h>
@@ -35,6 +49,13 @@ static MPI_Request handle(int v) { /* a handle value (an int under MPICH, a poin
   return r;
 }
 
+/* a request made by a call whose event is in the trace: the wrapper's tf_req_new, then tf_req_published */
+static int64_t new_req(MPI_Request r, int kind, int persistent, const tf_comm_info *ci) {
+  int64_t id = tf_req_new(r, kind, persistent, ci);
+  tf_req_published(r, id);
+  return id;
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   if (tf_object_ids_init() != 0) return 2;
@@ -42,37 +63,126 @@ int main(int argc, char **argv) {
   MPI_Request r = handle(0x2c000001);
 
   /* reused between threads */
-  int64_t a = tf_req_new(r, TF_REQ_SEND, 0, &world);
+  int64_t a = new_req(r, TF_REQ_SEND, 0, &world);
   tf_req_snap wait_a = tf_req_get(r, 1);
-  int64_t b = tf_req_new(r, TF_REQ_SEND, 0, &world);
+  int64_t b = new_req(r, TF_REQ_SEND, 0, &world);
   tf_req_snap wait_b = tf_req_get(r, 1);
   EXPECT(wait_a.id == a);
   EXPECT(wait_b.id == b);
   tf_req_completed(&wait_a);
   tf_req_completed(&wait_b);
-  int64_t c = tf_req_new(r, TF_REQ_SEND, 0, &world);
+  int64_t c = new_req(r, TF_REQ_SEND, 0, &world);
   tf_req_snap wait_c = tf_req_get(r, 1);
   EXPECT(wait_c.id == c);
   tf_req_completed(&wait_c);
 
   /* the same, with A's forget before B's Wait */
-  a = tf_req_new(r, TF_REQ_SEND, 0, &world);
+  a = new_req(r, TF_REQ_SEND, 0, &world);
   wait_a = tf_req_get(r, 1);
-  b = tf_req_new(r, TF_REQ_SEND, 0, &world);
+  b = new_req(r, TF_REQ_SEND, 0, &world);
   tf_req_completed(&wait_a);
   wait_b = tf_req_get(r, 1);
   EXPECT(wait_b.id == b);
   tf_req_completed(&wait_b);
 
   /* a test that does not complete leaves the request as it was */
-  a = tf_req_new(r, TF_REQ_SEND, 0, &world);
+  a = new_req(r, TF_REQ_SEND, 0, &world);
   tf_req_snap test_a = tf_req_get(r, 1);
   tf_req_settled(&test_a); /* MPI_Test: flag false */
-  b = tf_req_new(r, TF_REQ_RECV, 0, &world); /* a second live request with the same handle: shared */
+  b = new_req(r, TF_REQ_RECV, 0, &world); /* a second live request with the same handle: shared */
   wait_a = tf_req_get(r, 1);
   EXPECT(wait_a.id == a);
   tf_req_completed(&wait_a);
   tf_req_settled(&wait_a);
+  wait_b = tf_req_get(r, 1);
+  EXPECT(wait_b.id == b);
+  tf_req_completed(&wait_b);
+  tf_req_settled(&wait_b);
+
+  /* a shared handle completed by two threads at once */
+  a = new_req(r, TF_REQ_SEND, 0, &world);
+  b = new_req(r, TF_REQ_SEND, 0, &world);
+  wait_a = tf_req_get(r, 1);
+  wait_b = tf_req_get(r, 1);
+  EXPECT(wait_a.id == a);
+  EXPECT(wait_b.id == b);
+  tf_req_completed(&wait_b);
+  tf_req_settled(&wait_b);
+  tf_req_completed(&wait_a);
+  tf_req_settled(&wait_a);
+  c = new_req(r, TF_REQ_SEND, 0, &world);
+  wait_c = tf_req_get(r, 1);
+  EXPECT(wait_c.id == c); /* nothing of a and b is left */
+  tf_req_completed(&wait_c);
+  tf_req_settled(&wait_c);
+
+  /* a test that does not complete, while another thread's new request gets the handle */
+  a = new_req(r, TF_REQ_SEND, 0, &world);
+  test_a = tf_req_get(r, 1);
+  b = new_req(r, TF_REQ_SEND, 0, &world);
+  tf_req_snap wait_other = tf_req_get(r, 1); /* a third thread's MPI_Wait meanwhile: not the claimed one */
+  EXPECT(wait_other.id == b);
+  tf_req_completed(&wait_other);
+  tf_req_settled(&wait_other);
+  tf_req_settled(&test_a); /* MPI_Test: flag false */
+  wait_a = tf_req_get(r, 1);
+  EXPECT(wait_a.id == a); /* still there */
+  tf_req_completed(&wait_a);
+  tf_req_settled(&wait_a);
+  c = new_req(r, TF_REQ_SEND, 0, &world);
+  wait_c = tf_req_get(r, 1);
+  EXPECT(wait_c.id == c);
+  tf_req_completed(&wait_c);
+  tf_req_settled(&wait_c);
+
+  /* a shared handle named twice in one call: the two oldest */
+  a = new_req(r, TF_REQ_RECV, 0, &world);
+  b = new_req(r, TF_REQ_RECV, 0, &world);
+  c = new_req(r, TF_REQ_RECV, 0, &world);
+  tf_call call;
+  tf_call_init(&call, 0, NULL);
+  tf_req_snap *both = tf_req_get_all(&call, (MPI_Request[]){r, r}, 2, 1);
+  EXPECT(both && both[0].id == a && both[1].id == b);
+  for (int i = 0; both && i < 2; i++) tf_req_completed(&both[i]);
+  for (int i = 0; both && i < 2; i++) tf_req_settled(&both[i]);
+  tf_call_done(&call);
+  wait_c = tf_req_get(r, 1);
+  EXPECT(wait_c.id == c);
+  tf_req_completed(&wait_c);
+  tf_req_settled(&wait_c);
+
+  /* MPI_Request_free claims: another thread's call meanwhile takes the next one */
+  a = new_req(r, TF_REQ_SEND, 0, &world);
+  b = new_req(r, TF_REQ_SEND, 0, &world);
+  tf_req_snap free_a = tf_req_get(r, 1);
+  wait_b = tf_req_get(r, 1);
+  EXPECT(free_a.id == a);
+  EXPECT(wait_b.id == b);
+  tf_req_forget(&free_a);
+  tf_req_settled(&free_a);
+  tf_req_completed(&wait_b);
+  tf_req_settled(&wait_b);
+
+  /* a new request is its call's own until published: another thread's call
+   * meanwhile takes another request that shares the handle */
+  a = new_req(r, TF_REQ_SEND, 0, &world);
+  b = tf_req_new(r, TF_REQ_SEND, 0, &world); /* thread B's MPI_Isend, its event not yet recorded */
+  wait_a = tf_req_get(r, 1);                  /* thread A's MPI_Wait */
+  EXPECT(wait_a.id == a);
+  tf_req_completed(&wait_a);
+  tf_req_settled(&wait_a);
+  tf_req_published(r, b);
+  wait_b = tf_req_get(r, 1);
+  EXPECT(wait_b.id == b);
+  tf_req_completed(&wait_b);
+  tf_req_settled(&wait_b);
+  b = tf_req_new(r, TF_REQ_SEND, 0, &world);
+  a = new_req(r, TF_REQ_SEND, 0, &world); /* queued behind b, yet published first */
+  wait_a = tf_req_get(r, 1);
+  EXPECT(wait_a.id == a);
+  tf_req_completed(&wait_a);
+  tf_req_settled(&wait_a);
+  tf_req_published(r, b);
   wait_b = tf_req_get(r, 1);
   EXPECT(wait_b.id == b);
   tf_req_completed(&wait_b);

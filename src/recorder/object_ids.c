@@ -20,16 +20,28 @@
  *   when the request completes (Wait/Test...) or is freed, so a handle value
  *   the MPI library reuses (MPICH does) gets a new id. Live requests can
  *   also share a handle value: MPICH gives every receive from
- *   MPI_PROC_NULL the same builtin handle. Such requests are equivalent (they
- *   are complete at once, with the same status), so their ids are used
- *   oldest first: a call that names the handle k times uses the k oldest.
- *   Between threads a handle value is reused before the old record is
- *   dropped: MPI completes thread A's request inside MPI_Wait and may give
- *   its handle to thread B's MPI_Isend before A's wrapper forgets it. So a
- *   completion call marks the records it takes snapshots of (completing);
- *   a new request whose handle is held by a marked record replaces it (the
- *   completing call has its snapshot), and records are forgotten by id: A
- *   then leaves B's record alone.
+ *   MPI_PROC_NULL the same builtin handle, and an MPI_Isend that completes
+ *   at once gets one shared handle (MPICH's lightweight requests, Open MPI's
+ *   empty request). Such requests are equivalent (they are complete at once,
+ *   with the same status), so their ids are used oldest first: a call that
+ *   names the handle k times uses the k oldest.
+ *   Between threads two things happen. A handle value is reused before the
+ *   old record is dropped: MPI completes thread A's request inside MPI_Wait
+ *   and may give its handle to thread B's MPI_Isend before A's wrapper
+ *   forgets it. And several threads complete requests of one shared handle
+ *   at once. So a call that completes or frees requests claims the records
+ *   it takes snapshots of (completing) until its event is in the trace;
+ *   every call takes the oldest record of a handle that no other call has
+ *   claimed; a new request always queues behind the records its handle has
+ *   (never replaces one: a claimed record may stay live, when a test does
+ *   not complete it), claimed by the call that made it until that call's
+ *   event is in the trace (no other thread's call can mean it before, and
+ *   one that took it would be recorded first); and records are forgotten
+ *   by id: A then leaves B's record alone. Each
+ *   request id is thus created once and completed once, whatever the
+ *   threads do (test mpi.mtstress checks it on every run). Which of the
+ *   requests that share a handle value a call meant, the handle value does
+ *   not say: the trace may swap their ids (between threads too).
  * Datatypes and ops: predefined ones by their position in
  *   tracefold_predefined.h; derived/user ones per rank from 1000 in creation
  *   order. Groups: MPI_GROUP_EMPTY = 1, others per rank from 2; matched
@@ -476,9 +488,7 @@ int64_t tf_req_new(MPI_Request r, int kind, int persistent, const tf_comm_info *
   tf_lock();
   int64_t id = h.next_req++;
   tf_obj *o = tf_map_find(&h.reqs, key);
-  if (o && o->completing) { /* completed meanwhile (see above): the new request takes its place */
-    o->completing = 0;
-  } else if (o) { /* a live request has this handle too: this one waits behind it */
+  if (o) { /* a live request has this handle too (shared, or completing meanwhile): this one queues behind it */
     if (h.shared.n == h.shared.cap) {
       size_t cap = h.shared.cap ? 2 * h.shared.cap : 16;
       tf_obj *v = realloc(h.shared.v, cap * sizeof *v);
@@ -495,31 +505,40 @@ int64_t tf_req_new(MPI_Request r, int kind, int persistent, const tf_comm_info *
   if (o) {
     o->key = key;
     fill_req(o, id, kind, persistent, ci);
+    o->completing = 1; /* its call's own until tf_req_published */
   }
   tf_unlock();
   if (!o) out_of_memory();
   return id;
 }
 
+void tf_req_published(MPI_Request r, int64_t id) { tf_req_settled(&(tf_req_snap){.handle = r, .id = id}); }
+
 static tf_req_snap snap_of(MPI_Request r, const tf_obj *o) {
   return (tf_req_snap){r, o->id, o->kind, o->persistent, {o->comm_id, o->rank, o->size, o->remote_size, o->is_inter}};
 }
 
-/* the record of the k-th oldest live request with handle r (k = 0: the one
- * in the map), registered on first sight; NULL for MPI_REQUEST_NULL and
- * when out of memory */
-static tf_obj *find_nth_locked(MPI_Request r, int k) {
+/* The record a call that names handle r means: the oldest live request
+ * with that handle that no completion call in progress has claimed (the
+ * one in the map, then those waiting in h.shared, oldest first); if every
+ * one is claimed, the oldest. Registered on first sight; NULL for
+ * MPI_REQUEST_NULL and when out of memory. */
+static tf_obj *find_locked(MPI_Request r) {
   if (r == MPI_REQUEST_NULL) return NULL;
   uint64_t key = key_of_req(r);
-  for (size_t i = 0; k > 0 && i < h.shared.n; i++)
-    if (h.shared.v[i].key == key && --k == 0) return &h.shared.v[i];
   tf_obj *o = tf_map_find(&h.reqs, key);
-  if (!o && (o = tf_map_put(&h.reqs, key))) o->id = h.next_req++; /* made outside our view: give it an id now */
+  if (!o) {
+    if ((o = tf_map_put(&h.reqs, key))) o->id = h.next_req++; /* made outside our view: give it an id now */
+    return o;
+  }
+  if (!o->completing) return o;
+  for (size_t i = 0; i < h.shared.n; i++)
+    if (h.shared.v[i].key == key && !h.shared.v[i].completing) return &h.shared.v[i];
   return o;
 }
 
-static tf_req_snap snap_nth_locked(MPI_Request r, int k, int completing) {
-  tf_obj *o = find_nth_locked(r, k);
+static tf_req_snap snap_locked(MPI_Request r, int completing) {
+  tf_obj *o = find_locked(r);
   if (!o) return (tf_req_snap){r, TF_NULL_HANDLE, 0, 0, {TF_NULL_HANDLE, 0, 0, 0, 0}};
   if (completing) o->completing = 1;
   return snap_of(r, o);
@@ -527,7 +546,7 @@ static tf_req_snap snap_nth_locked(MPI_Request r, int k, int completing) {
 
 tf_req_snap tf_req_get(MPI_Request r, int completing) {
   tf_lock();
-  tf_req_snap s = snap_nth_locked(r, 0, completing);
+  tf_req_snap s = snap_locked(r, completing);
   tf_unlock();
   return s;
 }
@@ -536,14 +555,10 @@ tf_req_snap *tf_req_get_all(tf_call *c, const MPI_Request *rs, int n, int comple
   if (n <= 0) return NULL;
   tf_req_snap *snaps = tf_call_scratch(c, TF_SCRATCH_SNAPS, (size_t)n * sizeof *snaps);
   if (!snaps) return NULL;
-  for (int i = 0; i < n; i++) {
-    int k = 0; /* earlier mentions of the same handle, which only shared handles have */
-    if (h.shared.n)
-      for (int j = 0; j < i; j++) k += rs[j] == rs[i] && rs[i] != MPI_REQUEST_NULL;
-    tf_lock();
-    snaps[i] = snap_nth_locked(rs[i], k, completing);
-    tf_unlock();
-  }
+  tf_lock();
+  /* a handle named twice is two requests that share it: each mention claims the next */
+  for (int i = 0; i < n; i++) snaps[i] = snap_locked(rs[i], completing);
+  tf_unlock();
   return snaps;
 }
 

@@ -76,15 +76,22 @@ typedef struct tf_req_snap {
   int kind, persistent;
   tf_comm_info ci;
 } tf_req_snap;
+/* A new request's id. Its record stays claimed by the calling call until
+ * tf_req_published, after the call's event is in the trace (tf_call_end). */
 int64_t tf_req_new(MPI_Request r, int kind, int persistent, const tf_comm_info *ci);
-/* The request's snapshot. completing: taken by a completion call (Wait,
- * Test, ...) before it calls MPI; the record is marked, because once MPI
- * has completed it the handle value can be given to another thread's new
- * request before this call forgets the old one (tf_req_new then replaces
- * the marked record instead of queueing behind it, so the new request's
- * calls name the new id). tf_req_settled unmarks it after the call. */
+void tf_req_published(MPI_Request r, int64_t id);
+/* The request's snapshot: of the oldest live request with handle r that
+ * no call in progress has claimed. completing: taken by a call that
+ * completes or frees requests (Wait, Test, ..., Request_free) before it
+ * calls MPI; it claims the record, because once MPI has completed it the
+ * handle value can be given to another thread's new request before this
+ * call forgets the old one, and other threads may complete requests that
+ * share the handle value meanwhile: the calls of others then take other
+ * records. tf_req_settled releases the claim after the call. */
 tf_req_snap tf_req_get(MPI_Request r, int completing);
-/* Snapshots of n requests in the call's scratch, valid until the call ends;
+/* Snapshots of n requests in the call's scratch, valid until the call ends
+ * and the thread's next call at its depth begins (the wrapper releases them
+ * with tf_req_settled right after tf_call_end);
  * NULL for n <= 0, and on allocation failure (the call is then dropped,
  * tf_call_oom). */
 tf_req_snap *tf_req_get_all(tf_call *c, const MPI_Request *rs, int n, int completing);
@@ -93,8 +100,12 @@ tf_req_snap *tf_req_get_all(tf_call *c, const MPI_Request *rs, int n, int comple
  * given to another request meanwhile, that one's record stays. */
 void tf_req_completed(const tf_req_snap *s);
 void tf_req_forget(const tf_req_snap *s);
-/* After a completion call, for each snapshot it took: a request it did not
- * complete is no longer marked (nothing if it was forgotten). */
+/* After a completion call has recorded its event (tf_call_end), for each
+ * snapshot it took: a request it did not complete is no longer claimed
+ * (nothing if it was forgotten). Not before: a call of another thread that
+ * took the request in between would name it in an event recorded before
+ * this one, which still names it (a test that did not complete it), as if
+ * after its completion. */
 void tf_req_settled(const tf_req_snap *s);
 
 /* ---- windows (one-sided communication) ----
