@@ -7,6 +7,7 @@
 #   die MESSAGE...                   print "prog: MESSAGE" and exit 1
 #   need_commands                    die unless zstd, $MPIRUN, timeout are here
 #   copy_binaries BUILD BIN ITEM...  copy what a run needs from the build tree
+#   private_binaries BUILD           the recorder, the CLI and $WORKLOADS into $tmp/bin
 #                                    BUILD into the directory BIN
 #   source_of BUILD                  print what BUILD was built from
 #   keep_failed SRC NAME             keep a trace whose round trip failed
@@ -38,6 +39,20 @@ copy_binaries() {
     fi
     cp "$build/$f" "$bin/"
   done
+}
+
+# private_binaries BUILD — the recorder, the CLI and $WORKLOADS copied into
+# $tmp/bin (a rebuild of BUILD while a long benchmark runs must not mix two
+# versions into one table); sets bin, lib, cli and SOURCE (unless set:
+# source_of BUILD).
+private_binaries() {
+  bin=$tmp/bin
+  mkdir -p "$bin"
+  # shellcheck disable=SC2086 # $WORKLOADS is a list of words
+  copy_binaries "$1" "$bin" src/recorder/libtracefold.so src/cli/tracefold $WORKLOADS
+  SOURCE=${SOURCE:-$(source_of "$1")}
+  lib=$bin/libtracefold.so
+  cli=$bin/tracefold
 }
 
 # source_of BUILD — the git commit (short) of BUILD's source tree (from its

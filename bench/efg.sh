@@ -57,13 +57,7 @@ need_commands
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tf-efg.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-bin=$tmp/bin
-mkdir -p "$bin"
-# shellcheck disable=SC2086 # $WORKLOADS is a list of words
-copy_binaries "$build" "$bin" src/recorder/libtracefold.so src/cli/tracefold $WORKLOADS
-SOURCE=${SOURCE:-$(source_of "$build")}
-lib=$bin/libtracefold.so
-cli=$bin/tracefold
+private_binaries "$build"
 failed=
 status=0
 log=$tmp/log

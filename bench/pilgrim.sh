@@ -126,13 +126,7 @@ plib=$psrc/.libs/libpilgrim.so
 [[ -f $plib ]] || die "Pilgrim's build made no .libs/libpilgrim.so"
 
 # --- tracefold's binaries ---------------------------------------------------
-bin=$tmp/bin
-mkdir -p "$bin"
-# shellcheck disable=SC2086 # $WORKLOADS is a list of words
-copy_binaries "$build" "$bin" src/recorder/libtracefold.so src/cli/tracefold $WORKLOADS
-SOURCE=${SOURCE:-$(source_of "$build")}
-lib=$bin/libtracefold.so
-cli=$bin/tracefold
+private_binaries "$build"
 # both tracers must sit on the workloads' MPI library
 mpilib() { ldd "$1" | awk '/libmpi/ { print $3; exit }'; }
 wl1=$(set -- $WORKLOADS; echo "$1")

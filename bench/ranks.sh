@@ -83,13 +83,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 # Work on a private copy of the binaries: a rebuild of BUILD_DIR while this
 # runs (it takes a long while) must not mix two versions into one table.
-bin=$tmp/bin
-mkdir -p "$bin"
-# shellcheck disable=SC2086 # $WORKLOADS is a list of words
-copy_binaries "$build" "$bin" src/recorder/libtracefold.so src/cli/tracefold $WORKLOADS
-SOURCE=${SOURCE:-$(source_of "$build")}
-lib=$bin/libtracefold.so
-cli=$bin/tracefold
+private_binaries "$build"
 failed= # created at the first failed round trip; keeps its traces
 log=$tmp/log
 : >"$log"

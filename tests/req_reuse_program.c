@@ -56,6 +56,14 @@ static int64_t new_req(MPI_Request r, int kind, int persistent, const tf_comm_in
   return id;
 }
 
+/* One thread's MPI_Wait on r, from its snapshot to its end: the id it completed. */
+static int64_t wait_one(MPI_Request r) {
+  tf_req_snap s = tf_req_get(r, 1);
+  tf_req_completed(&s);
+  tf_req_settled(&s);
+  return s.id;
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   if (tf_object_ids_init() != 0) return 2;
@@ -90,14 +98,8 @@ int main(int argc, char **argv) {
   tf_req_snap test_a = tf_req_get(r, 1);
   tf_req_settled(&test_a); /* MPI_Test: flag false */
   b = new_req(r, TF_REQ_RECV, 0, &world); /* a second live request with the same handle: shared */
-  wait_a = tf_req_get(r, 1);
-  EXPECT(wait_a.id == a);
-  tf_req_completed(&wait_a);
-  tf_req_settled(&wait_a);
-  wait_b = tf_req_get(r, 1);
-  EXPECT(wait_b.id == b);
-  tf_req_completed(&wait_b);
-  tf_req_settled(&wait_b);
+  EXPECT(wait_one(r) == a);
+  EXPECT(wait_one(r) == b);
 
   /* a shared handle completed by two threads at once */
   a = new_req(r, TF_REQ_SEND, 0, &world);
@@ -111,10 +113,7 @@ int main(int argc, char **argv) {
   tf_req_completed(&wait_a);
   tf_req_settled(&wait_a);
   c = new_req(r, TF_REQ_SEND, 0, &world);
-  wait_c = tf_req_get(r, 1);
-  EXPECT(wait_c.id == c); /* nothing of a and b is left */
-  tf_req_completed(&wait_c);
-  tf_req_settled(&wait_c);
+  EXPECT(wait_one(r) == c); /* nothing of a and b is left */
 
   /* a test that does not complete, while another thread's new request gets the handle */
   a = new_req(r, TF_REQ_SEND, 0, &world);
@@ -125,15 +124,9 @@ int main(int argc, char **argv) {
   tf_req_completed(&wait_other);
   tf_req_settled(&wait_other);
   tf_req_settled(&test_a); /* MPI_Test: flag false */
-  wait_a = tf_req_get(r, 1);
-  EXPECT(wait_a.id == a); /* still there */
-  tf_req_completed(&wait_a);
-  tf_req_settled(&wait_a);
+  EXPECT(wait_one(r) == a); /* still there */
   c = new_req(r, TF_REQ_SEND, 0, &world);
-  wait_c = tf_req_get(r, 1);
-  EXPECT(wait_c.id == c);
-  tf_req_completed(&wait_c);
-  tf_req_settled(&wait_c);
+  EXPECT(wait_one(r) == c);
 
   /* a shared handle named twice in one call: the two oldest */
   a = new_req(r, TF_REQ_RECV, 0, &world);
@@ -146,10 +139,7 @@ int main(int argc, char **argv) {
   for (int i = 0; both && i < 2; i++) tf_req_completed(&both[i]);
   for (int i = 0; both && i < 2; i++) tf_req_settled(&both[i]);
   tf_call_done(&call);
-  wait_c = tf_req_get(r, 1);
-  EXPECT(wait_c.id == c);
-  tf_req_completed(&wait_c);
-  tf_req_settled(&wait_c);
+  EXPECT(wait_one(r) == c);
 
   /* MPI_Request_free claims: another thread's call meanwhile takes the next one */
   a = new_req(r, TF_REQ_SEND, 0, &world);
@@ -172,21 +162,12 @@ int main(int argc, char **argv) {
   tf_req_completed(&wait_a);
   tf_req_settled(&wait_a);
   tf_req_published(r, b);
-  wait_b = tf_req_get(r, 1);
-  EXPECT(wait_b.id == b);
-  tf_req_completed(&wait_b);
-  tf_req_settled(&wait_b);
+  EXPECT(wait_one(r) == b);
   b = tf_req_new(r, TF_REQ_SEND, 0, &world);
   a = new_req(r, TF_REQ_SEND, 0, &world); /* queued behind b, yet published first */
-  wait_a = tf_req_get(r, 1);
-  EXPECT(wait_a.id == a);
-  tf_req_completed(&wait_a);
-  tf_req_settled(&wait_a);
+  EXPECT(wait_one(r) == a);
   tf_req_published(r, b);
-  wait_b = tf_req_get(r, 1);
-  EXPECT(wait_b.id == b);
-  tf_req_completed(&wait_b);
-  tf_req_settled(&wait_b);
+  EXPECT(wait_one(r) == b);
 
   tf_object_ids_free();
   printf("req_reuse_program: %s\n", failures ? "FAILED" : "ok");

@@ -334,15 +334,8 @@ static void *worker_main(void *arg) {
 
 int main(int argc, char **argv) {
   wl_args args;
-  int rank, nprocs, provided;
-  WL(MPI_Init_thread, &argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  WL(MPI_Comm_rank, MPI_COMM_WORLD, &rank);
-  WL(MPI_Comm_size, MPI_COMM_WORLD, &nprocs);
-  if (provided < MPI_THREAD_MULTIPLE) {
-    if (rank == 0) fprintf(stderr, "mtstress: MPI_THREAD_MULTIPLE not provided (got level %d)\n", provided);
-    WL(MPI_Abort, MPI_COMM_WORLD, 1);
-  }
-  wl_parse_args(argc, argv, 12, 32, &args);
+  int rank, nprocs;
+  wl_start_multiple("mtstress", &argc, &argv, 12, 32, &args, &rank, &nprocs);
   if (rank == 0)
     printf("mtstress: %d ranks x %d threads, %d elements, %d iterations\n", nprocs, NTHREADS, args.size, args.iters);
 

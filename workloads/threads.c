@@ -65,15 +65,8 @@ static void *thread_main(void *p) {
 
 int main(int argc, char **argv) {
   wl_args args;
-  int rank, nprocs, provided;
-  WL(MPI_Init_thread, &argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  WL(MPI_Comm_rank, MPI_COMM_WORLD, &rank);
-  WL(MPI_Comm_size, MPI_COMM_WORLD, &nprocs);
-  if (provided < MPI_THREAD_MULTIPLE) {
-    if (rank == 0) fprintf(stderr, "threads: MPI_THREAD_MULTIPLE not provided (got level %d)\n", provided);
-    WL(MPI_Abort, MPI_COMM_WORLD, 1);
-  }
-  wl_parse_args(argc, argv, 8, 64, &args);
+  int rank, nprocs;
+  wl_start_multiple("threads", &argc, &argv, 8, 64, &args, &rank, &nprocs);
   if (rank == 0) printf("threads: %d ranks x %d threads, %d doubles, %d iterations\n", nprocs, NTHREADS, args.size, args.iters);
 
   thread_arg targ[NTHREADS];

@@ -47,6 +47,19 @@ void wl_start(int *argc, char ***argv, int default_iters, int default_size, wl_a
   wl_parse_args(*argc, *argv, default_iters, default_size, args);
 }
 
+void wl_start_multiple(const char *name, int *argc, char ***argv, int default_iters, int default_size, wl_args *args,
+                       int *rank, int *nprocs) {
+  int provided;
+  WL(MPI_Init_thread, argc, argv, MPI_THREAD_MULTIPLE, &provided);
+  WL(MPI_Comm_rank, MPI_COMM_WORLD, rank);
+  WL(MPI_Comm_size, MPI_COMM_WORLD, nprocs);
+  if (provided < MPI_THREAD_MULTIPLE) {
+    if (*rank == 0) fprintf(stderr, "%s: MPI_THREAD_MULTIPLE not provided (got level %d)\n", name, provided);
+    WL(MPI_Abort, MPI_COMM_WORLD, 1);
+  }
+  wl_parse_args(*argc, *argv, default_iters, default_size, args);
+}
+
 void wl_count_inc(const char *name) {
   pthread_mutex_lock(&wl_lock);
   int i;

@@ -34,6 +34,11 @@ typedef struct wl_args {
 /* The common start of a workload: MPI_Init, MPI_Comm_rank and MPI_Comm_size
  * of MPI_COMM_WORLD (each counted), then wl_parse_args. */
 void wl_start(int *argc, char ***argv, int default_iters, int default_size, wl_args *args, int *rank, int *nprocs);
+/* The same with MPI_Init_thread requesting MPI_THREAD_MULTIPLE: if the
+ * library provides less, rank 0 says so (naming the workload) and
+ * MPI_Abort ends the job. */
+void wl_start_multiple(const char *name, int *argc, char ***argv, int default_iters, int default_size, wl_args *args,
+                       int *rank, int *nprocs);
 
 /* Parse -i/-s/-c/-x; unknown options print usage and exit(2). */
 void wl_parse_args(int argc, char **argv, int default_iters, int default_size, wl_args *out);
