@@ -407,6 +407,12 @@ static void arm(tf_folder *f, tf_fnode *l) {
   if (f->no_fast || f->flushing || l->nbody > TF_FOLD_FAST_BODY || f->quiet + 1 < l->nbody) return;
   for (uint32_t i = 0; i < l->nbody; i++)
     if (l->body[i]->is_loop) return;
+  if (!f->held_vals) { /* never NULL once armed: the held values are walked by pointer */
+    f->held_vals = malloc(64 * sizeof *f->held_vals);
+    if (!f->held_vals) return; /* the slow path goes on */
+    f->mem.bytes += 64 * sizeof *f->held_vals;
+    f->held_vals_cap = 64;
+  }
   if (l->nbody > f->held_cap) {
     tf_held *h = realloc(f->held, l->nbody * sizeof *h);
     if (!h) return; /* the slow path goes on */
@@ -441,7 +447,7 @@ static int slow_push(tf_folder *f, uint32_t fn, uint32_t thread, uint32_t site, 
 static int hold(tf_folder *f, uint32_t fn, uint32_t thread, uint32_t site, uint64_t compute_ns, uint64_t duration_ns,
                 uint32_t prev_fn, uint32_t prev_site, uint32_t nvals, const int64_t *vals) {
   if (f->nheld_vals + nvals > f->held_vals_cap) {
-    uint32_t cap = f->held_vals_cap ? f->held_vals_cap : 64;
+    uint32_t cap = f->held_vals_cap;
     while (cap < f->nheld_vals + nvals) cap *= 2;
     int64_t *v = realloc(f->held_vals, cap * sizeof *v);
     if (!v) {
@@ -452,7 +458,7 @@ static int hold(tf_folder *f, uint32_t fn, uint32_t thread, uint32_t site, uint6
     f->held_vals = v;
     f->held_vals_cap = cap;
   }
-  memcpy(f->held_vals + f->nheld_vals, vals, nvals * sizeof *vals);
+  if (nvals) memcpy(f->held_vals + f->nheld_vals, vals, nvals * sizeof *vals);
   f->nheld_vals += nvals;
   f->held[f->nheld++] = (tf_held){fn, thread, site, nvals, compute_ns, duration_ns, prev_fn, prev_site};
   return 0;
