@@ -44,6 +44,7 @@ struct tf_file_reader {
   tf_fnode ***segs;
   uint32_t *segn;
   tf_order *orders; /* per segment: how its streams (threads) interleave */
+  uint32_t segcap;  /* segments segs, segn and orders have room for */
   uint32_t version;
   tf_mem mem;
   tf_unroll unroll;
@@ -260,14 +261,19 @@ static tf_status parse(tf_file_reader *r, const char *path, tf_file_reader **out
       if (c.bad || seglen > (uint64_t)(c.end - c.p)) goto malformed_or_truncated;
       if (segev > UINT64_MAX / 2 - nev) goto malformed;
       uint32_t ns = in->nsegments;
-      tf_fnode ***nsegs = realloc(r->segs, (ns + 1) * sizeof *nsegs);
-      if (nsegs) r->segs = nsegs;
-      uint32_t *nsegn = nsegs ? realloc(r->segn, (ns + 1) * sizeof *nsegn) : NULL;
-      if (!nsegn) goto nomem;
-      r->segn = nsegn;
-      tf_order *nord = realloc(r->orders, (ns + 1) * sizeof *nord);
-      if (!nord) goto nomem;
-      r->orders = nord;
+      if (ns == r->segcap) { /* geometric growth: files of many segments (a small memory cap) read in linear time */
+        if (ns > UINT32_MAX / 4) goto malformed;
+        uint32_t cap = ns ? 2 * ns : 8;
+        tf_fnode ***nsegs = realloc(r->segs, cap * sizeof *nsegs);
+        if (nsegs) r->segs = nsegs;
+        uint32_t *nsegn = nsegs ? realloc(r->segn, cap * sizeof *nsegn) : NULL;
+        if (!nsegn) goto nomem;
+        r->segn = nsegn;
+        tf_order *nord = realloc(r->orders, cap * sizeof *nord);
+        if (!nord) goto nomem;
+        r->orders = nord;
+        r->segcap = cap;
+      }
       tf_cursor sc = {c.p, c.p + seglen, 0};
       const char *why = NULL;
       int rc = tf_segment_decode(&sc, segev, in->nfuncs, in->ncallsites, in->timing, in->bins, r->version, &r->segs[ns],
