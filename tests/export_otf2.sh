@@ -46,13 +46,6 @@ check() { # TRACE NAME [EXPORT OPTIONS...]
 n=0
 for trace in "$traces"/*.np*; do
   [ -d "$trace" ] || continue
-  case $(basename "$trace") in
-    mtstress.*) # a known defect, to fix: persistent receives (tag 7) that one thread
-      # starts and others complete export with one receive too many (0 bytes, no
-      # matching send) on some ranks; otf2_check shows it
-      say "$(basename "$trace"): skipped (a persistent receive exports once too often: known defect)"
-      continue ;;
-  esac
   check "$trace" "$(basename "$trace")"
   n=$((n + 1))
 done

@@ -43,6 +43,7 @@ struct xp_preq {
   int recv, persistent, real; /* real 0: MPI_PROC_NULL, nothing moves */
   int64_t comm, src, tag;     /* src: offset (receive: may be ANY_SOURCE) */
   uint64_t bytes;
+  int idle; /* persistent: not started since made or last completed (completing it then moves nothing) */
 };
 
 /* a matched probe: the message MPI_Mrecv/MPI_Imrecv will receive */
@@ -136,6 +137,7 @@ static int post(xp_msgs *m, const struct xp_preq *r) {
 /* A completed request's message. */
 static int complete(xp_msgs *m, struct xp_preq *r, const xp_done *d) {
   int rc = 0;
+  if (r->persistent && r->idle) return 0; /* an inactive request: an empty status, no message */
   if (r->real && !r->recv) {
     rc = put(m, XP_ISEND_DONE, r->comm, r->src, r->tag, r->bytes, r->id);
   } else if (r->real && d->src != TF_PROC_NULL) {
@@ -144,6 +146,7 @@ static int complete(xp_msgs *m, struct xp_preq *r, const xp_done *d) {
              d->bytes > TF_SPECIAL_MAX ? ubytes(d->bytes) : r->bytes, r->id);
   }
   if (!r->persistent) req_drop(m, r);
+  else r->idle = 1;
   return rc;
 }
 
@@ -217,7 +220,8 @@ int xp_msgs_event(xp_msgs *m, const xp_events *e) {
   case C_PSEND: {
     int64_t dest = SV(F_DEST);
     struct xp_preq r = {SV(F_REQ), 0, m->cls[e->ev.fn] == C_PSEND, dest != TF_PROC_NULL, comm, dest, SV(F_TAG),
-                        ubytes(SV(F_BYTES))};
+                        ubytes(SV(F_BYTES)), 0};
+    r.idle = r.persistent;
     if (req_add(m, r)) return -1;
     return r.persistent ? 0 : post(m, &r);
   }
@@ -231,7 +235,8 @@ int xp_msgs_event(xp_msgs *m, const xp_events *e) {
   case C_PRECV: {
     int64_t src = SV(F_SOURCE);
     struct xp_preq r = {SV(F_REQ), 1, m->cls[e->ev.fn] == C_PRECV, src != TF_PROC_NULL, comm, src, SV(F_TAG),
-                        ubytes(SV(F_BYTES))};
+                        ubytes(SV(F_BYTES)), 0};
+    r.idle = r.persistent;
     if (req_add(m, r)) return -1;
     return r.persistent ? 0 : post(m, &r);
   }
@@ -262,7 +267,7 @@ int xp_msgs_event(xp_msgs *m, const xp_events *e) {
         m->probed[i] = m->probed[--m->nprobed];
         if (p.src == TF_PROC_NULL) return 0;
         if (m->cls[e->ev.fn] == C_MRECV) return put(m, XP_RECV, p.comm, p.src, p.tag, p.bytes, 0);
-        struct xp_preq r = {SV(F_REQ), 1, 0, 1, p.comm, p.src, p.tag, p.bytes};
+        struct xp_preq r = {SV(F_REQ), 1, 0, 1, p.comm, p.src, p.tag, p.bytes, 0};
         if (req_add(m, r)) return -1;
         return post(m, &r);
       }
@@ -275,6 +280,7 @@ int xp_msgs_event(xp_msgs *m, const xp_events *e) {
     const int64_t *ids = m->cls[e->ev.fn] == C_START ? &one : xp_array(f, at[F_REQS], &nr);
     for (uint32_t k = 0; k < nr; k++) {
       struct xp_preq *r = req_find(m, ids[k]);
+      if (r) r->idle = 0;
       if (r && post(m, r)) return -1;
     }
     return 0;
