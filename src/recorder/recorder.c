@@ -636,11 +636,7 @@ void tf_recorder_start(int init_rc) {
   PMPI_Comm_size(MPI_COMM_WORLD, &g.nranks);
   PMPI_Query_thread(&g.provided);
   tf_runtime_init(g.rank, g.provided == MPI_THREAD_MULTIPLE);
-  for (uint32_t f = 0; f < TF_FN_COUNT; f++) {
-    all_scalar[f] = 1;
-    for (uint32_t k = 0; k < tf_schema[f].nfields; k++)
-      if (tf_schema[f].fields[k].is_array) all_scalar[f] = 0;
-  }
+  for (uint32_t f = 0; f < TF_FN_COUNT; f++) all_scalar[f] = (uint8_t)tf_func_all_scalar(&tf_schema[f]);
   /* the thread that initialised MPI is thread 0; its first compute delta runs from library load */
   ts.registered = 1;
   ts.index = atomic_fetch_add(&g.nthreads, 1);

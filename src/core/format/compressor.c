@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "format/segment.h"
+#include "util/fields.h"
 
 int tf_compressor_init(tf_compressor *c, const tf_func_desc *funcs, uint32_t nfuncs, size_t cap_bytes) {
   *c = (tf_compressor){.funcs = funcs, .nfuncs = nfuncs, .cap_bytes = cap_bytes, .timing = TF_TIMING_DEFAULT,
@@ -13,11 +14,9 @@ int tf_compressor_init(tf_compressor *c, const tf_func_desc *funcs, uint32_t nfu
   c->plain = calloc(nfuncs ? nfuncs : 1, 1);
   if (!c->plain) return -1;
   for (uint32_t f = 0; f < nfuncs; f++) {
-    c->plain[f] = 1;
-    for (uint32_t k = 0; k < funcs[f].nfields; k++) {
-      const tf_field_desc *d = &funcs[f].fields[k];
-      if (d->is_array || d->kind == TF_FIELD_REQ || d->kind == TF_FIELD_REQ_NEW) c->plain[f] = 0;
-    }
+    c->plain[f] = (uint8_t)tf_func_all_scalar(&funcs[f]);
+    for (uint32_t k = 0; k < funcs[f].nfields; k++)
+      if (funcs[f].fields[k].kind == TF_FIELD_REQ || funcs[f].fields[k].kind == TF_FIELD_REQ_NEW) c->plain[f] = 0;
   }
   return 0;
 }

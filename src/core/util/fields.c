@@ -61,3 +61,9 @@ int tf_field_is_text(const tf_field_value *f) {
     if (f->v[j] < 0x20 || f->v[j] > 0x7e || f->v[j] == '"' || f->v[j] == '\\') return 0;
   return 1;
 }
+
+int tf_func_all_scalar(const tf_func_desc *fd) {
+  for (uint32_t k = 0; k < fd->nfields; k++)
+    if (fd->fields[k].is_array) return 0;
+  return 1;
+}

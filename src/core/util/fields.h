@@ -14,4 +14,8 @@
  * that does not fit, or the values left over, in why. */
 tf_status tf_event_fields_why(const tf_func_desc *fd, const int64_t *vals, uint32_t nvals, char *why, size_t len);
 
+/* 1 if fd has no array field: its values fit when there are exactly
+ * fd->nfields of them (the hot paths' shortcut past tf_event_fields_why). */
+int tf_func_all_scalar(const tf_func_desc *fd);
+
 #endif
