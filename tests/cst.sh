@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# cst.sh — the static analyser and tracefold-cc (doc/CST.md) on the bundled
+# C workloads (workloads/NAME.c with wl_common.c).
+#
+#   --part structure: for every workload `tracefold cst` succeeds and
+#     1. every WL(MPI_X, ...) call of the source (the workloads' own
+#        counting macro, found by grep) is an mpi node MPI_X at its line;
+#     2. every mpi node names a function written on its line, every loop
+#        node's line has for/while/do at its column (the file's text is the oracle);
+#   and the trees of ring and cstbranch (the CYPRESS slides' nested loop with
+#   a data-dependent branch) equal the hand-written ones in tests/golden/cst/.
+#   --part cc: every workload built by tracefold-cc and by COMPILER alone
+#     (same flags) prints the same output and records the same reference
+#     trace (TRACEFOLD_MODE=flat at 2 ranks, `tracefold dump --no-time`, call
+#     sites resolved to function and file:line by `tracefold stats`); and the
+#     marker counts of cstbranch -i 4 (one rank) are those of its loops:
+#     enter 5, iter 14, exit 5, branch 10.
+#
+# usage: cst.sh --part structure|cc --mpirun "CMD" --lib LIBTRACEFOLD --cli TRACEFOLD --cc TRACEFOLD_CC
+#               --compiler MPICC --src WORKLOADS_DIR --golden DIR -- NAME...
+# shellcheck disable=SC2154 # the option variables: set by tf_options (lib.sh)
+set -euo pipefail
+
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+tf_options "part mpirun lib cli cc compiler src golden --:names" "$@"
+tf_workdir cst
+cd "$src"
+mpi_flags=$($compiler --showme:compile 2>/dev/null || $compiler -show 2>/dev/null | tr ' ' '\n' | grep '^-I' | tr '\n' ' ')
+
+structure() {
+  local wl=$1 cst=$work/$1.cst
+  # shellcheck disable=SC2086 # the MPI include flags
+  "$cli" cst -o "$cst" $mpi_flags "$wl.c" wl_common.c 2>"$work/$wl.notes" ||
+    { cat "$work/$wl.notes" >&2; bad "$wl: tracefold cst failed"; return; }
+  # 1. WL(MPI_X at line L  <=>  "mpi ID MPI_X $wl.c:L:"
+  grep -noE 'WL\(MPI_[A-Za-z_]+' "$wl.c" | sed -E 's/^([0-9]+):WL\((.*)/\2 \1/' | sort -u >"$work/$wl.wl"
+  awk -v f="$wl.c" '$1 == "mpi" { split($4, p, ":"); if (p[1] == f) print $3, p[2] }' "$cst" | sort -u >"$work/$wl.mpi"
+  comm -23 "$work/$wl.wl" "$work/$wl.mpi" >"$work/$wl.missing"
+  [ ! -s "$work/$wl.missing" ] || { cat "$work/$wl.missing" >&2; bad "$wl: WL() calls missing from the CST (above)"; }
+  # 2. the text at each node's place
+  awk '$1 == "mpi" || $1 == "loop" { split($4, p, ":"); print $1, $3, p[1], p[2], p[3] }' "$cst" |
+    while read -r kind name file line col; do
+      text=$(sed -n "${line}p" "$file")
+      if [ "$kind" = mpi ]; then
+        [[ $text == *"$name"* ]] || bad "$wl: $file:$line has no $name: $text"
+      else
+        [[ ${text:col-1} == "$name"* ]] || bad "$wl: $file:$line:$col is not a $name loop: $text"
+      fi
+    done
+}
+
+# the calls of a reference trace, call sites as function file:line
+resolved_dump() {
+  local trace=$1
+  (cd "$(dirname "$trace")" && "$cli" stats "$(basename "$trace")") |
+    awk '/^call site/ { on = 1; next } on && NF >= 4 { w = $4; for (i = 5; i <= NF; i++) w = w "_" $i; print $1, w }' \
+      >"$trace.sites"
+  "$cli" dump --no-time "$trace" | awk 'NR == FNR { w[$1] = $2; next }
+    { for (i = 1; i <= NF; i++) if ($i ~ /^cs=/) { s = substr($i, 4); $i = "cs=" ((s in w) ? w[s] : "UNRESOLVED:" s) } print }' \
+    "$trace.sites" -
+}
+
+cc() {
+  local wl=$1 d=$work/$1
+  mkdir -p "$d"
+  local flags=(-O2 -g "$wl.c" wl_common.c -lm -lpthread)
+  tf_must "$d/plain.build" "$wl: the plain build failed" "$compiler" "${flags[@]}" -o "$d/plain"
+  tf_must "$d/cst.build" "$wl: the tracefold-cc build failed" "$cc" "$compiler" "${flags[@]}" -o "$d/cst"
+  for b in plain cst; do
+    (cd "$d" && tf_must "$d/$b.run" "$wl: the $b build's traced run failed" \
+      tf_traced 2 "$b.trace" TRACEFOLD_MODE=flat -- "./$b" -i 3)
+    resolved_dump "$d/$b.trace" >"$d/$b.dump"
+  done
+  diff "$d/plain.run.out" "$d/cst.run.out" >&2 || bad "$wl: output differs with tracefold-cc"
+  grep -q UNRESOLVED "$d/plain.dump" && bad "$wl: call sites left unresolved"
+  diff "$d/plain.dump" "$d/cst.dump" >"$d/dump.diff" ||
+    { head -20 "$d/dump.diff" >&2; bad "$wl: the reference trace differs with tracefold-cc"; }
+  say "$wl: same output and reference trace ($(wc -l <"$d/cst.dump") calls)"
+}
+
+case $part in
+  structure)
+    for wl in "${names[@]}"; do structure "$wl"; done
+    for wl in ring cstbranch; do
+      # shellcheck disable=SC2086
+      "$cli" cst --show $mpi_flags "$wl.c" wl_common.c >"$work/$wl.show" 2>/dev/null || bad "$wl: tracefold cst --show failed"
+      diff -u "$golden/$wl.show" "$work/$wl.show" >&2 || bad "$wl: the CST differs from $golden/$wl.show"
+    done
+    # the written file reads back to the same tree
+    "$cli" cst --show "$work/cstbranch.cst" >"$work/reread.show" || bad "tracefold cst --show FILE.cst failed"
+    diff -u "$work/cstbranch.show" "$work/reread.show" >&2 || bad "the CST file reads back differently"
+    ;;
+  cc)
+    for wl in "${names[@]}"; do cc "$wl"; done
+    tf_must "$work/count" "cstbranch: the marker count run failed" \
+      tf_traced 1 "" TRACEFOLD_MODE=flat TRACEFOLD_OUTPUT="$work/count.trace" TRACEFOLD_CST_REPORT=1 -- "$work/cstbranch/cst" -i 4
+    grep -q 'enter 5 iter 14 exit 5 branch 10$' "$work/count.err" ||
+      { cat "$work/count.err" >&2; bad "cstbranch: marker counts are not enter 5 iter 14 exit 5 branch 10"; }
+    ;;
+  *) fail "--part structure or cc" ;;
+esac
+[ "$tf_nbad" -eq 0 ] || fail "$tf_nbad check(s) failed"
+say "ok"
