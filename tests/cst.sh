@@ -34,20 +34,23 @@ structure() {
   "$cli" cst -o "$cst" $mpi_flags "$wl.c" wl_common.c 2>"$work/$wl.notes" ||
     { cat "$work/$wl.notes" >&2; bad "$wl: tracefold cst failed"; return; }
   # 1. WL(MPI_X at line L  <=>  "mpi ID MPI_X $wl.c:L:"
-  grep -noE 'WL\(MPI_[A-Za-z_]+' "$wl.c" | sed -E 's/^([0-9]+):WL\((.*)/\2 \1/' | sort -u >"$work/$wl.wl"
+  # (not in a macro's definition: its lines end with a backslash)
+  awk '!/\\$/ { while (match($0, /WL\(MPI_[A-Za-z_]+/)) { print substr($0, RSTART + 3, RLENGTH - 3), NR; $0 = substr($0, RSTART + RLENGTH) } }' \
+    "$wl.c" | sort -u >"$work/$wl.wl"
   awk -v f="$wl.c" '$1 == "mpi" { split($4, p, ":"); if (p[1] == f) print $3, p[2] }' "$cst" | sort -u >"$work/$wl.mpi"
   comm -23 "$work/$wl.wl" "$work/$wl.mpi" >"$work/$wl.missing"
   [ ! -s "$work/$wl.missing" ] || { cat "$work/$wl.missing" >&2; bad "$wl: WL() calls missing from the CST (above)"; }
-  # 2. the text at each node's place
-  awk '$1 == "mpi" || $1 == "loop" { split($4, p, ":"); print $1, $3, p[1], p[2], p[3] }' "$cst" |
-    while read -r kind name file line col; do
+  # 2. the text at each node's place (or a macro's use there: an upper-case NAME( on the line)
+  while read -r kind name file line col; do
       text=$(sed -n "${line}p" "$file")
-      if [ "$kind" = mpi ]; then
+      if [[ $text =~ [^A-Za-z_]*[A-Z][A-Z0-9_]*\( && ! $text =~ WL\( ]]; then
+        continue
+      elif [ "$kind" = mpi ]; then
         [[ $text == *"$name"* ]] || bad "$wl: $file:$line has no $name: $text"
       else
         [[ ${text:col-1} == "$name"* ]] || bad "$wl: $file:$line:$col is not a $name loop: $text"
       fi
-    done
+  done < <(awk '$1 == "mpi" || $1 == "loop" { split($4, p, ":"); print $1, $3, p[1], p[2], p[3] }' "$cst")
 }
 
 # the calls of a reference trace, call sites as function file:line
