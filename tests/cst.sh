@@ -13,6 +13,9 @@
 #     (same flags) prints the same output and records the same reference
 #     trace (TRACEFOLD_MODE=flat at 2 ranks, `tracefold dump --no-time`, call
 #     sites resolved to function and file:line by `tracefold stats`); and the
+#     (a workload whose calls vary between two plain runs: each call at an
+#     mpi node of the CST (or a call node: tail calls); one that fails in this MPI even
+#     without the recorder: skipped, said) and the
 #     marker counts of cstbranch -i 4 (one rank) are those of its loops:
 #     enter 5, iter 14, exit 5, branch 10.
 #
@@ -53,33 +56,63 @@ structure() {
   done < <(awk '$1 == "mpi" || $1 == "loop" { split($4, p, ":"); print $1, $3, p[1], p[2], p[3] }' "$cst")
 }
 
-# the calls of a reference trace, call sites as function file:line
+# the calls of a reference trace, call sites as function file:line (without
+# DWARF discriminators: the basic blocks of a line, numbered by the compiler)
 resolved_dump() {
   local trace=$1
   (cd "$(dirname "$trace")" && "$cli" stats "$(basename "$trace")") |
-    awk '/^call site/ { on = 1; next } on && NF >= 4 { w = $4; for (i = 5; i <= NF; i++) w = w "_" $i; print $1, w }' \
+    awk '/^call site/ { on = 1; next } on && NF >= 4 { w = $4; for (i = 5; i <= NF && $i !~ /^\(discriminator/; i++) w = w "_" $i; print $1, w }' \
       >"$trace.sites"
   "$cli" dump --no-time "$trace" | awk 'NR == FNR { w[$1] = $2; next }
     { for (i = 1; i <= NF; i++) if ($i ~ /^cs=/) { s = substr($i, 4); $i = "cs=" ((s in w) ? w[s] : "UNRESOLVED:" s) } print }' \
     "$trace.sites" -
 }
 
+run_traced() { # BUILD-DIR BUILD RUN-NAME: BUILD's traced run as RUN-NAME, its resolved dump in RUN-NAME.dump
+  local d=$1 b=$2 r=$3
+  (cd "$d" && tf_traced 2 "$r.trace" TRACEFOLD_MODE=flat -- "./$b" -i 3 >"$r.out" 2>"$r.err") || return 1
+  resolved_dump "$d/$r.trace" >"$d/$r.dump"
+}
+
+# the distinct file:line of a resolved dump's calls; of a CST's mpi and call nodes (a
+# call's return address is the caller's when the callee ends in a tail call of MPI)
+sites_of() { awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^cs=/) { n = split($i, p, "_at_"); print p[n] } }' "$1" | sort -u; }
+cst_sites() { awk '$1 == "mpi" || $1 == "call" { sub(/:[0-9]+$/, "", $4); print $4 }' "$1" | sort -u; }
+
 cc() {
   local wl=$1 d=$work/$1
   mkdir -p "$d"
   local flags=(-O2 -g "$wl.c" wl_common.c -lm -lpthread)
   tf_must "$d/plain.build" "$wl: the plain build failed" "$compiler" "${flags[@]}" -o "$d/plain"
-  tf_must "$d/cst.build" "$wl: the tracefold-cc build failed" "$cc" "$compiler" "${flags[@]}" -o "$d/cst"
-  for b in plain cst; do
-    (cd "$d" && tf_must "$d/$b.run" "$wl: the $b build's traced run failed" \
-      tf_traced 2 "$b.trace" TRACEFOLD_MODE=flat -- "./$b" -i 3)
-    resolved_dump "$d/$b.trace" >"$d/$b.dump"
-  done
-  diff "$d/plain.run.out" "$d/cst.run.out" >&2 || bad "$wl: output differs with tracefold-cc"
+  tf_must "$d/cst.build" "$wl: the tracefold-cc build failed" env TRACEFOLD_CC_CST="$d/prog.cst" "$cc" "$compiler" "${flags[@]}" -o "$d/cst"
+  if ! run_traced "$d" plain plain; then
+    # shellcheck disable=SC2086 # $mpirun is a command line
+    if ! (cd "$d" && $mpirun -np 2 ./plain -i 3 >/dev/null 2>&1); then
+      say "$wl: SKIPPED: its plain build fails in this MPI even without the recorder"
+      return
+    fi
+    cat "$d/plain.err" >&2
+    bad "$wl: the plain build's traced run failed"
+    return
+  fi
+  run_traced "$d" cst cst || { cat "$d/cst.err" >&2; bad "$wl: the tracefold-cc build's traced run failed"; return; }
+  diff "$d/plain.out" "$d/cst.out" >&2 || bad "$wl: output differs with tracefold-cc"
   grep -q UNRESOLVED "$d/plain.dump" && bad "$wl: call sites left unresolved"
-  diff "$d/plain.dump" "$d/cst.dump" >"$d/dump.diff" ||
-    { head -20 "$d/dump.diff" >&2; bad "$wl: the reference trace differs with tracefold-cc"; }
-  say "$wl: same output and reference trace ($(wc -l <"$d/cst.dump") calls)"
+  if diff "$d/plain.dump" "$d/cst.dump" >"$d/dump.diff"; then
+    say "$wl: same output and reference trace ($(wc -l <"$d/cst.dump") calls)"
+    return
+  fi
+  # a workload whose calls differ from run to run (threads racing, polling): every call
+  # of the tracefold-cc build is at the file:line of an mpi (or call) node of the CST
+  run_traced "$d" plain plain2 || { bad "$wl: the plain build's second traced run failed"; return; }
+  if ! diff -q "$d/plain.dump" "$d/plain2.dump" >/dev/null &&
+    comm -23 <(sites_of "$d/cst.dump") <(cst_sites "$d/prog.cst") >"$d/stray" && [ ! -s "$d/stray" ]; then
+    say "$wl: same output; its calls vary from run to run (two plain runs differ): each call at a call site of the CST"
+  else
+    head -20 "$d/dump.diff" >&2
+    [ ! -s "$d/stray" ] || { echo "calls at no call site of the CST:" && cat "$d/stray"; } >&2
+    bad "$wl: the reference trace differs with tracefold-cc"
+  fi
 }
 
 case $part in
@@ -96,6 +129,7 @@ case $part in
     ;;
   cc)
     for wl in "${names[@]}"; do cc "$wl"; done
+    [ -x "$work/cstbranch/cst" ] || { say "ok"; exit 0; }
     tf_must "$work/count" "cstbranch: the marker count run failed" \
       tf_traced 1 "" TRACEFOLD_MODE=flat TRACEFOLD_OUTPUT="$work/count.trace" TRACEFOLD_CST_REPORT=1 -- "$work/cstbranch/cst" -i 4
     grep -q 'enter 5 iter 14 exit 5 branch 10$' "$work/count.err" ||
