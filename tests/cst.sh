@@ -18,8 +18,17 @@
 #     without the recorder: skipped, said) and the
 #     marker counts of cstbranch -i 4 (one rank) are those of its loops:
 #     enter 5, iter 14, exit 5, branch 10.
+#   --part forms: tests/cst_program.c (function pointers, recursion, switch
+#     with fall-through, loop bodies that are not blocks, a loop in a macro):
+#     its tree equals the hand-checked one, the call through a pointer to
+#     strlen is noted unresolved, the tracefold-cc build gives the same
+#     output and reference trace and the markers counted by hand (enter 6
+#     iter 12 exit 6 branch 11 at -i 3); `tracefold cst -p` of a
+#     compile_commands.json gives the same CST as the files (absolute paths); a malformed CST
+#     file, a source that does not parse and an unknown option are refused
+#     (exit 1 naming the problem, exit 2).
 #
-# usage: cst.sh --part structure|cc --mpirun "CMD" --lib LIBTRACEFOLD --cli TRACEFOLD --cc TRACEFOLD_CC
+# usage: cst.sh --part structure|cc|forms --mpirun "CMD" --lib LIBTRACEFOLD --cli TRACEFOLD --cc TRACEFOLD_CC
 #               --compiler MPICC --src WORKLOADS_DIR --golden DIR -- NAME...
 # shellcheck disable=SC2154 # the option variables: set by tf_options (lib.sh)
 set -euo pipefail
@@ -28,6 +37,7 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 tf_options "part mpirun lib cli cc compiler src golden --:names" "$@"
 tf_workdir cst
+tests_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cd "$src"
 mpi_flags=$($compiler --showme:compile 2>/dev/null || $compiler -show 2>/dev/null | tr ' ' '\n' | grep '^-I' | tr '\n' ' ')
 
@@ -79,10 +89,13 @@ run_traced() { # BUILD-DIR BUILD RUN-NAME: BUILD's traced run as RUN-NAME, its r
 sites_of() { awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^cs=/) { n = split($i, p, "_at_"); print p[n] } }' "$1" | sort -u; }
 cst_sites() { awk '$1 == "mpi" || $1 == "call" { sub(/:[0-9]+$/, "", $4); print $4 }' "$1" | sort -u; }
 
-cc() {
+cc() { # NAME [SOURCE...]: default NAME.c wl_common.c
   local wl=$1 d=$work/$1
+  shift
   mkdir -p "$d"
-  local flags=(-O2 -g "$wl.c" wl_common.c -lm -lpthread)
+  local sources=("$@")
+  [ $# -gt 0 ] || sources=("$wl.c" wl_common.c)
+  local flags=(-O2 -g "${sources[@]}" -lm -lpthread)
   tf_must "$d/plain.build" "$wl: the plain build failed" "$compiler" "${flags[@]}" -o "$d/plain"
   tf_must "$d/cst.build" "$wl: the tracefold-cc build failed" env TRACEFOLD_CC_CST="$d/prog.cst" "$cc" "$compiler" "${flags[@]}" -o "$d/cst"
   if ! run_traced "$d" plain plain; then
@@ -115,6 +128,56 @@ cc() {
   fi
 }
 
+# PROGRAM's marker counts at -i 4 (-i 3 for cst_program), one process: "enter E iter I exit X branch B"
+count_markers() {
+  local prog=$1 want=$2 iters=4
+  [[ $prog != */cst_program/* ]] || iters=3
+  tf_must "$work/count" "$prog: the marker count run failed" \
+    tf_traced 1 "" TRACEFOLD_MODE=flat TRACEFOLD_OUTPUT="$work/count.trace" TRACEFOLD_CST_REPORT=1 -- "$prog" -i $iters
+  rm -rf "$work/count.trace"
+  grep -q "$want\$" "$work/count.err" || { cat "$work/count.err" >&2; bad "$prog: marker counts are not $want"; }
+}
+
+# tests/cst_program.c: its tree, the unresolved call noted, the same output and trace
+# with tracefold-cc, its markers; a compilation database; errors
+forms() {
+  local t=$tests_dir/cst_program.c
+  cp "$t" "$work/cst_program.c"
+  # shellcheck disable=SC2086
+  (cd "$work" && "$cli" cst --show $mpi_flags cst_program.c >forms.show 2>forms.notes) || bad "cst_program: tracefold cst failed"
+  diff -u "$golden/cst_program.show" "$work/forms.show" >&2 || bad "cst_program: the CST differs from $golden/cst_program.show"
+  grep -q "cst_program.c:46: call through length: unresolved" "$work/forms.notes" ||
+    { cat "$work/forms.notes" >&2; bad "cst_program: the call through a pointer to strlen not noted as unresolved"; }
+  cd "$work"
+  cc cst_program cst_program.c
+  cd "$src"
+  count_markers "$work/cst_program/cst" "enter 6 iter 12 exit 6 branch 11"
+  # -p DIR: the same CST as the files with the same flags
+  local args
+  args=$(for a in $mpi_flags; do printf '"%s", ' "$a"; done)
+  printf '[{"directory": "%s", "file": "ring.c", "arguments": ["cc", %s"-c", "ring.c", "-o", "ring.o"]},\n' "$src" "$args" >"$work/compile_commands.json"
+  printf ' {"directory": "%s", "file": "wl_common.c", "arguments": ["cc", %s"-c", "wl_common.c"]}]\n' "$src" "$args" >>"$work/compile_commands.json"
+  "$cli" cst -p "$work" >"$work/db.full" || bad "tracefold cst -p failed"
+  sed "s| $src/| |" "$work/db.full" >"$work/db.cst" # the database's files are absolute
+  # shellcheck disable=SC2086
+  "$cli" cst $mpi_flags ring.c wl_common.c >"$work/files.cst" || bad "tracefold cst ring.c wl_common.c failed"
+  diff -u "$work/files.cst" "$work/db.cst" >&2 || bad "the CST from compile_commands.json differs from the one from the files"
+  # errors: a clear message and exit 1; a wrong command line: exit 2
+  printf 'tracefold-cst 1\nfunc 0 main a.c:1:1\n    loop 1 for a.c:2:3\n' >"$work/bad.cst"
+  local rc=0
+  "$cli" cst --show "$work/bad.cst" 2>"$work/bad.err" || rc=$?
+  [ "$rc" -eq 1 ] && grep -q "bad.cst:3: indented more than one level" "$work/bad.err" ||
+    { cat "$work/bad.err" >&2; bad "a malformed CST file: exit $rc, not 1 naming its line 3"; }
+  printf 'int main(void) { for (;;) { return 0 } }\n' >"$work/broken.c"
+  rc=0
+  "$cli" cst "$work/broken.c" >/dev/null 2>"$work/broken.err" || rc=$?
+  [ "$rc" -eq 1 ] && grep -q "broken.c:1:.*error" "$work/broken.err" ||
+    { cat "$work/broken.err" >&2; bad "a source that does not parse: exit $rc, not 1 with the parse error"; }
+  rc=0
+  "$cli" cst --frobnicate ring.c >/dev/null 2>&1 || rc=$?
+  [ "$rc" -eq 2 ] || bad "an unknown option: exit $rc, not 2"
+}
+
 case $part in
   structure)
     for wl in "${names[@]}"; do structure "$wl"; done
@@ -130,12 +193,12 @@ case $part in
   cc)
     for wl in "${names[@]}"; do cc "$wl"; done
     [ -x "$work/cstbranch/cst" ] || { say "ok"; exit 0; }
-    tf_must "$work/count" "cstbranch: the marker count run failed" \
-      tf_traced 1 "" TRACEFOLD_MODE=flat TRACEFOLD_OUTPUT="$work/count.trace" TRACEFOLD_CST_REPORT=1 -- "$work/cstbranch/cst" -i 4
-    grep -q 'enter 5 iter 14 exit 5 branch 10$' "$work/count.err" ||
-      { cat "$work/count.err" >&2; bad "cstbranch: marker counts are not enter 5 iter 14 exit 5 branch 10"; }
+    count_markers "$work/cstbranch/cst" "enter 5 iter 14 exit 5 branch 10"
     ;;
-  *) fail "--part structure or cc" ;;
+  forms)
+    forms
+    ;;
+  *) fail "--part structure, cc or forms" ;;
 esac
 [ "$tf_nbad" -eq 0 ] || fail "$tf_nbad check(s) failed"
 say "ok"

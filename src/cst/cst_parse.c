@@ -201,6 +201,28 @@ static void note_address_taken(walker *w, CXCursor fn) {
   clang_disposeString(s);
 }
 
+/* a callee expression's tokens, without spaces ("ops[i%3]", "s->fn"), cut at len; "?" when none */
+static void callee_text(CXCursor callee, char *out, size_t len) {
+  CXTranslationUnit tu = clang_Cursor_getTranslationUnit(callee);
+  CXToken *toks = NULL;
+  unsigned n = 0;
+  clang_tokenize(tu, clang_getCursorExtent(callee), &toks, &n);
+  size_t used = 0;
+  out[0] = '\0';
+  for (unsigned i = 0; i < n; i++) {
+    CXString t = clang_getTokenSpelling(tu, toks[i]);
+    const char *ts = clang_getCString(t);
+    size_t tl = strlen(ts);
+    if (used + tl < len) {
+      memcpy(out + used, ts, tl + 1);
+      used += tl;
+    }
+    clang_disposeString(t);
+  }
+  if (toks) clang_disposeTokens(tu, toks, n);
+  if (!used) snprintf(out, len, "?");
+}
+
 static void visit_call(walker *w, CXCursor c, int parent) {
   visit_children(w, c, parent, 1); /* the arguments are evaluated first */
   if (parent < 0) return;
@@ -216,10 +238,9 @@ static void visit_call(walker *w, CXCursor c, int parent) {
   }
   kids k = children(c);
   if (k.n == 0) return;
-  CXString s = clang_getCursorSpelling(k.c[0]);
-  const char *spelled = clang_getCString(s);
-  int i = add_at(w, parent, CST_INDIRECT, spelled && *spelled ? spelled : "?", c);
-  clang_disposeString(s);
+  char spelled[256];
+  callee_text(k.c[0], spelled, sizeof spelled);
+  int i = add_at(w, parent, CST_INDIRECT, spelled, c);
   if (i >= 0 && !(w->raw->tree.nodes[i].fntype = canonical_type(clang_getCursorType(k.c[0])))) w->failed = 1;
 }
 
