@@ -47,15 +47,17 @@ int cmd_cst(int argc, char **argv) {
     rc = TF_EXIT_FAILED;
     goto done;
   }
+  for (int i = 0; i < argc; i++) /* --help and -h answer whatever else is wrong (cli.h) */
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      rc = TF_EXIT_HELP;
+      goto done;
+    }
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     const char **value = strcmp(a, "-o") == 0 ? &out_path : strcmp(a, "--root") == 0 ? &root
                                                         : strcmp(a, "-p") == 0       ? &compdb
                                                                                      : NULL;
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      rc = TF_EXIT_HELP;
-      goto done;
-    } else if (value) {
+    if (value) {
       if (i + 1 == argc) {
         fprintf(stderr, "tracefold cst: %s needs a value (see tracefold cst --help)\n", a);
         goto done;
