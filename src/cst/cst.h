@@ -53,6 +53,8 @@ int cst_show(const cst *t, const char *root, FILE *f);
 /* Append a node (strings copied); its index, or -1 when out of memory. */
 int cst_add(cst *t, int parent, cst_kind kind, const char *name, const char *file, unsigned line, unsigned col);
 void cst_free(cst *t);
+/* The index of the func node `name`, or -1. */
+int cst_find_func(const cst *t, const char *name);
 
 /* ---- cst_parse.c + cst_graph.c: the analysis */
 /* Parse `nfiles` sources with the compiler flags `args` (-I, -D, -std ...),
@@ -62,6 +64,8 @@ void cst_free(cst *t);
 int cst_analyse(const char *const *files, int nfiles, const char *const *args, int nargs, cst *out, FILE *notes);
 
 /* ---- cst_rewrite.c: tracefold-cc's copy of a source with CST markers */
+/* A file's bytes (NUL-terminated, *size without it), or NULL (errno). */
+char *cst_read_text(const char *path, size_t *size);
 /* Write `src`'s text with the markers of the CST's loops and branches in
  * that file to `out_path`, starting with the marker header and a #line 1
  * directive so that every line keeps its number and file name. 0 or -1. */

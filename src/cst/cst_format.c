@@ -166,7 +166,7 @@ int cst_read(const char *path, cst *t) {
   return rc;
 }
 
-static int find_func(const cst *t, const char *name) {
+int cst_find_func(const cst *t, const char *name) {
   for (int i = 0; i < t->n; i++)
     if (t->nodes[i].kind == CST_FUNC && strcmp(t->nodes[i].name, name) == 0) return i;
   return -1;
@@ -191,7 +191,7 @@ static void show_below(const cst *t, int i, int depth, char *active, FILE *f) {
     else
       fprintf(f, "  %s:%u\n", n->file, n->line);
     if (n->kind == CST_CALL) {
-      int g = find_func(t, n->name);
+      int g = cst_find_func(t, n->name);
       if (g < 0)
         fprintf(f, "%*s(not in the CST)\n", 2 * depth + 2, "");
       else if (active[g])
@@ -209,7 +209,7 @@ static void show_below(const cst *t, int i, int depth, char *active, FILE *f) {
 int cst_show(const cst *t, const char *root, FILE *f) {
   char *active = calloc((size_t)t->n + 1, 1);
   if (!active) return -1;
-  int r = find_func(t, root ? root : "main");
+  int r = cst_find_func(t, root ? root : "main");
   if (root && r < 0) {
     fprintf(stderr, "tracefold cst: no function %s in the CST\n", root);
     free(active);

@@ -20,19 +20,15 @@ typedef struct graph {
   int *first_child, *next_sibling;
   char *reaches;  /* per raw function node: it reaches MPI */
   char *kept;     /* per raw node */
+  int *callee;    /* per raw call node: the index of its func node, or -1 */
+  int *target;    /* per address-taken function: the index of its func node, or -1 */
 } graph;
-
-static int find_func(const cst *t, const char *name) {
-  for (int i = 0; i < t->n; i++)
-    if (t->nodes[i].kind == CST_FUNC && strcmp(t->nodes[i].name, name) == 0) return i;
-  return -1;
-}
 
 /* does indirect node i have a target that reaches MPI? (reach == NULL: any target at all) */
 static int indirect_reaches(const graph *g, int i, const char *reach) {
   for (int k = 0; k < g->r->ntaken; k++) {
     if (strcmp(g->r->taken[k].fntype, g->raw->nodes[i].fntype ? g->raw->nodes[i].fntype : "") != 0) continue;
-    int f = find_func(g->raw, g->r->taken[k].name);
+    int f = g->target[k];
     if (f >= 0 && (!reach || reach[f])) return 1;
   }
   return 0;
@@ -46,7 +42,7 @@ static int mark(graph *g, int i) {
   switch (n->kind) {
   case CST_MPI: keep = 1; break;
   case CST_CALL: {
-    int f = find_func(g->raw, n->name);
+    int f = g->callee[i];
     keep = f >= 0 && g->reaches[f];
     break;
   }
@@ -79,7 +75,7 @@ static int emit(const graph *g, int i, int parent, cst *out) {
   if (j < 0) return -1;
   if (n->kind == CST_INDIRECT)
     for (int k = 0; k < g->r->ntaken; k++) {
-      int f = find_func(g->raw, g->r->taken[k].name);
+      int f = g->target[k];
       if (f >= 0 && g->reaches[f] && strcmp(g->r->taken[k].fntype, n->fntype ? n->fntype : "") == 0 &&
           cst_add(out, j, CST_CALL, g->raw->nodes[f].name, n->file, n->line, n->col) < 0)
         return -1;
@@ -92,10 +88,14 @@ static int emit(const graph *g, int i, int parent, cst *out) {
 int cst_reduce(const cst_raw *r, cst *out, FILE *notes) {
   const cst *raw = &r->tree;
   graph g = {raw, r, malloc(((size_t)raw->n + 1) * sizeof(int)), malloc(((size_t)raw->n + 1) * sizeof(int)),
-             calloc((size_t)raw->n + 1, 1), calloc((size_t)raw->n + 1, 1)};
+             calloc((size_t)raw->n + 1, 1), calloc((size_t)raw->n + 1, 1),
+             malloc(((size_t)raw->n + 1) * sizeof(int)), malloc(((size_t)r->ntaken + 1) * sizeof(int))};
   int rc = -1;
   memset(out, 0, sizeof *out);
-  if (!g.first_child || !g.next_sibling || !g.reaches || !g.kept) goto done;
+  if (!g.first_child || !g.next_sibling || !g.reaches || !g.kept || !g.callee || !g.target) goto done;
+  for (int i = 0; i < raw->n; i++)
+    g.callee[i] = raw->nodes[i].kind == CST_CALL ? cst_find_func(raw, raw->nodes[i].name) : -1;
+  for (int k = 0; k < r->ntaken; k++) g.target[k] = cst_find_func(raw, r->taken[k].name);
   for (int i = 0; i < raw->n; i++) g.first_child[i] = g.next_sibling[i] = -1;
   for (int i = raw->n - 1; i >= 0; i--) /* children in source order */
     if (raw->nodes[i].parent >= 0) {
@@ -132,6 +132,8 @@ done:
   free(g.next_sibling);
   free(g.reaches);
   free(g.kept);
+  free(g.callee);
+  free(g.target);
   return rc;
 }
 

@@ -351,37 +351,9 @@ static enum CXChildVisitResult visit_top(CXCursor c, CXCursor parent, CXClientDa
   return w->failed ? CXChildVisit_Break : CXChildVisit_Continue;
 }
 
-static char *read_all(const char *path, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap + 1);
-  size_t got;
-  while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
-    n += got;
-    if (n == cap) {
-      char *b = realloc(buf, 2 * cap + 1);
-      if (!b) {
-        free(buf);
-        buf = NULL;
-      }
-      buf = b;
-      cap *= 2;
-    }
-  }
-  if (buf) buf[n] = '\0';
-  if (ferror(f)) {
-    free(buf);
-    buf = NULL;
-  }
-  fclose(f);
-  *size = n;
-  return buf;
-}
-
 int cst_parse_file(const char *file, const char *const *args, int nargs, cst_raw *raw) {
   walker w = {raw, NULL, 0, 0};
-  w.text = read_all(file, &w.size);
+  w.text = cst_read_text(file, &w.size);
   if (!w.text) {
     fprintf(stderr, "tracefold cst: %s: cannot read the file\n", file);
     return -1;

@@ -43,7 +43,7 @@ static void put(plan *p, unsigned at, int close, int rank, const char *fmt, int 
   snprintf(s->text, sizeof s->text, fmt, id, arg);
 }
 
-static char *slurp(const char *path, size_t *size) {
+char *cst_read_text(const char *path, size_t *size) {
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
   char *buf = NULL;
@@ -67,13 +67,15 @@ static char *slurp(const char *path, size_t *size) {
     free(buf);
     return NULL;
   }
+  if (!buf && !(buf = malloc(1))) return NULL;
+  buf[n] = '\0';
   *size = n;
   return buf;
 }
 
 int cst_rewrite_file(const cst *t, const char *src, const char *out_path) {
   size_t size;
-  char *text = slurp(src, &size);
+  char *text = cst_read_text(src, &size);
   if (!text) {
     fprintf(stderr, "tracefold-cc: %s: %s\n", src, strerror(errno));
     return -1;

@@ -9,6 +9,7 @@
  * TRACEFOLD_CC_KEEP=1 keeps (and names) the temporary directory. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <ftw.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,16 +67,16 @@ static int write_text(const char *path, const char *text) {
   return fclose(f);
 }
 
-static void remove_tree(const char *dir, int nsub) {
-  char path[4200];
-  for (int k = 0; k < nsub; k++) {
-    snprintf(path, sizeof path, "%s/%d", dir, k);
-    char cmd[4400];
-    snprintf(cmd, sizeof cmd, "rm -rf -- '%s'", path);
-    if (system(cmd) != 0) fprintf(stderr, "tracefold-cc: could not remove %s\n", path);
-  }
-  rmdir(dir);
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+  (void)st;
+  (void)flag;
+  (void)ftw;
+  if (remove(path) != 0) fprintf(stderr, "tracefold-cc: could not remove %s: %s\n", path, strerror(errno));
+  return 0;
 }
+
+/* the temporary directory and what tracefold-cc wrote in it */
+static void remove_tree(const char *dir) { nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS); }
 
 int main(int argc, char **argv) {
   if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
@@ -188,7 +189,7 @@ done:
     if (keep && *keep && strcmp(keep, "0") != 0)
       fprintf(stderr, "tracefold-cc: the rewritten copies are in %s\n", dir);
     else
-      remove_tree(dir, nsources);
+      remove_tree(dir);
   }
   free(wrapper_line);
   free(sources);
