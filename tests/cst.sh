@@ -163,11 +163,24 @@ forms() {
   "$cli" cst $mpi_flags ring.c wl_common.c >"$work/files.cst" || bad "tracefold cst ring.c wl_common.c failed"
   diff -u "$work/files.cst" "$work/db.cst" >&2 || bad "the CST from compile_commands.json differs from the one from the files"
   # errors: a clear message and exit 1; a wrong command line: exit 2
-  printf 'tracefold-cst 1\nfunc 0 main a.c:1:1\n    loop 1 for a.c:2:3\n' >"$work/bad.cst"
-  local rc=0
-  "$cli" cst --show "$work/bad.cst" 2>"$work/bad.err" || rc=$?
-  [ "$rc" -eq 1 ] && grep -q "bad.cst:3: indented more than one level" "$work/bad.err" ||
-    { cat "$work/bad.err" >&2; bad "a malformed CST file: exit $rc, not 1 naming its line 3"; }
+  local rc body want
+  while IFS='|' read -r body want; do
+    printf "$body" >"$work/bad.cst" # shellcheck disable=SC2059 # the case holds \\n escapes
+    rc=0
+    "$cli" cst --show "$work/bad.cst" 2>"$work/bad.err" || rc=$?
+    [ "$rc" -eq 1 ] && grep -q "bad.cst:$want" "$work/bad.err" ||
+      { cat "$work/bad.err" >&2; bad "a malformed CST file ($body): exit $rc, not 1 with \"bad.cst:$want\""; }
+  done <<'CASES'
+tracefold-cst 1\nfunc 0 main a.c:1:1\n    loop 1 for a.c:2:3\n|3: indented more than one level
+tracefold-cst 2\n|1: not a CST file
+tracefold-cst 1\nfunc 0 main a.c:1:1\n  lop 1 for a.c:2:3\n|3: unknown node kind
+tracefold-cst 1\nfunc 0 main a.c:1:1\n  loop 2 for a.c:2:3\n|3: node ids must count
+tracefold-cst 1\nfunc 0 main a.c:1:1\n  loop 1 for a.c:x:3\n|3: malformed location
+tracefold-cst 1\nloop 0 for a.c:2:3\n|2: a func is a top-level line
+tracefold-cst 1\n  loop 0 for a.c:2:3\n|2: indented more than one level
+tracefold-cst 1\nfunc 0 main a.c:1:1 extra\n|2: expected KIND ID NAME
+|1: empty file
+CASES
   printf 'int main(void) { for (;;) { return 0 } }\n' >"$work/broken.c"
   rc=0
   "$cli" cst "$work/broken.c" >/dev/null 2>"$work/broken.err" || rc=$?
