@@ -165,10 +165,11 @@ forms() {
   # errors: a clear message and exit 1; a wrong command line: exit 2
   local rc body want
   while IFS='|' read -r body want; do
-    printf "$body" >"$work/bad.cst" # shellcheck disable=SC2059 # the case holds \\n escapes
+    # shellcheck disable=SC2059 # the case's \n escapes are the file's lines
+    printf "$body" >"$work/bad.cst"
     rc=0
     "$cli" cst --show "$work/bad.cst" 2>"$work/bad.err" || rc=$?
-    [ "$rc" -eq 1 ] && grep -q "bad.cst:$want" "$work/bad.err" ||
+    { [ "$rc" -eq 1 ] && grep -q "bad.cst:$want" "$work/bad.err"; } ||
       { cat "$work/bad.err" >&2; bad "a malformed CST file ($body): exit $rc, not 1 with \"bad.cst:$want\""; }
   done <<'CASES'
 tracefold-cst 1\nfunc 0 main a.c:1:1\n    loop 1 for a.c:2:3\n|3: indented more than one level
@@ -184,7 +185,7 @@ CASES
   printf 'int main(void) { for (;;) { return 0 } }\n' >"$work/broken.c"
   rc=0
   "$cli" cst "$work/broken.c" >/dev/null 2>"$work/broken.err" || rc=$?
-  [ "$rc" -eq 1 ] && grep -q "broken.c:1:.*error" "$work/broken.err" ||
+  { [ "$rc" -eq 1 ] && grep -q "broken.c:1:.*error" "$work/broken.err"; } ||
     { cat "$work/broken.err" >&2; bad "a source that does not parse: exit $rc, not 1 with the parse error"; }
   rc=0
   "$cli" cst --frobnicate ring.c >/dev/null 2>&1 || rc=$?
