@@ -266,10 +266,11 @@ static void switch_item(switch_ctx *s, CXCursor c) {
     s->arm = add_at(s->w, s->branch, CST_ARM, name, c);
     if (s->arm < 0) return;
     kids sub = children(c);
-    CXCursor body = sub.c[sub.n - 1];
+    if (sub.n == 0) return;
+    CXCursor body = sub.c[sub.n - 1]; /* the labelled statement */
     cst_node *n = &s->w->raw->tree.nodes[s->arm];
     unsigned b, e;
-    if (sub.n && range_of(body, &b, &e) == 0) {
+    if (range_of(body, &b, &e) == 0) {
       n->body_begin = b;
       n->has_ranges = 1;
     }
