@@ -7,7 +7,8 @@
 #        counting macro, found by grep) is an mpi node MPI_X at its line;
 #     2. every mpi node names a function written on its line, every loop
 #        node's line has for/while/do at its column (the file's text is the oracle);
-#   and the trees of ring and cstbranch (the CYPRESS slides' nested loop with
+#   and the trees of ring, efgbranch (branches in loops, an else-if chain) and
+#   cstbranch (the CYPRESS slides' nested loop with
 #   a data-dependent branch) equal the hand-written ones in tests/golden/cst/.
 #   --part cc: every workload built by tracefold-cc and by COMPILER alone
 #     (same flags) prints the same output and records the same reference
@@ -195,7 +196,7 @@ CASES
 case $part in
   structure)
     for wl in "${names[@]}"; do structure "$wl"; done
-    for wl in ring cstbranch; do
+    for wl in ring cstbranch efgbranch; do
       # shellcheck disable=SC2086
       "$cli" cst --show $mpi_flags "$wl.c" wl_common.c >"$work/$wl.show" 2>/dev/null || bad "$wl: tracefold cst --show failed"
       diff -u "$golden/$wl.show" "$work/$wl.show" >&2 || bad "$wl: the CST differs from $golden/$wl.show"
