@@ -27,7 +27,8 @@
 #     iter 12 exit 6 branch 11 at -i 3); `tracefold cst -p` of a
 #     compile_commands.json gives the same CST as the files (absolute paths); a malformed CST
 #     file, a source that does not parse and an unknown option are refused
-#     (exit 1 naming the problem, exit 2).
+#     (exit 1 naming the problem, exit 2); 150 randomly mutated CST files are
+#     shown or refused, none crashes the reader.
 #
 # usage: cst.sh --part structure|cc|forms --mpirun "CMD" --lib LIBTRACEFOLD --cli TRACEFOLD --cc TRACEFOLD_CC
 #               --compiler MPICC --src WORKLOADS_DIR --golden DIR -- NAME...
@@ -145,7 +146,8 @@ forms() {
   local t=$tests_dir/cst_program.c
   cp "$t" "$work/cst_program.c"
   # shellcheck disable=SC2086
-  (cd "$work" && "$cli" cst --show $mpi_flags cst_program.c >forms.show 2>forms.notes) || bad "cst_program: tracefold cst failed"
+  (cd "$work" && "$cli" cst --show -o reread.cst $mpi_flags cst_program.c >forms.show 2>forms.notes) ||
+    bad "cst_program: tracefold cst failed"
   diff -u "$golden/cst_program.show" "$work/forms.show" >&2 || bad "cst_program: the CST differs from $golden/cst_program.show"
   grep -q "cst_program.c:46: call through length: unresolved" "$work/forms.notes" ||
     { cat "$work/forms.notes" >&2; bad "cst_program: the call through a pointer to strlen not noted as unresolved"; }
@@ -183,6 +185,33 @@ tracefold-cst 1\n  loop 0 for a.c:2:3\n|2: indented more than one level
 tracefold-cst 1\nfunc 0 main a.c:1:1 extra\n|2: expected KIND ID NAME
 |1: empty file
 CASES
+  # 150 CST files with random bytes changed, cut or repeated: shown or refused, never a crash
+  python3 - "$cli" "$work/reread.cst" "$work" <<'PY' >&2 || bad "a mutated CST file crashed tracefold cst --show (above)"
+import random, subprocess, sys
+cli, good, work = sys.argv[1:4]
+data = open(good, "rb").read()
+rng = random.Random(22)
+crashed = 0
+for k in range(150):
+    b = bytearray(data)
+    for _ in range(rng.randint(1, 4)):
+        i = rng.randrange(len(b))
+        op = rng.randrange(3)
+        if op == 0:
+            b[i] = rng.choice(b" :\n-0123456789abcfl\xff")
+        elif op == 1:
+            del b[i:i + rng.randint(1, 40)]
+        else:
+            b[i:i] = b[i:i + rng.randint(1, 60)]
+    path = f"{work}/mutated.cst"
+    open(path, "wb").write(b)
+    rc = subprocess.run([cli, "cst", "--show", path], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+    if rc not in (0, 1):
+        crashed += 1
+        open(f"{work}/crash{k}.cst", "wb").write(b)
+        print(f"mutation {k}: exit {rc}")
+sys.exit(1 if crashed else 0)
+PY
   printf 'int main(void) { for (;;) { return 0 } }\n' >"$work/broken.c"
   rc=0
   "$cli" cst "$work/broken.c" >/dev/null 2>"$work/broken.err" || rc=$?
