@@ -7,7 +7,8 @@
 # Every dynamic symbol the library defines must be an MPI entry point (C
 # MPI_X / PMPI_X, Fortran mpi_x_ / mpi_x / mpi_x__ / MPI_X / mpi_x_f08_ /
 # mpi_x_f08ts_ /
-# pmpi_x...) or a function declared TF_API in include/tracefold.h; any other
+# pmpi_x...), a function declared TF_API in include/tracefold.h, or a CST
+# marker declared in include/tracefold_cst.h beside it (tf_cst_*); any other
 # is named and fails the test. The entry points the wrappers must export
 # (MPI_Init, MPI_Send, MPI_Finalize; with Fortran entry points also
 # mpi_init_, mpi_send_, MPI_SEND, mpi_init_f08_, mpi_wait_f08_ and
@@ -19,6 +20,10 @@ syms=$("$nm" -D --defined-only "$lib" | awk 'NF >= 3 {print $3}' | sed 's/@.*//'
 [ -n "$syms" ] || { echo "check_exports: $nm -D found no symbols in $lib" >&2; exit 1; }
 api=$(grep -E '^TF_API ' "$header" | grep -oE '\btf_[A-Za-z0-9_]+ *\(' | tr -d ' (' | sort -u)
 [ -n "$api" ] || { echo "check_exports: no TF_API declarations in $header" >&2; exit 1; }
+cst_header=$(dirname "$header")/tracefold_cst.h
+markers=$(grep -oE '^void tf_cst_[a-z_]+\(' "$cst_header" | sed 's/^void //; s/($//' | sort -u)
+[ -n "$markers" ] || { echo "check_exports: no tf_cst_ markers declared in $cst_header" >&2; exit 1; }
+api=$(printf '%s\n%s\n' "$api" "$markers" | sort -u)
 
 bad=0
 while read -r s; do
@@ -28,7 +33,7 @@ while read -r s; do
   bad=1
 done <<<"$syms"
 
-need=(MPI_Init MPI_Send MPI_Finalize)
+need=(MPI_Init MPI_Send MPI_Finalize $markers)
 # mpi_f08: mpi_send_f08_ (Open MPI), mpi_send_f08ts_ (MPICH: a routine with a choice buffer)
 [ "$fortran" = ON ] && need+=(mpi_init_ mpi_send_ MPI_SEND mpi_init_f08_ mpi_wait_f08_ "mpi_send_f08_|mpi_send_f08ts_")
 for s in "${need[@]}"; do

@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.."
 # graphviz: `tracefold efg -o FILE.svg` renders event flow graphs with dot; the efg.* tests render every workload's
 # linux-perf: bench/profile.sh (where the recorder's ns per call go)
 # autoconf, automake, libtool, autoconf-archive: bench/pilgrim.sh builds Pilgrim from source
-packages=(build-essential cmake gfortran python3 mpich libmpich-dev openmpi-bin libopenmpi-dev binutils zstd libzstd-dev
+packages=(build-essential cmake libclang-14-dev gfortran python3 mpich libmpich-dev openmpi-bin libopenmpi-dev binutils zstd libzstd-dev
           clang libclang-rt-14-dev libpapi-dev libsimgrid-dev libopen-trace-format2-dev otf2-tools chromium pkg-config
           groff-base man-db graphviz linux-perf autoconf automake libtool autoconf-archive)
 missing=()

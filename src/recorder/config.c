@@ -18,7 +18,9 @@
  *                     unit: seconds), 10 ms to 24 h             [10s]
  *   TRACEFOLD_VERBOSE 0 | 1: 1 says where the trace went         [0]
  * The variables of the tracefold command (TRACEFOLD_MPIRUN,
- * TRACEFOLD_REPLAY, TRACEFOLD_SIM, TRACEFOLD_SMPIRUN) are known and ignored.
+ * TRACEFOLD_REPLAY, TRACEFOLD_SIM, TRACEFOLD_SMPIRUN) and
+ * TRACEFOLD_CST_REPORT (read by cst_markers.c, doc/CST.md) are known and
+ * ignored here.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "config.h"
@@ -39,7 +41,7 @@ static const char *const known[] = {"TRACEFOLD_MODE",       "TRACEFOLD_OUTPUT", 
                                     "TRACEFOLD_CHECKPOINT", "TRACEFOLD_VERBOSE",
                                     /* the tracefold command's, not the recorder's */
                                     "TRACEFOLD_MPIRUN",     "TRACEFOLD_REPLAY", "TRACEFOLD_SIM",
-                                    "TRACEFOLD_SMPIRUN"};
+                                    "TRACEFOLD_SMPIRUN",    "TRACEFOLD_CST_REPORT"};
 
 /* The index of `value` in names[0..n), or -1. */
 static int pick(const char *value, const char *const *names, int n) {
