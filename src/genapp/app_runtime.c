@@ -273,6 +273,23 @@ int rp_local_size(MPI_Comm c) {
   if (c != MPI_COMM_NULL) PMPI_Comm_size(c, &n);
   return n;
 }
+/* in-degree (out 0) or out-degree (1) of c's topology; 0 without one */
+int rp_neighbors(MPI_Comm c, int out) {
+  int topo = MPI_UNDEFINED, in = 0, outd = 0;
+  if (c == MPI_COMM_NULL || PMPI_Topo_test(c, &topo) != MPI_SUCCESS) return 0;
+  if (topo == MPI_CART) {
+    PMPI_Cartdim_get(c, &in);
+    in = outd = 2 * in;
+  } else if (topo == MPI_GRAPH) {
+    PMPI_Graph_neighbors_count(c, rp_comm_rank(c), &in);
+    outd = in;
+  } else if (topo == MPI_DIST_GRAPH) {
+    int weighted = 0;
+    PMPI_Dist_graph_neighbors_count(c, &in, &outd, &weighted);
+  }
+  return out ? outd : in;
+}
+int *rp_unweighted(void) { return MPI_UNWEIGHTED; }
 MPI_Comm rp_comm(rp_thread *T, int i) {
   int64_t id = scalar(T, i);
   if (id == TF_NONE || id == TF_NULL_HANDLE) return MPI_COMM_NULL;

@@ -60,8 +60,10 @@ void tfg_seq_items(const tf_vseq *s, tfg_text *t) {
       for (uint32_t k = 0; k < x->nbody; k++) q[n++] = &x->body[k];
     }
     char b[32], st[32];
+    int64_t step = x->count > 1 || x->nbody ? x->step : 0;
     tfg_literal(x->base, b, sizeof b);
-    snprintf(st, sizeof st, "%" PRId64 "LL", x->count > 1 || x->nbody ? x->step : 0);
+    if (step == INT64_MIN) snprintf(st, sizeof st, "INT64_MIN"); /* a step, not a special value */
+    else snprintf(st, sizeof st, "%" PRId64 "LL", step);
     tfg_put(t, "%s{%s, %s, %" PRIu64 ", %" PRIu64 ", %" PRId64 ", %u}", i ? ", " : "", b, st, x->count,
             item_values(x), body, x->nbody);
   }
