@@ -337,14 +337,23 @@ void rp_dtype_new(rp_thread *T, int i, MPI_Datatype d) {
 }
 void rp_dtype_back(rp_thread *T, int i, MPI_Datatype d) { rp_dtype_new(T, i, d); }
 void rp_dtype_forget(rp_thread *T, int i) { tfg_drop(&tfg_dtypes, scalar(T, i)); }
-static inline rp_typespan rp_dtype_span(int64_t id) {
-  MPI_Datatype d = dtype_of(id);
+static inline rp_typespan tfg_span_of(MPI_Datatype d) {
   MPI_Aint lb = 0, ext = 1, tlb = 0, text = 1;
   if (d != MPI_DATATYPE_NULL) {
     PMPI_Type_get_extent(d, &lb, &ext);
     PMPI_Type_get_true_extent(d, &tlb, &text);
   }
   return (rp_typespan){ext, tlb, tlb + text};
+}
+/* a datatype's extent and true bounds; the predefined ones' found once */
+static inline rp_typespan rp_dtype_span(int64_t id) {
+  static rp_typespan predef[128];
+  static unsigned char known[128];
+  if (id >= 1 && id < 128) {
+    if (!known[id]) predef[id] = tfg_span_of(dtype_of(id)), known[id] = 1;
+    return predef[id];
+  }
+  return tfg_span_of(dtype_of(id));
 }
 
 MPI_Op rp_op(rp_thread *T, int i) {
