@@ -24,7 +24,7 @@ int cmd_genapp(int argc, char **argv) {
   for (int i = 0; i < argc; i++) cmdlen += strlen(argv[i]) + 1;
   char *command = malloc(cmdlen);
   if (!command) return fprintf(stderr, "tracefold genapp: out of memory\n"), TF_EXIT_FAILED;
-  strcpy(command, "tracefold");
+  strcpy(command, "tracefold genapp");
   for (int i = 0; i < argc; i++) strcat(strcat(command, " "), argv[i]);
   const char *out_path = NULL, *compute = NULL, *scale_s = NULL;
   int any_source = 0, no_resolve = 0;

@@ -62,7 +62,12 @@ static void emit_event(tfg_gen *g, const tf_mnode *x, int depth, tfg_text *t) {
     tfg_put(&body, "};\n");
   } else if (fixed) {
     tfg_put(&body, "int64_t v[%u];\n", x->nslots ? x->nslots : 1);
-    for (uint32_t j = 0; j < x->nslots; j++) tfg_put(&body, "v[%u] = %s;\n", j, vals[j]);
+    const tf_func_desc *fd = &g->info->funcs[x->fn];
+    int named = fd->nfields == x->nslots; /* scalars only: value j is field j */
+    for (uint32_t j = 0; named && j < fd->nfields; j++) named = !fd->fields[j].is_array;
+    for (uint32_t j = 0; j < x->nslots; j++)
+      tfg_put(&body, "v[%u] = %s;%s%s%s\n", j, vals[j], named ? " /* " : "", named ? fd->fields[j].name : "",
+              named ? " */" : "");
     if (!x->nslots) tfg_put(&body, "v[0] = 0;\n");
   } else { /* slot j is read only by the occurrences with more than j values */
     tfg_put(&body, "int64_t v[%u];\nint64_t nv = %s;\n", x->nslots ? x->nslots : 1, nv);
