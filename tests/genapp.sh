@@ -4,7 +4,8 @@
 #   1. record the workload (its own call counts kept with -c);
 #   2. generate the program (--compute none), build it with
 #      MPICC -Wall -Wextra -Werror (and with each --also-cc compiler,
-#      build only: another MPI's mpicc);
+#      build only: another MPI's mpicc); the --compute mean and histogram
+#      programs must build warning-free too;
 #   3. run it under the recorder: for every rank, `tracefold unroll
 #      --no-time` of its trace equals that of the workload's trace, call
 #      sites aside (the oracle: the workload's recorded calls), and its
@@ -45,6 +46,12 @@ tf_must "$work/cc" "the generated program does not build warning-free with $mpic
 for cc in ${also[@]+"${also[@]}"}; do
   tf_must "$work/cc2" "the generated program does not build warning-free with $cc" \
     $cc -std=c11 -Wall -Wextra -Werror -c -o "$work/app2.o" "$work/app.c"
+done
+for mode in mean histogram; do # the compute modes' busy-waits build warning-free too
+  tf_must "$work/gen-$mode" "genapp --compute $mode failed" \
+    "$cli" genapp --compute "$mode" --scale 0.5 -o "$work/app-$mode.c" "$work/trace"
+  tf_must "$work/cc-$mode" "the --compute $mode program does not build warning-free with $mpicc" \
+    $mpicc -std=c11 -Wall -Wextra -Werror -c -o "$work/app-$mode.o" "$work/app-$mode.c"
 done
 tf_record "$work/app-run" "$work/app-trace" -- "$work/app"
 
