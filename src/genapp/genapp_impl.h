@@ -85,7 +85,7 @@ int tfg_calls_check(tfg_gen *g);
 void tfg_call_stmt(tfg_gen *g, const tf_mnode *x, const char *values, const char *nvalues, tfg_text *t);
 /* The code of every used function and its field descriptions. */
 void tfg_calls_emit(tfg_gen *g, tfg_text *t);
-/* Schema id of MPI_Init, MPI_Init_thread, MPI_Finalize: the program makes them itself. */
+/* 1 if the trace's function fn is the schema's function `name`. */
 int tfg_is_named(const tfg_gen *g, uint32_t fn, const char *name);
 
 /* ---- compute.c ---- */
