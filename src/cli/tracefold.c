@@ -30,6 +30,7 @@ static const verb verbs[] = {
     {"report", "one self-contained HTML page: summary, matrix, loops, times, flow graph", cmd_report, tf_help_report},
     {"efg", "the event flow graph (JSON, DOT, SVG), exactly reconstructible", cmd_efg, tf_help_efg},
     {"cst", "static analysis of C sources: loops, branches and MPI calls (libclang)", cmd_cst, tf_help_cst},
+    {"genapp", "one self-contained C MPI program that makes the trace's calls again", cmd_genapp, tf_help_genapp},
 };
 enum { NVERBS = sizeof verbs / sizeof verbs[0] };
 

@@ -1,0 +1,629 @@
+/* app_runtime.c — the runtime every program `tracefold genapp` writes
+ * carries (it is not compiled into tracefold: src/genapp/CMakeLists.txt
+ * embeds this text into the generator, which copies it into each app).
+ *
+ * The per-function calls of the app are the replay engine's, generated
+ * from gen/mpi.table by gen/emit_replay.py (gen/emit_genapp.py keeps them
+ * as text): they read an event's fields through the rp_* helpers below,
+ * which mirror src/replay's (fields.c, handles.c, payload.c, outcome.c) in
+ * a single-threaded, trace-free form. A helper a function's call needs
+ * and this file lacks makes the generator refuse that function, so the
+ * set of supported functions is what this file defines.
+ *
+ * Rules of the text: C11, only <mpi.h> and the C standard library, warning
+ * free under -Wall -Wextra; everything the runtime does for itself goes
+ * through PMPI_ so that a recorder preloaded into the app sees exactly the
+ * trace's calls. Value sequences (tfg_seq) are the trace's own items
+ * (src/core/fold/vseq.h): runs and repeats, read in order. */
+
+/* ---- the trace's special values (tracefold.h) ---- */
+#define TF_NONE INT64_MIN
+#define TF_ANY_SOURCE (INT64_MIN + 1)
+#define TF_PROC_NULL (INT64_MIN + 2)
+#define TF_ROOT (INT64_MIN + 3)
+#define TF_ANY_TAG (INT64_MIN + 4)
+#define TF_UNDEFINED (INT64_MIN + 5)
+#define TF_NULL_HANDLE (INT64_MIN + 6)
+#define TF_SPECIAL_MAX (INT64_MIN + 6)
+#define RP_SIMGRID 0
+#define RP_MAXFIELDS 32
+
+_Noreturn static void tfg_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- value sequences ---- */
+typedef struct tfg_item {
+  int64_t base, step;  /* run: first value, difference; repeat: body bases absolute, shift per repetition */
+  int64_t count;       /* run: values; repeat: repetitions */
+  int64_t nvalues;     /* values the item stands for */
+  int32_t body, nbody; /* repeat: its items in the same table (0 items: a run) */
+} tfg_item;
+typedef struct tfg_seq {
+  const tfg_item *items;
+  int32_t n;
+} tfg_seq;
+
+static inline int64_t tfg_value_in(const tfg_item *tab, int32_t first, int32_t n, int64_t k) {
+  for (int32_t i = first; i < first + n; i++) {
+    const tfg_item *x = &tab[i];
+    if (k >= x->nvalues) {
+      k -= x->nvalues;
+      continue;
+    }
+    if (!x->nbody) return (int64_t)((uint64_t)x->base + (uint64_t)x->step * (uint64_t)k);
+    int64_t per = x->nvalues / x->count;
+    return (int64_t)((uint64_t)tfg_value_in(tab, x->body, x->nbody, k % per) + (uint64_t)x->step * (uint64_t)(k / per));
+  }
+  tfg_die("a value sequence runs out (value %lld)", (long long)k);
+}
+
+/* A parameter's sequences on groups of ranks: the one of this rank, read in order. */
+typedef struct tfg_pair {
+  tfg_seq ranks, values;
+} tfg_pair;
+typedef struct tfg_vset {
+  const tfg_pair *pairs;
+  int32_t npairs;
+  int32_t mine;     /* -1: not looked up yet */
+  int64_t k;        /* values read */
+  int32_t at;       /* cache: item `at` of the top level starts at value `at_k` */
+  int64_t at_k;
+} tfg_vset;
+
+static int tfg_rank = -1;
+
+static inline int tfg_member(const tfg_seq *ranks, int rank) {
+  int64_t total = 0;
+  for (int32_t i = 0; i < ranks->n; i++) total += ranks->items[i].nvalues;
+  int64_t lo = 0, hi = total; /* rank lists are sorted */
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2, v = tfg_value_in(ranks->items, 0, ranks->n, mid);
+    if (v == rank) return 1;
+    if (v < rank) lo = mid + 1;
+    else hi = mid;
+  }
+  return 0;
+}
+
+static inline int64_t tfg_next(tfg_vset *s) {
+  if (s->mine < 0) {
+    for (int32_t p = 0; p < s->npairs && s->mine < 0; p++)
+      if (tfg_member(&s->pairs[p].ranks, tfg_rank)) s->mine = p;
+    if (s->mine < 0) tfg_die("rank %d has no value sequence where the trace gives it one", tfg_rank);
+  }
+  const tfg_seq *q = &s->pairs[s->mine].values;
+  int64_t k = s->k++;
+  while (s->at < q->n && k - s->at_k >= q->items[s->at].nvalues) s->at_k += q->items[s->at++].nvalues;
+  if (s->at >= q->n) tfg_die("a value sequence runs out (value %lld)", (long long)k);
+  return tfg_value_in(q->items, s->at, 1, k - s->at_k);
+}
+
+/* A node's ranks: 1 if this rank is among them (looked up once). */
+typedef struct tfg_ranks {
+  tfg_seq seq;
+  int in; /* -1: not looked up yet */
+} tfg_ranks;
+static inline int tfg_in(tfg_ranks *r) {
+  if (r->in < 0) r->in = tfg_member(&r->seq, tfg_rank);
+  return r->in;
+}
+
+/* ---- the current call ---- */
+typedef struct tf_field_value {
+  uint32_t n;
+  const int64_t *v;
+  int is_array;
+} tf_field_value;
+typedef struct rp_typespan {
+  MPI_Aint extent, true_lb, true_ub;
+} rp_typespan;
+typedef struct rp_span {
+  int64_t lo, hi;
+} rp_span;
+#define RP_SPAN_NONE ((rp_span){INT64_MAX, INT64_MIN})
+typedef struct rp_thread {
+  const char *fname;          /* the function called */
+  const unsigned char *kinds; /* its fields' kinds */
+  uint32_t nf;
+  tf_field_value field[RP_MAXFIELDS];
+  MPI_Status status, last_status;
+  double last_return;
+  void *scratch[64];
+  int nscratch;
+  void *sbuf, *rbuf;
+  size_t scap, rcap;
+  int64_t last_req; /* the request-id transform's state (src/core/fold/request_transform.c) */
+  int any_source;
+} rp_thread;
+static rp_thread tfg_T;
+
+_Noreturn static void tfg_die(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "genapp rank %d%s%s: ", tfg_rank, tfg_T.fname ? ", " : "", tfg_T.fname ? tfg_T.fname : "");
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  PMPI_Abort(MPI_COMM_WORLD, 2);
+  exit(2);
+}
+
+double rp_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static inline void *rp_alloc(rp_thread *T, size_t bytes) {
+  if (T->nscratch == 64) tfg_die("too many array arguments");
+  void *p = calloc(1, bytes + 16);
+  if (!p) tfg_die("out of memory");
+  return T->scratch[T->nscratch++] = p;
+}
+static inline void *rp_alloc_kept(rp_thread *T, size_t bytes) { /* lives as long as the app (a pending request may read it) */
+  (void)T;
+  void *p = calloc(1, bytes + 16);
+  if (!p) tfg_die("out of memory");
+  return p;
+}
+
+static inline int64_t scalar(const rp_thread *T, int i) { return T->field[i].n ? T->field[i].v[0] : TF_NONE; }
+int64_t rp_int64(const rp_thread *T, int i) {
+  int64_t v = scalar(T, i);
+  if (v == TF_UNDEFINED) return MPI_UNDEFINED;
+  return v <= TF_SPECIAL_MAX ? 0 : v;
+}
+int rp_int(const rp_thread *T, int i) { return (int)rp_int64(T, i); }
+int rp_tag(const rp_thread *T, int i) { return scalar(T, i) == TF_ANY_TAG ? MPI_ANY_TAG : rp_int(T, i); }
+int rp_root(const rp_thread *T, int i) {
+  int64_t v = scalar(T, i);
+  return v == TF_ROOT ? MPI_ROOT : v == TF_PROC_NULL ? MPI_PROC_NULL : rp_int(T, i);
+}
+int rp_max_int(const rp_thread *T) {
+  int64_t m = 16;
+  for (uint32_t i = 0; i < T->nf; i++)
+    if (!T->field[i].is_array && T->field[i].v[0] > m && T->field[i].v[0] < (1 << 24)) m = T->field[i].v[0];
+  return (int)m;
+}
+static inline int *ints_in(rp_thread *T, int i, int keep) {
+  const tf_field_value *f = &T->field[i];
+  size_t bytes = (f->n + 1) * sizeof(int);
+  int *a = keep ? rp_alloc_kept(T, bytes) : rp_alloc(T, bytes);
+  for (uint32_t k = 0; k < f->n; k++) a[k] = f->v[k] == TF_UNDEFINED ? MPI_UNDEFINED : (int)f->v[k];
+  return a;
+}
+int *rp_ints(rp_thread *T, int i) { return ints_in(T, i, 0); }
+int *rp_ints_kept(rp_thread *T, int i) { return ints_in(T, i, 1); }
+static inline MPI_Aint *aints_in(rp_thread *T, int i, int keep) {
+  size_t bytes = (T->field[i].n + 1) * sizeof(MPI_Aint);
+  MPI_Aint *a = keep ? rp_alloc_kept(T, bytes) : rp_alloc(T, bytes);
+  for (uint32_t k = 0; k < T->field[i].n; k++) a[k] = (MPI_Aint)T->field[i].v[k];
+  return a;
+}
+MPI_Aint *rp_aints(rp_thread *T, int i) { return aints_in(T, i, 0); }
+MPI_Aint *rp_aints_kept(rp_thread *T, int i) { return aints_in(T, i, 1); }
+int *rp_scratch_ints(rp_thread *T, int n) { return rp_alloc(T, (size_t)(n > 0 ? n : 1) * sizeof(int)); }
+
+/* ---- recorded object ids -> live objects ---- */
+typedef union tfg_handle {
+  MPI_Comm comm;
+  MPI_Datatype dtype;
+  MPI_Op op;
+  MPI_Group group;
+  MPI_Request req;
+} tfg_handle;
+typedef struct tfg_map {
+  int64_t *ids; /* 0: empty slot */
+  tfg_handle *h;
+  size_t cap, used;
+} tfg_map;
+static tfg_map tfg_comms, tfg_dtypes, tfg_ops, tfg_groups, tfg_reqs;
+
+static inline size_t tfg_slot(const tfg_map *m, int64_t id) {
+  size_t i = (size_t)(((uint64_t)id * 0x9E3779B97F4A7C15ull) >> 20) & (m->cap - 1);
+  while (m->ids[i] && m->ids[i] != id) i = (i + 1) & (m->cap - 1);
+  return i;
+}
+static inline void tfg_put(tfg_map *m, int64_t id, tfg_handle h) {
+  if ((m->used + 1) * 2 > m->cap) {
+    tfg_map g = {calloc(m->cap ? m->cap * 2 : 64, sizeof *g.ids), calloc(m->cap ? m->cap * 2 : 64, sizeof *g.h),
+                 m->cap ? m->cap * 2 : 64, 0};
+    if (!g.ids || !g.h) tfg_die("out of memory");
+    for (size_t i = 0; i < m->cap; i++)
+      if (m->ids[i] && m->ids[i] != INT64_MIN + 7) {
+        size_t j = tfg_slot(&g, m->ids[i]);
+        g.ids[j] = m->ids[i], g.h[j] = m->h[i], g.used++;
+      }
+    free(m->ids);
+    free(m->h);
+    *m = g;
+  }
+  size_t i = tfg_slot(m, id);
+  if (!m->ids[i]) m->used++;
+  m->ids[i] = id;
+  m->h[i] = h;
+}
+static inline tfg_handle *tfg_get(tfg_map *m, int64_t id, const char *what) {
+  if (m->cap) {
+    size_t i = tfg_slot(m, id);
+    if (m->ids[i] == id) return &m->h[i];
+  }
+  tfg_die("%s %lld is used before the trace creates it", what, (long long)id);
+}
+static inline void tfg_drop(tfg_map *m, int64_t id) { /* a tombstone: probing goes on past it */
+  if (!m->cap) return;
+  size_t i = tfg_slot(m, id);
+  if (m->ids[i] == id) m->ids[i] = INT64_MIN + 7;
+}
+
+int rp_comm_rank(MPI_Comm c) {
+  int r = -1;
+  if (c != MPI_COMM_NULL) PMPI_Comm_rank(c, &r);
+  return r;
+}
+int rp_coll_size(MPI_Comm c) {
+  int inter = 0, n = 0;
+  if (c == MPI_COMM_NULL) return 0;
+  PMPI_Comm_test_inter(c, &inter);
+  if (inter) PMPI_Comm_remote_size(c, &n);
+  else PMPI_Comm_size(c, &n);
+  return n;
+}
+int rp_local_size(MPI_Comm c) {
+  int n = 0;
+  if (c != MPI_COMM_NULL) PMPI_Comm_size(c, &n);
+  return n;
+}
+/* in-degree (out 0) or out-degree (1) of c's topology; 0 without one */
+int rp_neighbors(MPI_Comm c, int out) {
+  int topo = MPI_UNDEFINED, in = 0, outd = 0;
+  if (c == MPI_COMM_NULL || PMPI_Topo_test(c, &topo) != MPI_SUCCESS) return 0;
+  if (topo == MPI_CART) {
+    PMPI_Cartdim_get(c, &in);
+    in = outd = 2 * in;
+  } else if (topo == MPI_GRAPH) {
+    PMPI_Graph_neighbors_count(c, rp_comm_rank(c), &in);
+    outd = in;
+  } else if (topo == MPI_DIST_GRAPH) {
+    int weighted = 0;
+    PMPI_Dist_graph_neighbors_count(c, &in, &outd, &weighted);
+  }
+  return out ? outd : in;
+}
+int *rp_unweighted(void) { return MPI_UNWEIGHTED; }
+MPI_Comm rp_comm(rp_thread *T, int i) {
+  int64_t id = scalar(T, i);
+  if (id == TF_NONE || id == TF_NULL_HANDLE) return MPI_COMM_NULL;
+  if (id == 1) return MPI_COMM_WORLD;
+  if (id == 2) return MPI_COMM_SELF;
+  return tfg_get(&tfg_comms, id, "communicator")->comm;
+}
+void rp_comm_new(rp_thread *T, int i, MPI_Comm c) {
+  int64_t id = scalar(T, i);
+  if (id > TF_SPECIAL_MAX && c != MPI_COMM_NULL) tfg_put(&tfg_comms, id, (tfg_handle){.comm = c});
+}
+void rp_comm_forget(rp_thread *T, int i) { tfg_drop(&tfg_comms, scalar(T, i)); }
+
+static inline const MPI_Datatype *tfg_predef_dtypes(int *n) {
+  static MPI_Datatype all[128];
+  static int count = -1;
+  if (count < 0) {
+    count = 0;
+#define X(d) all[count++] = d;
+    TFG_PREDEFINED_DTYPES(X)
+#undef X
+  }
+  *n = count;
+  return all;
+}
+static inline MPI_Datatype dtype_of(int64_t id) {
+  int n;
+  const MPI_Datatype *pre = tfg_predef_dtypes(&n);
+  if (id == TF_NONE || id == TF_NULL_HANDLE) return MPI_DATATYPE_NULL;
+  if (id >= 1 && id <= n) return pre[id - 1];
+  return tfg_get(&tfg_dtypes, id, "datatype")->dtype;
+}
+MPI_Datatype rp_dtype(rp_thread *T, int i) { return dtype_of(scalar(T, i)); }
+static inline MPI_Datatype *dtypes_in(rp_thread *T, int i, int keep) {
+  size_t bytes = (T->field[i].n + 1) * sizeof(MPI_Datatype);
+  MPI_Datatype *a = keep ? rp_alloc_kept(T, bytes) : rp_alloc(T, bytes);
+  for (uint32_t k = 0; k < T->field[i].n; k++) a[k] = dtype_of(T->field[i].v[k]);
+  return a;
+}
+MPI_Datatype *rp_dtypes(rp_thread *T, int i) { return dtypes_in(T, i, 0); }
+MPI_Datatype *rp_dtypes_kept(rp_thread *T, int i) { return dtypes_in(T, i, 1); }
+void rp_dtype_new(rp_thread *T, int i, MPI_Datatype d) {
+  int64_t id = scalar(T, i);
+  if (id > TF_SPECIAL_MAX && d != MPI_DATATYPE_NULL) tfg_put(&tfg_dtypes, id, (tfg_handle){.dtype = d});
+}
+void rp_dtype_back(rp_thread *T, int i, MPI_Datatype d) { rp_dtype_new(T, i, d); }
+void rp_dtype_forget(rp_thread *T, int i) { tfg_drop(&tfg_dtypes, scalar(T, i)); }
+static inline rp_typespan tfg_span_of(MPI_Datatype d) {
+  MPI_Aint lb = 0, ext = 1, tlb = 0, text = 1;
+  if (d != MPI_DATATYPE_NULL) {
+    PMPI_Type_get_extent(d, &lb, &ext);
+    PMPI_Type_get_true_extent(d, &tlb, &text);
+  }
+  return (rp_typespan){ext, tlb, tlb + text};
+}
+/* a datatype's extent and true bounds; the predefined ones' found once */
+static inline rp_typespan rp_dtype_span(int64_t id) {
+  static rp_typespan predef[128];
+  static unsigned char known[128];
+  if (id >= 1 && id < 128) {
+    if (!known[id]) predef[id] = tfg_span_of(dtype_of(id)), known[id] = 1;
+    return predef[id];
+  }
+  return tfg_span_of(dtype_of(id));
+}
+
+MPI_Op rp_op(rp_thread *T, int i) {
+  static const MPI_Op *pre;
+  static MPI_Op all[32];
+  static int n;
+  if (!pre) {
+#define X(o) all[n++] = o;
+    TFG_PREDEFINED_OPS(X)
+#undef X
+    pre = all;
+  }
+  int64_t id = scalar(T, i);
+  if (id == TF_NONE || id == TF_NULL_HANDLE) return MPI_OP_NULL;
+  if (id >= 1 && id <= n) return pre[id - 1];
+  return tfg_get(&tfg_ops, id, "op")->op;
+}
+void rp_op_new(rp_thread *T, int i, MPI_Op o) {
+  int64_t id = scalar(T, i);
+  if (id > TF_SPECIAL_MAX) tfg_put(&tfg_ops, id, (tfg_handle){.op = o});
+}
+void rp_op_forget(rp_thread *T, int i) { tfg_drop(&tfg_ops, scalar(T, i)); }
+void rp_user_function(void *in, void *inout, int *len, MPI_Datatype *dt) { (void)in, (void)inout, (void)len, (void)dt; }
+
+MPI_Group rp_group(rp_thread *T, int i) {
+  int64_t id = scalar(T, i);
+  if (id == TF_NONE || id == TF_NULL_HANDLE) return MPI_GROUP_NULL;
+  if (id == 1) return MPI_GROUP_EMPTY;
+  return tfg_get(&tfg_groups, id, "group")->group;
+}
+void rp_group_new(rp_thread *T, int i, MPI_Group g) {
+  int64_t id = scalar(T, i);
+  if (id > TF_SPECIAL_MAX && id != 1) tfg_put(&tfg_groups, id, (tfg_handle){.group = g});
+}
+void rp_group_forget(rp_thread *T, int i) { tfg_drop(&tfg_groups, scalar(T, i)); }
+
+/* requests: a completed non-persistent request leaves the map (MPI set it to MPI_REQUEST_NULL) */
+static inline MPI_Request req_of(int64_t id) {
+  if (id <= TF_SPECIAL_MAX) return MPI_REQUEST_NULL;
+  return tfg_get(&tfg_reqs, id, "request")->req;
+}
+static inline void req_set(int64_t id, MPI_Request r) {
+  if (id <= TF_SPECIAL_MAX) return;
+  if (r == MPI_REQUEST_NULL) tfg_drop(&tfg_reqs, id);
+  else tfg_put(&tfg_reqs, id, (tfg_handle){.req = r});
+}
+MPI_Request rp_req(rp_thread *T, int i) { return req_of(scalar(T, i)); }
+MPI_Request *rp_reqs(rp_thread *T, int i) {
+  MPI_Request *a = rp_alloc(T, (T->field[i].n + 1) * sizeof *a);
+  for (uint32_t k = 0; k < T->field[i].n; k++) a[k] = req_of(T->field[i].v[k]);
+  return a;
+}
+void rp_req_new(rp_thread *T, int i, MPI_Request r) { req_set(scalar(T, i), r); }
+void rp_req_back(rp_thread *T, int i, MPI_Request r) { req_set(scalar(T, i), r); }
+void rp_reqs_back(rp_thread *T, int i, const MPI_Request *r) {
+  for (uint32_t k = 0; k < T->field[i].n; k++) req_set(T->field[i].v[k], r[k]);
+}
+void rp_req_forget(rp_thread *T, int i) { req_set(scalar(T, i), MPI_REQUEST_NULL); }
+
+/* ---- what the recording saw ---- */
+int rp_peer(rp_thread *T, MPI_Comm comm, int i, int src, int req) {
+  (void)req; /* a wildcard receive request's source is told by a later completion: kept as a wildcard */
+  int64_t v = scalar(T, i);
+  if (v == TF_PROC_NULL) return MPI_PROC_NULL;
+  if (v == TF_ROOT) return MPI_ROOT;
+  if (v == TF_ANY_SOURCE) {
+    if (T->any_source || src < 0 || !T->field[src].n) return MPI_ANY_SOURCE;
+    v = T->field[src].v[0];
+    if (v <= TF_SPECIAL_MAX) return v == TF_PROC_NULL ? MPI_PROC_NULL : MPI_ANY_SOURCE;
+  }
+  if (v <= TF_SPECIAL_MAX) return 0;
+  return (int)(rp_comm_rank(comm) + v);
+}
+MPI_Status *rp_status(rp_thread *T, int src) {
+  if (src < 0 || !T->field[src].n || T->field[src].v[0] == TF_NONE) return MPI_STATUS_IGNORE;
+  return &T->status;
+}
+MPI_Status *rp_statuses(rp_thread *T, int src, int count) {
+  if (src < 0 || T->field[src].n == 0) return MPI_STATUSES_IGNORE;
+  int n = count >= 0 ? rp_int(T, count) : (int)T->field[src].n;
+  return rp_alloc(T, (size_t)(n > 0 ? n : 1) * sizeof(MPI_Status));
+}
+MPI_Status *rp_last_status(rp_thread *T) { return &T->last_status; }
+
+static inline int tfg_field_of_kind(const rp_thread *T, unsigned kind) {
+  for (uint32_t i = 0; i < T->nf; i++)
+    if (T->kinds[i] == kind) return (int)i;
+  return -1;
+}
+/* A test the recording saw succeed succeeds: wait (without completing
+ * the requests) until they are complete. Which of several requests an
+ * any/some call reports is MPI's choice. */
+void rp_outcome_before(rp_thread *T, int fn, MPI_Request *reqs) {
+  (void)fn;
+  int flag = tfg_field_of_kind(T, TF_K_FLAG), r = tfg_field_of_kind(T, TF_K_REQ);
+  if (flag < 0 || r < 0 || scalar(T, flag) != 1 || !reqs) return;
+  for (uint32_t k = 0; k < T->field[r].n; k++) {
+    int done = 0;
+    while (reqs[k] != MPI_REQUEST_NULL && PMPI_Request_get_status(reqs[k], &done, MPI_STATUS_IGNORE) == MPI_SUCCESS &&
+           !done) {
+    }
+  }
+}
+void rp_outcome_after(rp_thread *T, int fn, int rc, MPI_Request *live) {
+  (void)fn;
+  int r = tfg_field_of_kind(T, TF_K_REQ);
+  if (rc != MPI_SUCCESS || !live || r < 0) return;
+  for (uint32_t k = 0; k < T->field[r].n; k++) req_set(T->field[r].v[k], live[k]);
+}
+
+/* ---- payload buffers (src/replay/payload.c) ---- */
+rp_span rp_span_union(rp_span a, rp_span b) { return (rp_span){a.lo < b.lo ? a.lo : b.lo, a.hi > b.hi ? a.hi : b.hi}; }
+static inline rp_span elements(int64_t n, rp_typespan ts, int64_t off) {
+  if (n <= 0) return RP_SPAN_NONE;
+  int64_t last = (n - 1) * (int64_t)ts.extent;
+  return (rp_span){off + ts.true_lb + (last < 0 ? last : 0), off + ts.true_ub + (last > 0 ? last : 0)};
+}
+static inline rp_typespan span_at(rp_thread *T, int dtype, uint32_t k) {
+  const tf_field_value *f = &T->field[dtype];
+  return rp_dtype_span(k < f->n ? f->v[k] : TF_NONE);
+}
+rp_span rp_span_block(rp_thread *T, int count, int dtype, int64_t times) {
+  int64_t n = scalar(T, count), id = scalar(T, dtype);
+  if (n <= 0 || times <= 0 || id == TF_NONE) return RP_SPAN_NONE;
+  return elements(n * times, rp_dtype_span(id), 0);
+}
+rp_span rp_span_displs(rp_thread *T, int counts, int displs, int dtype) {
+  const tf_field_value *c = &T->field[counts], *d = &T->field[displs];
+  int w = T->field[dtype].is_array;
+  rp_typespan one = w ? (rp_typespan){1, 0, 1} : span_at(T, dtype, 0);
+  rp_span s = RP_SPAN_NONE;
+  for (uint32_t k = 0; k < c->n && k < d->n; k++) {
+    if (c->v[k] <= 0 || d->v[k] <= TF_SPECIAL_MAX) continue;
+    rp_typespan ts = w ? span_at(T, dtype, k) : one;
+    s = rp_span_union(s, elements(c->v[k], ts, w ? d->v[k] : d->v[k] * (int64_t)ts.extent));
+  }
+  return s;
+}
+rp_span rp_span_sum(rp_thread *T, int counts, int dtype) {
+  const tf_field_value *c = &T->field[counts];
+  int64_t n = 0;
+  for (uint32_t k = 0; k < c->n; k++)
+    if (c->v[k] > 0) n += c->v[k];
+  return scalar(T, dtype) == TF_NONE ? RP_SPAN_NONE : elements(n, span_at(T, dtype, 0), 0);
+}
+rp_span rp_span_mine(rp_thread *T, int counts, int dtype, MPI_Comm comm) {
+  const tf_field_value *c = &T->field[counts];
+  int r = rp_comm_rank(comm);
+  if (r < 0 || (uint32_t)r >= c->n || scalar(T, dtype) == TF_NONE) return RP_SPAN_NONE;
+  return elements(c->v[r], span_at(T, dtype, 0), 0);
+}
+rp_span rp_span_bytes(rp_thread *T, int n) {
+  int64_t b = scalar(T, n);
+  return b > 0 ? (rp_span){0, b} : RP_SPAN_NONE;
+}
+rp_span rp_span_one(rp_thread *T, int dtype) {
+  int64_t id = scalar(T, dtype);
+  return id == TF_NONE ? RP_SPAN_NONE : elements(1, rp_dtype_span(id), 0);
+}
+/* A buffer holding s; a grown one replaces the old, which is kept (a pending call may use it). */
+static inline void *hold(void **buf, size_t *cap, rp_span s) {
+  if (s.lo > s.hi) s = (rp_span){0, 0};
+  int64_t lo = s.lo < 0 ? s.lo : 0, hi = s.hi > 0 ? s.hi : 0;
+  size_t need = (size_t)(hi - lo) + 64;
+  if (*cap < need || !*buf) {
+    size_t ncap = *cap ? *cap : 4096;
+    while (ncap < need) ncap *= 2;
+    void *nb = calloc(1, ncap);
+    if (!nb) tfg_die("out of memory (a payload buffer of %zu bytes)", ncap);
+    *buf = nb;
+    *cap = ncap;
+  }
+  return (char *)*buf - lo;
+}
+void *rp_sbuf(rp_thread *T, rp_span s) { return hold(&T->sbuf, &T->scap, s); }
+void *rp_rbuf(rp_thread *T, rp_span s) { return hold(&T->rbuf, &T->rcap, s); }
+
+/* ---- one call ---- */
+/* Undo the request-id transform (src/core/fold/request_transform.c) on the
+ * event's values, in order: created ids are stored as their distance from
+ * the next expected id, used ones as their distance back from the last
+ * created. */
+#define TFG_NSPECIAL 7u
+#define TFG_RING_M ((uint64_t)0 - TFG_NSPECIAL)
+static inline uint64_t tfg_D(int64_t v) { return (uint64_t)v - (uint64_t)(TF_SPECIAL_MAX + 1); }
+static inline int64_t tfg_Dinv(uint64_t d) { return (int64_t)(d + (uint64_t)(TF_SPECIAL_MAX + 1)); }
+static inline uint64_t tfg_ring_sub(uint64_t a, uint64_t b) { return a >= b ? a - b : a + (TFG_RING_M - b); }
+static inline uint64_t tfg_ring_add(uint64_t a, uint64_t b) { return b >= TFG_RING_M - a ? b - (TFG_RING_M - a) : a + b; }
+static inline uint64_t tfg_load(int64_t s) { return s >= 0 ? (uint64_t)s : (uint64_t)s - TFG_NSPECIAL; }
+
+typedef int (*tfg_call_fn)(rp_thread *T);
+/* Issue one recorded call: values v[0..nv) of function `name`, whose
+ * fields have kinds[] and are arrays where arrays[] says. */
+static inline void tfg_call(const char *name, const unsigned char *kinds, const unsigned char *arrays, uint32_t nfields,
+                     tfg_call_fn call, int64_t *v, uint32_t nv) {
+  rp_thread *T = &tfg_T;
+  T->fname = name;
+  T->kinds = kinds;
+  T->nf = nfields;
+  uint32_t at = 0;
+  for (uint32_t k = 0; k < nfields; k++) {
+    tf_field_value *f = &T->field[k];
+    f->is_array = arrays[k];
+    if (arrays[k]) {
+      if (at >= nv || v[at] < 0 || (uint64_t)v[at] > nv - at - 1) tfg_die("the values do not fit the fields");
+      f->n = (uint32_t)v[at];
+      f->v = &v[at + 1];
+      at += 1 + f->n;
+    } else {
+      if (at >= nv) tfg_die("the values do not fit the fields");
+      f->n = 1;
+      f->v = &v[at++];
+    }
+    if (kinds[k] != TF_K_REQ && kinds[k] != TF_K_REQ_NEW) continue;
+    int64_t *w = &v[f->v - v];
+    for (uint32_t j = 0; j < f->n; j++) {
+      if (w[j] <= TF_SPECIAL_MAX) continue;
+      uint64_t last = tfg_D(T->last_req);
+      if (kinds[k] == TF_K_REQ_NEW) {
+        w[j] = tfg_Dinv(tfg_ring_add(tfg_ring_add(last, 1), tfg_load(w[j])));
+        T->last_req = w[j];
+      } else {
+        w[j] = tfg_Dinv(tfg_ring_sub(last, tfg_load(w[j])));
+      }
+    }
+  }
+  if (at != nv) tfg_die("the values do not fit the fields");
+  int rc = call(T);
+  if (rc != MPI_SUCCESS) tfg_die("the call failed (MPI error %d)", rc);
+  for (int k = 0; k < T->nscratch; k++) free(T->scratch[k]);
+  T->nscratch = 0;
+  T->fname = NULL;
+}
+
+/* ---- compute: busy-wait until `ns` x scale after the previous call returned ---- */
+static double tfg_scale = 1;
+static inline void tfg_compute(double ns) {
+  if (ns <= 0 || tfg_scale <= 0) return;
+  double until = tfg_T.last_return + ns * 1e-9 * tfg_scale;
+  while (rp_now() < until) {
+  }
+}
+/* A draw from a histogram of delays: bins {lo, hi, n} (ns), xorshift. */
+typedef struct tfg_bin {
+  double lo, hi, n;
+} tfg_bin;
+static uint64_t tfg_seed = 0x9E3779B97F4A7C15ull;
+static inline double tfg_draw(const tfg_bin *b, int nb) {
+  double total = 0;
+  for (int i = 0; i < nb; i++) total += b[i].n;
+  tfg_seed ^= tfg_seed << 13, tfg_seed ^= tfg_seed >> 7, tfg_seed ^= tfg_seed << 17;
+  double u = (double)(tfg_seed >> 11) / 9007199254740992.0 * total;
+  for (int i = 0; i < nb; i++) {
+    if (u < b[i].n || i == nb - 1) {
+      double f = b[i].n > 0 ? u / b[i].n : 0;
+      return b[i].lo + (b[i].hi - b[i].lo) * (f < 1 ? f : 1);
+    }
+    u -= b[i].n;
+  }
+  return 0;
+}
+typedef struct tfg_hist {
+  const tfg_bin *bins;
+  int n;
+} tfg_hist;
+
+/* The constant a table of (ranks, constant) pairs gives this rank (0: none). */
+static inline int64_t tfg_pick(tfg_vset *s) {
+  if (s->mine < 0)
+    for (int32_t p = 0; p < s->npairs && s->mine < 0; p++)
+      if (tfg_member(&s->pairs[p].ranks, tfg_rank)) s->mine = p;
+  return s->mine < 0 ? 0 : s->pairs[s->mine].values.items[0].base;
+}
