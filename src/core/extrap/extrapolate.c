@@ -66,9 +66,23 @@ typedef struct view { /* an item list, the open run of a sequence as one more it
 static int fit_items(ctx *c, const tf_vitem *const *items, uint32_t n, tf_vitem *out, const char *what);
 
 /* out (the base input's item) becomes item `which` of every input, fitted. */
-static int fit_item(ctx *c, const tf_vitem *const *it, tf_vitem *out, const char *what, uint32_t index) {
+static int fit_item(ctx *c, const tf_vitem *const *given, tf_vitem *out, const char *what, uint32_t index) {
   int64_t base[TF_FIT_MAXIN], step[TF_FIT_MAXIN], count[TF_FIT_MAXIN];
   uint8_t all[TF_FIT_MAXIN], stepknown[TF_FIT_MAXIN];
+  /* A block of ranks whose inner extent is 1 at a small size (ranks 1, 3
+   * of a 2x2 grid: a run) is the repeat of a one-value run it becomes at
+   * larger sizes ({1..2} x3 +3 on 3x3): lift the run to that form. */
+  tf_vitem lifted[TF_FIT_MAXIN], lifted_body[TF_FIT_MAXIN];
+  const tf_vitem *it[TF_FIT_MAXIN];
+  for (uint32_t i = 0; i < c->k; i++) {
+    it[i] = given[i];
+    if (out->nbody == 1 && !out->body[0].nbody && !given[i]->nbody) {
+      lifted_body[i] = (tf_vitem){.base = given[i]->base, .count = 1};
+      lifted[i] = (tf_vitem){.base = given[i]->base, .step = given[i]->step, .count = given[i]->count, .nbody = 1,
+                             .body = &lifted_body[i]};
+      it[i] = &lifted[i];
+    }
+  }
   for (uint32_t i = 0; i < c->k; i++) {
     if (it[i]->nbody != out->nbody)
       return fail(c, "%s: item %u is %s at P=%d but %s at P=%d (the traces differ in shape)", what, index,
@@ -78,7 +92,7 @@ static int fit_item(ctx *c, const tf_vitem *const *it, tf_vitem *out, const char
     step[i] = it[i]->step;
     count[i] = (int64_t)it[i]->count;
     all[i] = 1;
-    stepknown[i] = it[i]->nbody || it[i]->count > 1;
+    stepknown[i] = given[i]->nbody || it[i]->count > 1;
   }
   char name[320];
   int64_t b, s, n;
@@ -121,27 +135,30 @@ static uint64_t items_values(const tf_vitem *it, uint32_t n) {
   return v;
 }
 
-/* The base input's sequence `out` becomes the fit of s[0..k). */
+/* The base input's sequence `out` becomes the fit of s[0..k). A
+ * sequence's open run counts as its last item (decoded sequences may end
+ * with one where others closed it). */
 static int fit_vseq(ctx *c, const tf_vseq *const *s, tf_vseq *out, const char *what) {
+  uint32_t n = out->n + (out->tcount > 0);
   for (uint32_t i = 0; i < c->k; i++)
-    if (s[i]->n != out->n || (s[i]->tcount > 0) != (out->tcount > 0)) {
+    if (s[i]->n + (s[i]->tcount > 0) != n) {
       char a[128], b[128];
       tf_vseq_format(s[i], a, sizeof a);
       tf_vseq_format(out, b, sizeof b);
       return fail(c, "%s: the sequences differ in shape (%s at P=%d, %s at P=%d)", what, a, c->in[i]->nranks, b,
                   c->in[c->base]->nranks);
     }
-  const tf_vitem *items[TF_FIT_MAXIN];
-  for (uint32_t i = 0; i < c->k; i++) items[i] = s[i]->items;
-  if (fit_items(c, items, out->n, out->items, what)) return -1;
+  tf_vitem tails[TF_FIT_MAXIN], otail = tf_vseq_tail(out);
+  for (uint32_t i = 0; i < c->k; i++) tails[i] = tf_vseq_tail(s[i]);
+  for (uint32_t j = 0; j < n; j++) {
+    const tf_vitem *it[TF_FIT_MAXIN];
+    for (uint32_t i = 0; i < c->k; i++) it[i] = j < s[i]->n ? &s[i]->items[j] : &tails[i];
+    if (fit_item(c, it, j < out->n ? &out->items[j] : &otail, what, j)) return -1;
+  }
   if (out->tcount) {
-    tf_vitem tails[TF_FIT_MAXIN], t = tf_vseq_tail(out);
-    const tf_vitem *tp[TF_FIT_MAXIN];
-    for (uint32_t i = 0; i < c->k; i++) tails[i] = tf_vseq_tail(s[i]), tp[i] = &tails[i];
-    if (fit_item(c, tp, &t, what, out->n)) return -1;
-    out->tbase = t.base;
-    out->tstep = t.step;
-    out->tcount = t.count;
+    out->tbase = otail.base;
+    out->tstep = otail.step;
+    out->tcount = otail.count;
   }
   out->nvalues = items_values(out->items, out->n) + out->tcount;
   return 0;
@@ -352,11 +369,14 @@ static int fit_node(ctx *c, tf_mnode *const *x, const char *at) {
     if (x[i]->is_loop != bx->is_loop || strcmp(name, evname) != 0)
       return fail(c, "the traces differ in structure: %s at P=%d, %s at P=%d", name, c->in[i]->nranks, evname,
                   b->nranks);
-    if (!bx->is_loop &&
-        (x[i]->thread != bx->thread || c->in[i]->callsites[x[i]->site].sig != b->callsites[bx->site].sig ||
-         x[i]->nslots != bx->nslots))
-      return fail(c, "the traces differ in structure: another thread, call site or parameter count at P=%d",
-                  c->in[i]->nranks);
+    if (bx->is_loop) continue;
+    if (x[i]->thread != bx->thread || c->in[i]->callsites[x[i]->site].sig != b->callsites[bx->site].sig)
+      return fail(c, "the traces differ in structure: another thread or call site at P=%d", c->in[i]->nranks);
+    if (x[i]->nslots != bx->nslots)
+      return fail(c,
+                  "the traces differ in structure: %u parameter values at P=%d, %u at P=%d (an array whose "
+                  "length depends on P, e.g. per-rank counts, is not extrapolated)",
+                  x[i]->nslots, c->in[i]->nranks, bx->nslots, b->nranks);
   }
   const tf_vseq *r[TF_FIT_MAXIN];
   const tf_vset *v[TF_FIT_MAXIN];

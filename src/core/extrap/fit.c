@@ -31,7 +31,7 @@ static rat dvd(rat a, rat b) { return mk(a.num * b.den, a.den * b.num); }
 
 /* Solve with the features of mask over the known inputs: 1 and the value
  * at the target if the solution is unique and exact on every row. */
-static int solve(const tf_fit_space *s, uint32_t mask, const int64_t *y, const uint8_t *known, rat *value) {
+static int solve(const tf_fit_space *s, uint32_t mask, const int64_t *y, const uint8_t *known, int spare, rat *value) {
   uint32_t col[TF_FIT_MAXFEAT], nc = 0, nr = 0;
   for (uint32_t j = 0; j < s->nfeat; j++)
     if (mask >> j & 1) col[nc++] = j;
@@ -42,7 +42,7 @@ static int solve(const tf_fit_space *s, uint32_t mask, const int64_t *y, const u
     a[nr][nc] = mk(y[i], 1);
     nr++;
   }
-  if (nr <= nc && !(nc == 1 && nr == 1)) return 0; /* no input left to check the fit */
+  if (nr < nc + (uint32_t)spare && !(nc == 1 && nr == 1)) return 0; /* no input left to check the fit */
   uint32_t r = 0;
   for (uint32_t c = 0; c < nc; c++, r++) {
     uint32_t p = r;
@@ -77,12 +77,15 @@ int tf_fit_exact(const tf_fit_space *s, const int64_t *y, const uint8_t *known, 
   *used = 0;
   *out = 0;
   if (!nknown) return 1;
-  /* feature sets with the constant, smallest first */
+  /* feature sets with the constant, smallest first; checked by a spare
+   * input, else (last resort) exactly determined by the inputs */
+  for (int spare = 1; spare >= 0; spare--)
   for (uint32_t size = 1; size <= s->nfeat; size++)
     for (uint32_t mask = 1; mask < 1u << s->nfeat; mask += 2) {
       if ((uint32_t)__builtin_popcount(mask) != size) continue;
       rat v;
-      if (!solve(s, mask, y, known, &v)) continue;
+      if (!solve(s, mask, y, known, spare, &v)) continue;
+      if (!spare) mask |= 1u << 31; /* unchecked */
       if (v.den != 1 || v.num > INT64_MAX || v.num < INT64_MIN) return 0; /* not a whole number at the target */
       *out = (int64_t)v.num;
       *used = mask;

@@ -6,8 +6,10 @@
  * ranks and the dimension sizes), solved by Gaussian elimination over the
  * rationals. The smallest set of features (constant first) whose solution
  * is unique and reproduces every input exactly, with at least one input to
- * spare as a check, wins; its value at the target's features must be a
- * whole number. No such set: no fit (the caller refuses).
+ * spare as a check, wins; failing that, the smallest set the inputs
+ * determine exactly (no check: bit 31 of *used; more inputs make it
+ * checked). Its value at the target's features must be a whole number. No
+ * such set: no fit (the caller refuses).
  *
  * Timing fits (ScalaExtrap's four models): constant, linear, inverse and
  * inverse + constant in the number of ranks n, each with its deviation
