@@ -167,9 +167,20 @@ static int fit_vseq(ctx *c, const tf_vseq *const *s, tf_vseq *out, const char *w
 static int fit_vset(ctx *c, const tf_vset *const *v, tf_vset *out, const char *what) {
   char name[320];
   for (uint32_t i = 0; i < c->k; i++)
-    if (v[i]->n != out->n)
-      return fail(c, "%s: %u rank groups at P=%d, %u at P=%d (the groups do not scale regularly)", what, v[i]->n,
-                  c->in[i]->nranks, out->n, c->in[c->base]->nranks);
+    if (v[i]->n != out->n) { /* values seen: each input's groups */
+      int64_t ng[TF_FIT_MAXIN];
+      for (uint32_t x = 0; x < c->k; x++) ng[x] = v[x]->n;
+      char vals[256], first[160] = "", a[64];
+      values_text(c, ng, NULL, vals, sizeof vals);
+      for (uint32_t g = 0; g < out->n && g < 4; g++) {
+        tf_vseq_format(&out->seq[g], a, sizeof a);
+        size_t at = strlen(first);
+        snprintf(first + at, sizeof first - at, "%s%s", g ? " | " : "", a);
+      }
+      return fail(c, "%s: the number of value groups differs between the inputs (%s; at P=%d: %s%s): a value that "
+                  "depends on the rank's position (e.g. a row number) is not extrapolated",
+                  what, vals, c->in[c->base]->nranks, first, out->n > 4 ? " | ..." : "");
+    }
   for (uint32_t g = 0; g < out->n; g++) {
     const tf_vseq *s[TF_FIT_MAXIN], *r[TF_FIT_MAXIN];
     for (uint32_t i = 0; i < c->k; i++) s[i] = &v[i]->seq[g], r[i] = &v[i]->ranks[g];
