@@ -508,7 +508,6 @@ int tf_extrapolate(tf_mtrace *const *in, const char *const *names, uint32_t k, c
   }
   if (b->mem.failed) return fail(&c, "out of memory");
   /* INFO: the target's size, and where it comes from (optional EXTRAP section) */
-  b->nranks = (int32_t)o->ranks;
   char note[2048];
   size_t at = (size_t)snprintf(note, sizeof note, "extrapolated to %" PRId64 " ranks (%d-D) from", o->ranks, nd);
   for (uint32_t i = 0; i < k && at < sizeof note; i++)
@@ -518,6 +517,7 @@ int tf_extrapolate(tf_mtrace *const *in, const char *const *names, uint32_t k, c
     snprintf(note + at, sizeof note - at,
              "; structure: exact linear fits in (1, P%s); times: per path, pooled over ranks, 4 models per field",
              nd > 1 ? ", dimension sizes" : "");
+  b->nranks = (int32_t)o->ranks;
   free(b->extrap);
   if (!(b->extrap = strdup(note))) return fail(&c, "out of memory");
   return (int)c.base;

@@ -31,7 +31,8 @@ static rat dvd(rat a, rat b) { return mk(a.num * b.den, a.den * b.num); }
 
 /* Solve with the features of mask over the known inputs: 1 and the value
  * at the target if the solution is unique and exact on every row. */
-static int solve(const tf_fit_space *s, uint32_t mask, const int64_t *y, const uint8_t *known, int spare, rat *value) {
+static int solve(const tf_fit_space *s, uint32_t mask, const int64_t *y, const uint8_t *known, int spare,
+                 rat *value) {
   uint32_t col[TF_FIT_MAXFEAT], nc = 0, nr = 0;
   for (uint32_t j = 0; j < s->nfeat; j++)
     if (mask >> j & 1) col[nc++] = j;
@@ -64,6 +65,7 @@ static int solve(const tf_fit_space *s, uint32_t mask, const int64_t *y, const u
   rat v = mk(0, 1);
   for (uint32_t c = 0; c < nc; c++) {
     rat coef = dvd(a[c][nc], a[c][c]);
+    if (!spare && coef.den != 1) return 0; /* unchecked fits: whole coefficients only */
     rat t = mul(coef, mk(s->target[col[c]], 1));
     v = mk(v.num * t.den + t.num * v.den, v.den * t.den);
   }
@@ -86,7 +88,7 @@ int tf_fit_exact(const tf_fit_space *s, const int64_t *y, const uint8_t *known, 
       rat v;
       if (!solve(s, mask, y, known, spare, &v)) continue;
       if (!spare) mask |= 1u << 31; /* unchecked */
-      if (v.den != 1 || v.num > INT64_MAX || v.num < INT64_MIN) return 0; /* not a whole number at the target */
+      if (v.den != 1 || v.num > INT64_MAX || v.num < INT64_MIN) continue; /* not a whole number at the target */
       *out = (int64_t)v.num;
       *used = mask;
       return 1;
