@@ -127,7 +127,7 @@ void tf_put_times(const tf_trace *t, const tf_node *n, int indent, long rank);
 extern const char tf_help_dump[], tf_help_unroll[], tf_help_time[], tf_help_imbalance[], tf_help_show[],
     tf_help_summary[], tf_help_counts[], tf_help_stats[], tf_help_merge[], tf_help_replay[], tf_help_simulate[],
     tf_help_export[], tf_help_export_smpi[], tf_help_export_otf2[], tf_help_export_chrome[], tf_help_report[],
-    tf_help_efg[], tf_help_cst[], tf_help_genapp[];
+    tf_help_efg[], tf_help_cst[], tf_help_genapp[], tf_help_extrapolate[];
 
 int cmd_dump(int argc, char **argv);
 int cmd_time(int argc, char **argv);
@@ -147,5 +147,6 @@ int cmd_report(int argc, char **argv);
 int cmd_efg(int argc, char **argv);
 int cmd_cst(int argc, char **argv);
 int cmd_genapp(int argc, char **argv);
+int cmd_extrapolate(int argc, char **argv);
 
 #endif

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "merge/mtrace.h"
 
 const char tf_help_show[] =
     "usage: tracefold show [--rank R] [--no-time] TRACE\n"
@@ -204,6 +205,8 @@ int cmd_show(int argc, char **argv) {
     printf("%d of %d ranks, %" PRIu64 " events%s\n", in.info->nranks_present, in.info->nranks, in.info->nevents,
            in.info->partial ? " (partial)" : "");
   }
+  const tf_mtrace *mt = tf_trace_mtrace(in.t);
+  if (mt && mt->extrap) printf("extrapolated: %s\n", mt->extrap);
   /* ranks shown against the first node's (normally every rank's) */
   if (!no_time && in.info->timing != TF_TIMING_NONE)
     printf("times: %s, compute in %s%s (mean (min .. max)%s)\n", tf_timing_mode_name(in.info->timing),

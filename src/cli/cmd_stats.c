@@ -18,6 +18,7 @@ const char tf_help_stats[] =
     "  (no options)\n"
     "example: tracefold stats tracefold-app-16p\n";
 #include "format/functable.h"
+#include "merge/mtrace.h"
 
 static size_t uvar_len(uint64_t v) {
   size_t n = 1;
@@ -93,6 +94,8 @@ int cmd_stats(int argc, char **argv) {
                                          "per-rank flat files"};
     printf("trace:     %s, %s%s\n", argv[0], source[ti->source], ti->partial ? " (partial)" : "");
     printf("program:   %s\nMPI:       %s\n", ti->exe, ti->mpi);
+    const tf_mtrace *mt = tf_trace_mtrace(in.t);
+    if (mt && mt->extrap) printf("extrapolated: %s\n", mt->extrap);
     printf("ranks:     %d of %d\n", ti->nranks_present, ti->nranks);
     printf("events:    %" PRIu64 "\n", events);
     if (ti->lost_events)

@@ -25,6 +25,8 @@ static const verb verbs[] = {
     {"replay", "run the trace's MPI calls again (mpirun tracefold-replay)", cmd_replay, tf_help_replay},
     {"simulate", "replay the trace in SimGrid on another platform (what-if)", cmd_simulate, tf_help_simulate},
     {"merge", "merge per-rank compressed files into one trace file", cmd_merge, tf_help_merge},
+    {"extrapolate", "a trace for P ranks from traces at 3+ smaller rank counts", cmd_extrapolate,
+     tf_help_extrapolate},
     {"export", "smpi|otf2|chrome: SimGrid actions, an OTF2 archive, Chrome/Perfetto JSON", cmd_export,
      tf_help_export},
     {"report", "one self-contained HTML page: summary, matrix, loops, times, flow graph", cmd_report, tf_help_report},

@@ -21,7 +21,8 @@
 #include "format/segment.h"
 #include "format/vseq_codec.h"
 
-enum { SEC_END = 0, SEC_INFO = 1, SEC_FUNCS = 2, SEC_CALLSITES = 3, SEC_RANKS = 4, SEC_NODES = 5, SEC_OPTIONAL = 64 };
+enum { SEC_END = 0, SEC_INFO = 1, SEC_FUNCS = 2, SEC_CALLSITES = 3, SEC_RANKS = 4, SEC_NODES = 5, SEC_OPTIONAL = 64,
+       SEC_EXTRAP = 64 /* optional: text saying the trace is extrapolated, from what (doc/FORMAT.md 3.9) */ };
 enum { CODEC_STORED = 0, CODEC_ZSTD = 1 };
 enum { NF_LOOP = 1, NF_RANKS = 2 };
 
@@ -186,6 +187,12 @@ int tf_mtrace_encode(tf_mtrace *t, tf_buf *out, int zstd_level) {
     }
   }
   put_section(out, SEC_NODES, &s, zstd_level);
+
+  if (t->extrap) {
+    s.len = 0;
+    tf_buf_put_str(&s, t->extrap);
+    put_section(out, SEC_EXTRAP, &s, zstd_level);
+  }
 
   int failed = s.failed;
   tf_buf_free(&s);
@@ -508,8 +515,12 @@ static int parse_section(dec *d, uint8_t id) {
     for (int k = 0; d->version >= 3 && k < 3; k++) /* checked per rank when projected (3.7) */
       if (get_vset(d, &t->order[k], &t->present, 0, 0, 0)) return -1;
     return 0;
+  case SEC_EXTRAP:
+    free(t->extrap);
+    if (!(t->extrap = get_str(c))) return bad(d, "truncated");
+    return 0;
   }
-  return 0; /* optional sections are skipped */
+  return 0; /* other optional sections are skipped */
 }
 
 tf_status tf_mtrace_decode(const uint8_t *data, size_t len, const char *name, tf_mtrace *t, char *err,
@@ -558,13 +569,15 @@ tf_status tf_mtrace_decode(const uint8_t *data, size_t len, const char *name, tf
       st = tf_failf(err, errlen, TF_ERR_CHECKSUM, "%s: section %s corrupted (checksum mismatch) at byte %zu", name, sname, at);
       break;
     }
-    if (id >= SEC_OPTIONAL) continue;
-    if (id != next) {
-      st = tf_failf(err, errlen, TF_ERR_FORMAT, "%s: unexpected section %u at byte %zu (expected %s)", name, id, at,
-                 section_name[next < SEC_NODES + 1 ? next : 0]);
-      break;
+    if (id >= SEC_OPTIONAL && id != SEC_EXTRAP) continue;
+    if (id < SEC_OPTIONAL) {
+      if (id != next) {
+        st = tf_failf(err, errlen, TF_ERR_FORMAT, "%s: unexpected section %u at byte %zu (expected %s)", name, id, at,
+                   section_name[next < SEC_NODES + 1 ? next : 0]);
+        break;
+      }
+      next++;
     }
-    next++;
     uint8_t *raw = NULL;
     if (codec == CODEC_ZSTD) {
       unsigned long long fs = ZSTD_getFrameContentSize(stored, (size_t)stored_len);

@@ -306,6 +306,7 @@ void tf_mtrace_free(tf_mtrace *t) {
   tf_vseq_free(&t->why, m);
   tf_functable_free(&t->ft);
   free(t->exe);
+  free(t->extrap);
   free(t->mpi);
   *t = (tf_mtrace){0};
 }

@@ -56,6 +56,7 @@ typedef struct tf_mtrace {
   uint64_t merge_ns; /* time the merge at MPI_Finalize took (rank 0), 0 if not merged there */
   uint64_t run_id, run_start_unix_ns; /* the run (0, 0: unknown, version 2) */
   char *exe, *mpi;
+  char *extrap; /* an extrapolated trace: where it comes from (optional section EXTRAP); else NULL */
   tf_functable ft;
   tf_callsite *callsites; /* modules owned */
   uint32_t ncallsites, capcs;

@@ -1,0 +1,524 @@
+/* extrapolate.c — walk k merged traces of one program in step and rewrite
+ * the one with most ranks into a trace for the target rank count
+ * (extrapolate.h): exact fits of the structure, model fits of the times. */
+#define _POSIX_C_SOURCE 200809L /* strdup */
+#include "extrap/extrapolate.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "extrap/fit.h"
+#include "extrap/topology.h"
+#include "merge/ranklist.h"
+
+typedef struct ctx {
+  tf_mtrace *const *in;
+  const char *const *names;
+  uint32_t k, base;
+  tf_fit_space sp;
+  FILE *explain;
+  char *err;
+  size_t errlen;
+  char where[512]; /* the node being fitted, for messages */
+} ctx;
+
+static int fail(ctx *c, const char *fmt, ...) {
+  char msg[768];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  snprintf(c->err, c->errlen, "%s: %s", c->where, msg);
+  return -1;
+}
+
+/* "v1 @P=a, v2 @P=b, ..." */
+static void values_text(const ctx *c, const int64_t *y, const uint8_t *known, char *buf, size_t len) {
+  size_t at = 0;
+  buf[0] = 0;
+  for (uint32_t i = 0; i < c->k && at < len; i++) {
+    if (known && !known[i]) continue;
+    at += (size_t)snprintf(buf + at, len - at, "%s%" PRId64 " at P=%d", at ? ", " : "", y[i], c->in[i]->nranks);
+  }
+}
+
+/* Fit one number seen in every input; what names it. */
+static int fit_one(ctx *c, const int64_t *y, const uint8_t *known, const char *what, int64_t *out) {
+  uint32_t used;
+  if (tf_fit_exact(&c->sp, y, known, out, &used)) return 0;
+  char vals[256];
+  values_text(c, y, known, vals, sizeof vals);
+  return fail(c, "%s: no exact fit in the features (1, P, dimension sizes) to the values %s", what, vals);
+}
+
+/* ------------------------------------------------------------ value sequences */
+
+typedef struct view { /* an item list, the open run of a sequence as one more item */
+  const tf_vitem *items;
+  uint32_t n;
+  tf_vitem tail;
+  int has_tail;
+} view;
+
+static int fit_items(ctx *c, const tf_vitem *const *items, uint32_t n, tf_vitem *out, const char *what);
+
+/* out (the base input's item) becomes item `which` of every input, fitted. */
+static int fit_item(ctx *c, const tf_vitem *const *given, tf_vitem *out, const char *what, uint32_t index) {
+  int64_t base[TF_FIT_MAXIN], step[TF_FIT_MAXIN], count[TF_FIT_MAXIN];
+  uint8_t all[TF_FIT_MAXIN], stepknown[TF_FIT_MAXIN];
+  /* A block of ranks whose inner extent is 1 at a small size (ranks 1, 3
+   * of a 2x2 grid: a run) is the repeat of a one-value run it becomes at
+   * larger sizes ({1..2} x3 +3 on 3x3): lift the run to that form. */
+  tf_vitem lifted[TF_FIT_MAXIN], lifted_body[TF_FIT_MAXIN];
+  const tf_vitem *it[TF_FIT_MAXIN];
+  for (uint32_t i = 0; i < c->k; i++) {
+    it[i] = given[i];
+    if (out->nbody == 1 && !out->body[0].nbody && !given[i]->nbody) {
+      lifted_body[i] = (tf_vitem){.base = given[i]->base, .count = 1};
+      lifted[i] = (tf_vitem){.base = given[i]->base, .step = given[i]->step, .count = given[i]->count, .nbody = 1,
+                             .body = &lifted_body[i]};
+      it[i] = &lifted[i];
+    }
+  }
+  for (uint32_t i = 0; i < c->k; i++) {
+    if (it[i]->nbody != out->nbody)
+      return fail(c, "%s: item %u is %s at P=%d but %s at P=%d (the traces differ in shape)", what, index,
+                  it[i]->nbody ? "a repeat" : "a run", c->in[i]->nranks, out->nbody ? "a repeat" : "a run",
+                  c->in[c->base]->nranks);
+    base[i] = it[i]->base;
+    step[i] = it[i]->step;
+    count[i] = (int64_t)it[i]->count;
+    all[i] = 1;
+    stepknown[i] = given[i]->nbody || it[i]->count > 1;
+  }
+  char name[320];
+  int64_t b, s, n;
+  snprintf(name, sizeof name, "%s, item %u start", what, index);
+  if (fit_one(c, base, all, name, &b)) return -1;
+  snprintf(name, sizeof name, "%s, item %u %s", what, index, out->nbody ? "shift" : "step");
+  if (fit_one(c, step, stepknown, name, &s)) return -1;
+  snprintf(name, sizeof name, "%s, item %u count", what, index);
+  if (fit_one(c, count, all, name, &n)) return -1;
+  if (n < (out->nbody ? 2 : 1))
+    return fail(c, "%s, item %u: its count would be %" PRId64 " at P=%" PRId64 " (too few ranks for this structure)",
+                what, index, n, c->sp.target[1]);
+  out->base = b;
+  out->step = out->nbody || n > 1 ? s : 0;
+  out->count = (uint64_t)n;
+  if (out->nbody) {
+    const tf_vitem *body[TF_FIT_MAXIN];
+    for (uint32_t i = 0; i < c->k; i++) body[i] = it[i]->body;
+    if (fit_items(c, body, out->nbody, out->body, what)) return -1;
+    out->depth = 0;
+    for (uint32_t j = 0; j < out->nbody; j++)
+      if (out->body[j].depth + 1 > out->depth) out->depth = out->body[j].depth + 1;
+  }
+  tf_vitem_reshape(out);
+  return 0;
+}
+
+static int fit_items(ctx *c, const tf_vitem *const *items, uint32_t n, tf_vitem *out, const char *what) {
+  for (uint32_t j = 0; j < n; j++) {
+    const tf_vitem *it[TF_FIT_MAXIN];
+    for (uint32_t i = 0; i < c->k; i++) it[i] = &items[i][j];
+    if (fit_item(c, it, &out[j], what, j)) return -1;
+  }
+  return 0;
+}
+
+static uint64_t items_values(const tf_vitem *it, uint32_t n) {
+  uint64_t v = 0;
+  for (uint32_t j = 0; j < n; j++) v += it[j].nbody ? it[j].count * items_values(it[j].body, it[j].nbody) : it[j].count;
+  return v;
+}
+
+/* The base input's sequence `out` becomes the fit of s[0..k). A
+ * sequence's open run counts as its last item (decoded sequences may end
+ * with one where others closed it). */
+static int fit_vseq(ctx *c, const tf_vseq *const *s, tf_vseq *out, const char *what) {
+  uint32_t n = out->n + (out->tcount > 0);
+  for (uint32_t i = 0; i < c->k; i++)
+    if (s[i]->n + (s[i]->tcount > 0) != n) {
+      char a[128], b[128];
+      tf_vseq_format(s[i], a, sizeof a);
+      tf_vseq_format(out, b, sizeof b);
+      return fail(c, "%s: the sequences differ in shape (%s at P=%d, %s at P=%d)", what, a, c->in[i]->nranks, b,
+                  c->in[c->base]->nranks);
+    }
+  tf_vitem tails[TF_FIT_MAXIN], otail = tf_vseq_tail(out);
+  for (uint32_t i = 0; i < c->k; i++) tails[i] = tf_vseq_tail(s[i]);
+  for (uint32_t j = 0; j < n; j++) {
+    const tf_vitem *it[TF_FIT_MAXIN];
+    for (uint32_t i = 0; i < c->k; i++) it[i] = j < s[i]->n ? &s[i]->items[j] : &tails[i];
+    if (fit_item(c, it, j < out->n ? &out->items[j] : &otail, what, j)) return -1;
+  }
+  if (out->tcount) {
+    out->tbase = otail.base;
+    out->tstep = otail.step;
+    out->tcount = otail.count;
+  }
+  out->nvalues = items_values(out->items, out->n) + out->tcount;
+  return 0;
+}
+
+static int fit_vset(ctx *c, const tf_vset *const *v, tf_vset *out, const char *what) {
+  char name[320];
+  for (uint32_t i = 0; i < c->k; i++)
+    if (v[i]->n != out->n) { /* values seen: each input's groups */
+      int64_t ng[TF_FIT_MAXIN];
+      for (uint32_t x = 0; x < c->k; x++) ng[x] = v[x]->n;
+      char vals[256], first[160] = "", a[64];
+      values_text(c, ng, NULL, vals, sizeof vals);
+      for (uint32_t g = 0; g < out->n && g < 4; g++) {
+        tf_vseq_format(&out->seq[g], a, sizeof a);
+        size_t at = strlen(first);
+        snprintf(first + at, sizeof first - at, "%s%s", g ? " | " : "", a);
+      }
+      return fail(c, "%s: the number of value groups differs between the inputs (%s; at P=%d: %s%s): a value that "
+                  "depends on the rank's position (e.g. a row number) is not extrapolated",
+                  what, vals, c->in[c->base]->nranks, first, out->n > 4 ? " | ..." : "");
+    }
+  for (uint32_t g = 0; g < out->n; g++) {
+    const tf_vseq *s[TF_FIT_MAXIN], *r[TF_FIT_MAXIN];
+    for (uint32_t i = 0; i < c->k; i++) s[i] = &v[i]->seq[g], r[i] = &v[i]->ranks[g];
+    snprintf(name, sizeof name, "%s, rank group %u's values", what, g);
+    if (fit_vseq(c, s, &out->seq[g], name)) return -1;
+    snprintf(name, sizeof name, "%s, rank group %u's ranks", what, g);
+    if (fit_vseq(c, r, &out->ranks[g], name)) return -1;
+    out->hash[g] = tf_vseq_hash(&out->seq[g]);
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------ times */
+
+typedef struct pooled {
+  double n, mean, min, max, sd;
+} pooled;
+
+/* One path's summaries of one delta pooled over its rank groups. */
+static pooled pool(const tf_gpath *p, int duration) {
+  double n = 0, sum = 0, m2 = 0, mn = INFINITY, mx = 0;
+  for (uint32_t g = 0; g < p->n; g++) {
+    const tf_dstat *d = duration ? &p->g[g].t.duration : &p->g[g].t.compute;
+    n += (double)d->n;
+    sum += (double)d->sum;
+    if (d->n && (double)d->min < mn) mn = (double)d->min;
+    if ((double)d->max > mx) mx = (double)d->max;
+  }
+  double mean = n ? sum / n : 0;
+  for (uint32_t g = 0; g < p->n; g++) {
+    const tf_dstat *d = duration ? &p->g[g].t.duration : &p->g[g].t.compute;
+    double gm = d->n ? (double)d->sum / (double)d->n : 0;
+    m2 += d->m2 + (double)d->n * (gm - mean) * (gm - mean);
+  }
+  return (pooled){n, mean, n ? mn : 0, mx, n ? sqrt(m2 / n) : 0};
+}
+
+static const tf_gpath *find_path(const ctx *c, uint32_t in, const tf_gtiming *g, const tf_gpath *bp) {
+  const tf_mtrace *b = c->in[c->base], *t = c->in[in];
+  for (uint32_t p = 0; p < g->npaths; p++) {
+    const tf_gpath *x = &g->paths[p];
+    if ((x->prev_fn == TF_PREV_NONE) != (bp->prev_fn == TF_PREV_NONE)) continue;
+    if (x->prev_fn == TF_PREV_NONE) return x;
+    if (strcmp(t->ft.funcs[x->prev_fn].name, b->ft.funcs[bp->prev_fn].name) == 0 &&
+        t->callsites[x->prev_site].sig == b->callsites[bp->prev_site].sig)
+      return x;
+  }
+  return NULL;
+}
+
+static const char *const field_name[4] = {"mean", "min", "max", "sd"};
+
+/* One delta's summary at the target from its pooled inputs: each field by
+ * the timing model its fit picks (an undecided field takes the model of
+ * a decided one of the same summary). */
+static void fit_dstat(ctx *c, const pooled *in, uint64_t n, const int32_t rank, uint32_t bins, tf_dstat *out,
+                      const char *what, tf_mem *m) {
+  double np[TF_FIT_MAXIN], t[4][TF_FIT_MAXIN], v[4];
+  tf_tfit f[4];
+  for (uint32_t i = 0; i < c->k; i++) {
+    np[i] = (double)c->in[i]->nranks;
+    t[0][i] = in[i].mean, t[1][i] = in[i].min, t[2][i] = in[i].max, t[3][i] = in[i].sd;
+  }
+  int decided = -1;
+  for (int j = 0; j < 4; j++) {
+    tf_tfit_run(np, t[j], c->k, (double)c->sp.target[1], &f[j]);
+    if (f[j].decisive && decided < 0) decided = f[j].best;
+  }
+  for (int j = 0; j < 4; j++) {
+    int model = f[j].best; /* undecided: a decided field's model, if it is as close here */
+    if (!f[j].decisive && decided >= 0 && f[j].dev[decided] <= f[j].dev[f[j].best] + 0.05) model = decided;
+    v[j] = f[j].value[model];
+    if (c->explain) {
+      fprintf(c->explain, "%s %s: %s", what, field_name[j], tf_tfit_name[model]);
+      for (int x = 0; x < TF_TFIT_NMODELS; x++) fprintf(c->explain, " %s=%.3g", tf_tfit_name[x], f[j].dev[x]);
+      fprintf(c->explain, "%s -> %.6g\n", f[j].decisive ? "" : " (undecided)", v[j]);
+    }
+  }
+  double cap = (double)(UINT64_MAX / 4) / (double)n; /* sums stay within 64 bits */
+  for (int j = 0; j < 4; j++)
+    if (v[j] > cap) v[j] = cap;
+  uint64_t mn = (uint64_t)llround(v[1]), mx = (uint64_t)llround(v[2]);
+  if (mx < mn) mx = mn;
+  double mean = v[0] < (double)mn ? (double)mn : v[0] > (double)mx ? (double)mx : v[0];
+  *out = (tf_dstat){0};
+  out->n = n;
+  out->min = mn;
+  out->max = mx;
+  out->sum = (uint64_t)llround(mean * (double)n);
+  if (out->sum < mn * n) out->sum = mn * n;
+  if (out->sum > mx * n) out->sum = mx * n;
+  mean = (double)out->sum / (double)n;
+  out->m2 = mn == mx || n < 2 ? 0 : v[3] * v[3] * (double)n;
+  out->min_rank = out->max_rank = out->rmean_lo_rank = out->rmean_hi_rank = rank;
+  out->rmean_lo = out->rmean_hi = mean;
+  if (bins) {
+    out->nbins = 1;
+    out->bins = calloc(1, sizeof *out->bins);
+    if (!out->bins) {
+      m->failed = 1;
+      out->nbins = 0;
+      return;
+    }
+    m->bytes += sizeof *out->bins;
+    out->bins[0] = (tf_bin){mn, mx > mn ? mx : mx + 1, n, mean, out->m2}; /* a bin is never empty */
+  }
+}
+
+/* The base event's times become one summary per path over all its ranks. */
+static int fit_timing(ctx *c, tf_mnode *const *x, const char *evname) {
+  tf_mnode *bx = x[c->base];
+  tf_mtrace *b = c->in[c->base];
+  tf_gtiming *g = &bx->timing;
+  if (!g->npaths) return 0;
+  for (uint32_t i = 0; i < c->k; i++)
+    if (x[i]->timing.npaths != g->npaths)
+      return fail(c, "time summaries after %u different previous calls at P=%d, %u at P=%d", x[i]->timing.npaths,
+                  c->in[i]->nranks, g->npaths, b->nranks);
+  tf_gpath *paths = calloc(g->npaths, sizeof *paths);
+  if (!paths) return fail(c, "out of memory");
+  int32_t first = (int32_t)tf_ranks_first(&bx->ranks);
+  double lo[2] = {INFINITY, INFINITY}, hi[2] = {0, 0};
+  int rc = 0;
+  for (uint32_t p = 0; p < g->npaths && !rc; p++) {
+    const tf_gpath *bp = &g->paths[p];
+    pooled in[2][TF_FIT_MAXIN];
+    int64_t n[TF_FIT_MAXIN];
+    uint8_t all[TF_FIT_MAXIN];
+    char what[640];
+    snprintf(what, sizeof what, "%s after %s", evname,
+             bp->prev_fn == TF_PREV_NONE ? "(start)" : b->ft.funcs[bp->prev_fn].name);
+    for (uint32_t i = 0; i < c->k && !rc; i++) {
+      const tf_gpath *ip = find_path(c, i, &x[i]->timing, bp);
+      if (!ip) {
+        rc = fail(c, "no time summary %s at P=%d", what, c->in[i]->nranks);
+        break;
+      }
+      in[0][i] = pool(ip, 0);
+      in[1][i] = pool(ip, 1);
+      n[i] = (int64_t)in[0][i].n;
+      all[i] = 1;
+    }
+    int64_t nt = 0;
+    if (rc || (rc = fit_one(c, n, all, "occurrences per path", &nt))) break;
+    if (nt < 1) {
+      rc = fail(c, "%s: %" PRId64 " occurrences at the target", what, nt);
+      break;
+    }
+    tf_gpath *op = &paths[p];
+    op->prev_fn = bp->prev_fn;
+    op->prev_site = bp->prev_site;
+    if (!(op->g = calloc(1, sizeof *op->g))) {
+      rc = fail(c, "out of memory");
+      break;
+    }
+    op->n = op->cap = 1;
+    op->g->t.prev_fn = bp->prev_fn;
+    op->g->t.prev_site = bp->prev_site;
+    if (tf_vseq_copy(&op->g->ranks, &bx->ranks, &b->mem)) {
+      rc = fail(c, "out of memory");
+      break;
+    }
+    uint32_t bins = b->timing == TF_TIMING_HISTOGRAM || b->timing == TF_TIMING_PATH;
+    char w2[700];
+    snprintf(w2, sizeof w2, "%s compute", what);
+    fit_dstat(c, in[0], (uint64_t)nt, first, bins, &op->g->t.compute, w2, &b->mem);
+    snprintf(w2, sizeof w2, "%s call", what);
+    fit_dstat(c, in[1], (uint64_t)nt, first, bins, &op->g->t.duration, w2, &b->mem);
+    const tf_dstat *d[2] = {&op->g->t.compute, &op->g->t.duration};
+    for (int j = 0; j < 2; j++) {
+      double mean = (double)d[j]->sum / (double)d[j]->n;
+      if (mean < lo[j]) lo[j] = mean;
+      if (mean > hi[j]) hi[j] = mean;
+    }
+  }
+  uint32_t np = g->npaths;
+  tf_gtiming_free(g, &b->mem);
+  g->paths = paths;
+  g->npaths = np;
+  b->mem.bytes += np * sizeof *paths;
+  g->compute = (tf_rankmeans){lo[0], hi[0], first, first};
+  g->duration = (tf_rankmeans){lo[1], hi[1], first, first};
+  return rc;
+}
+
+/* ------------------------------------------------------------ nodes */
+
+static int fit_nodes(ctx *c, tf_mnode **const *x, const uint32_t *n, const char *at);
+
+static int fit_node(ctx *c, tf_mnode *const *x, const char *at) {
+  tf_mtrace *b = c->in[c->base];
+  tf_mnode *bx = x[c->base];
+  const char *evname = bx->is_loop ? "loop" : b->ft.funcs[bx->fn].name;
+  snprintf(c->where, sizeof c->where, "%.300s (%.100s)", at, evname);
+  for (uint32_t i = 0; i < c->k; i++) {
+    const char *name = x[i]->is_loop ? "loop" : c->in[i]->ft.funcs[x[i]->fn].name;
+    if (x[i]->is_loop != bx->is_loop || strcmp(name, evname) != 0)
+      return fail(c, "the traces differ in structure: %s at P=%d, %s at P=%d", name, c->in[i]->nranks, evname,
+                  b->nranks);
+    if (bx->is_loop) continue;
+    if (x[i]->thread != bx->thread || c->in[i]->callsites[x[i]->site].sig != b->callsites[bx->site].sig)
+      return fail(c, "the traces differ in structure: another thread or call site at P=%d", c->in[i]->nranks);
+    if (x[i]->nslots != bx->nslots)
+      return fail(c,
+                  "the traces differ in structure: %u parameter values at P=%d, %u at P=%d (an array whose "
+                  "length depends on P, e.g. per-rank counts, is not extrapolated)",
+                  x[i]->nslots, c->in[i]->nranks, bx->nslots, b->nranks);
+  }
+  const tf_vseq *r[TF_FIT_MAXIN];
+  const tf_vset *v[TF_FIT_MAXIN];
+  for (uint32_t i = 0; i < c->k; i++) r[i] = &x[i]->ranks, v[i] = &x[i]->count;
+  if (fit_vseq(c, r, &bx->ranks, "rank list")) return -1;
+  if (fit_vset(c, v, &bx->count, bx->is_loop ? "iteration count" : "value count")) return -1;
+  if (bx->is_loop) {
+    tf_mnode **const *body[TF_FIT_MAXIN];
+    uint32_t nb[TF_FIT_MAXIN];
+    for (uint32_t i = 0; i < c->k; i++) body[i] = &x[i]->body, nb[i] = x[i]->nbody;
+    tf_mnode **bodies[TF_FIT_MAXIN];
+    for (uint32_t i = 0; i < c->k; i++) bodies[i] = *body[i];
+    char sub[512];
+    snprintf(sub, sizeof sub, "%.400s/", at);
+    return fit_nodes(c, bodies, nb, sub);
+  }
+  const tf_func_desc *f = &b->ft.funcs[bx->fn];
+  for (uint32_t j = 0; j < bx->nslots; j++) {
+    char what[128];
+    snprintf(what, sizeof what, "parameter %s", j < f->nfields ? f->fields[j].name : "(array element)");
+    for (uint32_t i = 0; i < c->k; i++) v[i] = &x[i]->slots[j];
+    if (fit_vset(c, v, &bx->slots[j], what)) return -1;
+  }
+  return fit_timing(c, x, evname);
+}
+
+static int fit_nodes(ctx *c, tf_mnode **const *x, const uint32_t *n, const char *at) {
+  for (uint32_t i = 0; i < c->k; i++)
+    if (n[i] != n[c->base]) {
+      snprintf(c->where, sizeof c->where, "%s", *at ? at : "top level");
+      return fail(c, "the traces differ in structure: %u nodes at P=%d, %u at P=%d", n[i], c->in[i]->nranks,
+                  n[c->base], c->in[c->base]->nranks);
+    }
+  for (uint32_t j = 0; j < n[c->base]; j++) {
+    tf_mnode *y[TF_FIT_MAXIN];
+    for (uint32_t i = 0; i < c->k; i++) y[i] = x[i][j];
+    char here[512];
+    snprintf(here, sizeof here, "%.400snode %u", at, j);
+    if (fit_node(c, y, here)) return -1;
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------ the trace */
+
+static int setup_space(ctx *c, const tf_extrap_opts *o) {
+  int nd = o->ndims ? o->ndims : tf_topo_ndims(c->in[c->base]);
+  tf_fit_space *s = &c->sp;
+  static const char *const dn[3] = {"d0", "d1", "d2"};
+  s->nin = c->k;
+  s->nfeat = 2 + (nd > 1 ? (uint32_t)nd : 0);
+  s->name[0] = "1";
+  s->name[1] = "P";
+  for (int d = 0; d < nd && nd > 1; d++) s->name[2 + d] = dn[d];
+  for (uint32_t i = 0; i <= c->k; i++) {
+    int64_t *f = i < c->k ? s->feat[i] : s->target, p = i < c->k ? c->in[i]->nranks : o->ranks, dims[3];
+    f[0] = 1;
+    f[1] = p;
+    if (nd < 2) continue;
+    if (i == c->k && o->ndims) memcpy(dims, o->dims, sizeof dims);
+    else tf_topo_dims(p, nd, dims);
+    for (int d = 0; d < nd; d++) f[2 + d] = dims[d];
+  }
+  if (c->explain) {
+    fprintf(c->explain, "topology: %d dimension%s; features", nd, nd > 1 ? "s" : "");
+    for (uint32_t j = 0; j < s->nfeat; j++) fprintf(c->explain, " %s", s->name[j]);
+    fprintf(c->explain, "; target");
+    for (uint32_t j = 1; j < s->nfeat; j++) fprintf(c->explain, " %s=%" PRId64, s->name[j], s->target[j]);
+    fprintf(c->explain, "\n");
+  }
+  return nd;
+}
+
+int tf_extrapolate(tf_mtrace *const *in, const char *const *names, uint32_t k, const tf_extrap_opts *o, char *err,
+                   size_t errlen) {
+  ctx c = {.in = in, .names = names, .k = k, .explain = o->explain, .err = err, .errlen = errlen};
+  snprintf(c.where, sizeof c.where, "inputs");
+  if (k < 3 || k > TF_FIT_MAXIN) return fail(&c, "%u traces given; extrapolation takes 3 to %d", k, TF_FIT_MAXIN);
+  for (uint32_t i = 0; i < k; i++) {
+    if (in[i]->partial || (int64_t)in[i]->present.nvalues != in[i]->nranks)
+      return fail(&c, "%s is partial or lacks ranks; extrapolation needs complete runs", names[i]);
+    for (uint32_t j = 0; j < i; j++)
+      if (in[i]->nranks == in[j]->nranks)
+        return fail(&c, "%s and %s both have %d ranks; the inputs need distinct rank counts", names[j], names[i],
+                    in[i]->nranks);
+    if (in[i]->nranks > in[c.base]->nranks) c.base = i;
+    if (in[i]->timing != in[0]->timing || in[i]->bins != in[0]->bins || in[i]->unit != in[0]->unit)
+      return fail(&c, "%s was recorded with other timing settings than %s", names[i], names[0]);
+  }
+  int nd = setup_space(&c, o);
+  tf_mtrace *b = in[c.base];
+  const tf_vseq *s[TF_FIT_MAXIN];
+  snprintf(c.where, sizeof c.where, "RANKS");
+  const tf_vseq *ranks_of[4][TF_FIT_MAXIN];
+  for (uint32_t i = 0; i < k; i++) {
+    ranks_of[0][i] = &in[i]->present;
+    ranks_of[1][i] = &in[i]->nevents;
+    ranks_of[2][i] = &in[i]->lost;
+    ranks_of[3][i] = &in[i]->why;
+  }
+  static const char *const rname[4] = {"ranks present", "events per rank", "lost events per rank",
+                                       "partial reasons"};
+  tf_vseq *rout[4] = {&b->present, &b->nevents, &b->lost, &b->why};
+  for (int q = 0; q < 4; q++) {
+    for (uint32_t i = 0; i < k; i++) s[i] = ranks_of[q][i];
+    if (fit_vseq(&c, s, rout[q], rname[q])) return -1;
+  }
+  tf_mnode **tops[TF_FIT_MAXIN];
+  uint32_t ntop[TF_FIT_MAXIN];
+  for (uint32_t i = 0; i < k; i++) tops[i] = in[i]->top, ntop[i] = in[i]->ntop;
+  if (fit_nodes(&c, tops, ntop, "")) return -1;
+  snprintf(c.where, sizeof c.where, "stream order");
+  for (int q = 0; q < 3; q++) {
+    const tf_vset *v[TF_FIT_MAXIN];
+    int any = 0;
+    for (uint32_t i = 0; i < k; i++) v[i] = &in[i]->order[q], any |= in[i]->order[q].n > 0;
+    if (any && fit_vset(&c, v, &b->order[q], "streams")) return -1;
+  }
+  if (b->mem.failed) return fail(&c, "out of memory");
+  /* INFO: the target's size, and where it comes from (optional EXTRAP section) */
+  char note[2048];
+  size_t at = (size_t)snprintf(note, sizeof note, "extrapolated to %" PRId64 " ranks (%d-D) from", o->ranks, nd);
+  for (uint32_t i = 0; i < k && at < sizeof note; i++)
+    at += (size_t)snprintf(note + at, sizeof note - at, " %s (%d ranks)%s", names[i], in[i]->nranks,
+                           i + 1 < k ? "," : "");
+  if (at < sizeof note)
+    snprintf(note + at, sizeof note - at,
+             "; structure: exact linear fits in (1, P%s); times: per path, pooled over ranks, 4 models per field",
+             nd > 1 ? ", dimension sizes" : "");
+  b->nranks = (int32_t)o->ranks;
+  free(b->extrap);
+  if (!(b->extrap = strdup(note))) return fail(&c, "out of memory");
+  return (int)c.base;
+}

@@ -1,0 +1,162 @@
+/* fit.c — exact fits by Gaussian elimination over the rationals, and the
+ * four timing models with their deviation metrics (fit.h). */
+#include "extrap/fit.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+typedef struct {
+  __int128 num, den; /* den > 0, reduced */
+} rat;
+
+static __int128 gcd128(__int128 a, __int128 b) {
+  if (a < 0) a = -a;
+  if (b < 0) b = -b;
+  while (b) {
+    __int128 t = a % b;
+    a = b;
+    b = t;
+  }
+  return a ? a : 1;
+}
+
+static rat mk(__int128 n, __int128 d) {
+  if (d < 0) n = -n, d = -d;
+  __int128 g = gcd128(n, d);
+  return (rat){n / g, d / g};
+}
+static rat sub(rat a, rat b) { return mk(a.num * b.den - b.num * a.den, a.den * b.den); }
+static rat mul(rat a, rat b) { return mk(a.num * b.num, a.den * b.den); }
+static rat dvd(rat a, rat b) { return mk(a.num * b.den, a.den * b.num); }
+
+/* Solve with the features of mask over the known inputs: 1 and the value
+ * at the target if the solution is unique and exact on every row. */
+static int solve(const tf_fit_space *s, uint32_t mask, const int64_t *y, const uint8_t *known, int spare,
+                 rat *value) {
+  uint32_t col[TF_FIT_MAXFEAT], nc = 0, nr = 0;
+  for (uint32_t j = 0; j < s->nfeat; j++)
+    if (mask >> j & 1) col[nc++] = j;
+  rat a[TF_FIT_MAXIN][TF_FIT_MAXFEAT + 1];
+  for (uint32_t i = 0; i < s->nin; i++) {
+    if (!known[i]) continue;
+    for (uint32_t c = 0; c < nc; c++) a[nr][c] = mk(s->feat[i][col[c]], 1);
+    a[nr][nc] = mk(y[i], 1);
+    nr++;
+  }
+  if (nr < nc + (uint32_t)spare && !(nc == 1 && nr == 1)) return 0; /* no input left to check the fit */
+  uint32_t r = 0;
+  for (uint32_t c = 0; c < nc; c++, r++) {
+    uint32_t p = r;
+    while (p < nr && a[p][c].num == 0) p++;
+    if (p == nr) return 0; /* the features are not independent on these inputs */
+    for (uint32_t x = 0; x <= nc; x++) {
+      rat t = a[p][x];
+      a[p][x] = a[r][x];
+      a[r][x] = t;
+    }
+    for (uint32_t q = 0; q < nr; q++) {
+      if (q == r || a[q][c].num == 0) continue;
+      rat f = dvd(a[q][c], a[r][c]);
+      for (uint32_t x = c; x <= nc; x++) a[q][x] = sub(a[q][x], mul(f, a[r][x]));
+    }
+  }
+  for (uint32_t q = nc; q < nr; q++)
+    if (a[q][nc].num != 0) return 0; /* an input the fit does not reproduce */
+  rat v = mk(0, 1);
+  for (uint32_t c = 0; c < nc; c++) {
+    rat coef = dvd(a[c][nc], a[c][c]);
+    if (!spare && coef.den != 1) return 0; /* unchecked fits: whole coefficients only */
+    rat t = mul(coef, mk(s->target[col[c]], 1));
+    v = mk(v.num * t.den + t.num * v.den, v.den * t.den);
+  }
+  *value = v;
+  return 1;
+}
+
+int tf_fit_exact(const tf_fit_space *s, const int64_t *y, const uint8_t *known, int64_t *out, uint32_t *used) {
+  uint32_t nknown = 0;
+  for (uint32_t i = 0; i < s->nin; i++) nknown += known[i] != 0;
+  *used = 0;
+  *out = 0;
+  if (!nknown) return 1;
+  /* feature sets with the constant, smallest first; checked by a spare
+   * input, else (last resort) exactly determined by the inputs */
+  for (int spare = 1; spare >= 0; spare--)
+  for (uint32_t size = 1; size <= s->nfeat; size++)
+    for (uint32_t mask = 1; mask < 1u << s->nfeat; mask += 2) {
+      if ((uint32_t)__builtin_popcount(mask) != size) continue;
+      rat v;
+      if (!solve(s, mask, y, known, spare, &v)) continue;
+      if (!spare) mask |= 1u << 31; /* unchecked */
+      if (v.den != 1 || v.num > INT64_MAX || v.num < INT64_MIN) continue; /* not a whole number at the target */
+      *out = (int64_t)v.num;
+      *used = mask;
+      return 1;
+    }
+  return 0;
+}
+
+/* ------------------------------------------------------------ timing */
+
+const char *const tf_tfit_name[TF_TFIT_NMODELS] = {"constant", "linear", "inverse", "inverse+constant"};
+
+#define SLOPE_MIN 0.2 /* ScalaExtrap: a linear fit with a smaller slope is a constant */
+#define DEV_THRESHOLD 0.05
+
+/* Mean and std. dev. / mean of v without the value farthest from the mean
+ * (when there are at least 3). */
+static double mean_wo_outlier(const double *v, uint32_t k, double *rel_sd) {
+  double m = 0;
+  for (uint32_t i = 0; i < k; i++) m += v[i] / k;
+  uint32_t drop = k;
+  if (k >= 3) {
+    double worst = -1;
+    for (uint32_t i = 0; i < k; i++)
+      if (fabs(v[i] - m) > worst) worst = fabs(v[i] - m), drop = i;
+  }
+  double s = 0, ss = 0;
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < k; i++)
+    if (i != drop) s += v[i], n++;
+  m = s / n;
+  for (uint32_t i = 0; i < k; i++)
+    if (i != drop) ss += (v[i] - m) * (v[i] - m);
+  *rel_sd = m != 0 ? sqrt(ss / n) / fabs(m) : (ss == 0 ? 0 : INFINITY);
+  return m;
+}
+
+/* Least squares y = a x + b; sqrt(residual) / mean of the estimates. */
+static double lsq(const double *x, const double *y, uint32_t k, double *a, double *b) {
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (uint32_t i = 0; i < k; i++) sx += x[i], sy += y[i], sxx += x[i] * x[i], sxy += x[i] * y[i];
+  double d = k * sxx - sx * sx;
+  *a = d != 0 ? (k * sxy - sx * sy) / d : 0;
+  *b = (sy - *a * sx) / k;
+  double res = 0, est = 0;
+  for (uint32_t i = 0; i < k; i++) {
+    double e = *a * x[i] + *b;
+    res += (y[i] - e) * (y[i] - e);
+    est += e / k;
+  }
+  return est != 0 ? sqrt(res) / fabs(est) : (res == 0 ? 0 : INFINITY);
+}
+
+void tf_tfit_run(const double *n, const double *t, uint32_t k, double nt, tf_tfit *f) {
+  double kv[TF_FIT_MAXIN], tn[TF_FIT_MAXIN], a, b;
+  f->value[TF_TFIT_CONST] = mean_wo_outlier(t, k, &f->dev[TF_TFIT_CONST]);
+  f->dev[TF_TFIT_LINEAR] = lsq(n, t, k, &a, &b);
+  f->value[TF_TFIT_LINEAR] = a * nt + b;
+  if (fabs(a) < SLOPE_MIN) f->dev[TF_TFIT_LINEAR] = INFINITY;
+  for (uint32_t i = 0; i < k; i++) kv[i] = t[i] * n[i], tn[i] = t[i] * n[i];
+  f->value[TF_TFIT_INVERSE] = mean_wo_outlier(kv, k, &f->dev[TF_TFIT_INVERSE]) / nt;
+  f->dev[TF_TFIT_INVCONST] = lsq(n, tn, k, &a, &b); /* t n = c n + k */
+  f->value[TF_TFIT_INVCONST] = a + b / nt;
+  f->best = 0;
+  for (int m = 1; m < TF_TFIT_NMODELS; m++)
+    if (f->dev[m] < f->dev[f->best]) f->best = m;
+  f->decisive = 1;
+  for (int m = 0; m < TF_TFIT_NMODELS; m++)
+    if (m != f->best && !(f->dev[f->best] + DEV_THRESHOLD < f->dev[m])) f->decisive = 0;
+  for (int m = 0; m < TF_TFIT_NMODELS; m++)
+    if (!(f->value[m] >= 0)) f->value[m] = 0; /* times are never negative */
+}

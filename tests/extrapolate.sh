@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# extrapolate.sh — `tracefold extrapolate` against a recorded run
+# (doc/EXTRAPOLATE.md). The workload is recorded at the input rank counts
+# and at the target; the trace extrapolated from the inputs to the target
+# must, against independent oracles:
+#   1. for EVERY rank, unroll (--no-time) exactly as the recorded trace at
+#      the target does;
+#   2. for every rank, count the calls per function the workload itself
+#      counted in the target run (-c);
+#   3. be marked as extrapolated (tracefold stats) and read by show and
+#      stats without error.
+# With --refuse the extrapolation must instead be refused (exit 1) with a
+# message naming the parameter ("no exact fit" or "differ"), and write no
+# file.
+#
+# usage: extrapolate.sh --mpirun CMD --lib LIB --cli TRACEFOLD --inputs "4 6 9" --target 8 [--refuse 1]
+#                       -- PROGRAM [ARGS...]
+# shellcheck disable=SC2154 # the option variables: set by tf_options (lib.sh)
+set -euo pipefail
+
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+refuse=0
+tf_options "mpirun lib cli inputs target refuse --:prog" "$@"
+tf_workdir extrap
+
+traces=()
+for np in $inputs $target; do
+  tf_record "$work/run$np" "$work/t$np" -- "${prog[@]}" -c "$work/c$np"
+  [ "$np" = "$target" ] || traces+=("$work/t$np/trace.tf")
+done
+
+if [ "$refuse" = 1 ]; then
+  if "$cli" extrapolate --ranks "$target" -o "$work/x.tf" "${traces[@]}" >"$work/x.out" 2>"$work/x.err"; then
+    fail "extrapolating $name was not refused"
+  fi
+  cat "$work/x.err"
+  grep -q "refused: .*\(no exact fit\|differ\)" "$work/x.err" || fail "the refusal names no parameter and values"
+  [ ! -e "$work/x.tf" ] || fail "a refused extrapolation wrote $work/x.tf"
+  say "$name: ${inputs// /,} -> $target refused as expected"
+  exit 0
+fi
+
+tf_must "$work/x" "tracefold extrapolate failed" "$cli" extrapolate --ranks "$target" -o "$work/x.tf" "${traces[@]}"
+"$cli" stats "$work/x.tf" >"$work/stats" || fail "tracefold stats failed on the extrapolated trace"
+grep -q "^extrapolated: " "$work/stats" || fail "stats does not say the trace is extrapolated"
+"$cli" show "$work/x.tf" >/dev/null || fail "tracefold show failed on the extrapolated trace"
+for ((r = 0; r < target; r++)); do
+  "$cli" unroll --no-time --rank "$r" "$work/t$target/trace.tf" >"$work/real.$r" || fail "unroll of the recorded trace failed"
+  "$cli" unroll --no-time --rank "$r" "$work/x.tf" >"$work/x.$r" || fail "unroll of the extrapolated trace failed (rank $r)"
+  cmp -s "$work/real.$r" "$work/x.$r" || {
+    diff "$work/real.$r" "$work/x.$r" | head -10 >&2
+    fail "rank $r: the extrapolated trace differs from the recorded one"
+  }
+  "$cli" counts --rank "$r" "$work/x.tf" >"$work/xc.$r" || fail "tracefold counts failed"
+  diff -u "$work/c$target.$r" "$work/xc.$r" >&2 || fail "rank $r: calls differ from the workload's own counts"
+done
+say "$name: ${inputs// /,} -> $target: all $target ranks equal the recorded trace ($(wc -c <"$work/x.tf") bytes)"
