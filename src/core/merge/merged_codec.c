@@ -22,7 +22,7 @@
 #include "format/vseq_codec.h"
 
 enum { SEC_END = 0, SEC_INFO = 1, SEC_FUNCS = 2, SEC_CALLSITES = 3, SEC_RANKS = 4, SEC_NODES = 5, SEC_OPTIONAL = 64,
-       SEC_EXTRAP = 64 /* optional: text saying the trace is extrapolated, from what (doc/FORMAT.md 3.9) */ };
+       SEC_EXTRAP = 64 /* optional: text saying the trace is extrapolated, from what (doc/FORMAT.md 3.8a) */ };
 enum { CODEC_STORED = 0, CODEC_ZSTD = 1 };
 enum { NF_LOOP = 1, NF_RANKS = 2 };
 
