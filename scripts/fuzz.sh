@@ -44,7 +44,7 @@ mapfile -t more < <(tf_fuzz_sources | grep -v '^src/core/')
 [ ${#srcs[@]} -gt 0 ] && [ ${#more[@]} -gt 0 ] ||
   { echo "fuzz.sh: no sources found for tracefold_core, tracefold_export or tracefold_cli_verbs" >&2; exit 1; }
 for s in "${more[@]}"; do srcs+=("$(realpath -m --relative-to=src/core "$s")"); done # relative to src/core, as the core's
-san=(-g -O1 -std=c11 -fno-omit-frame-pointer -fno-sanitize-recover=all -Iinclude -Isrc/core -Isrc/export -Isrc/graph -Isrc/cli
+san=(-g -O1 -std=c11 -fno-omit-frame-pointer -fno-sanitize-recover=all -Iinclude -Isrc/core -Isrc/export -Isrc/graph -Isrc/cst -Isrc/genapp -Isrc/cli "-I$build/src/recorder/gen"
      -DTF_REPLAY_PATH=\"\" -DTF_MPIRUN_DEFAULT=\"\" -DTF_SIM_PATH=\"\" -DTF_SMPIRUN_PATH=\"\")
 rm -f "$out"/obj/*.o
 pids=()

@@ -10,10 +10,13 @@ tf_lib_sources() {
     sed -e "s|^\${CMAKE_CURRENT_BINARY_DIR}/|$build/$1/|" -e "t" -e "s|^|$1/|"
 }
 
-# tf_fuzz_sources: the core's, the exporter's, the graph library's and the CLI verbs' sources
+# tf_fuzz_sources: the core's, the exporter's, the graph library's, the CST format's, genapp's and the CLI verbs' sources
 tf_fuzz_sources() {
   tf_lib_sources src/core tracefold_core
   tf_lib_sources src/export tracefold_export
   tf_lib_sources src/graph tracefold_graph
+  tf_lib_sources src/cst tracefold_cst_format
+  echo "$build/src/recorder/gen/tf_schema.c" # the generated schema genapp's calls are named by
+  tf_lib_sources src/genapp tracefold_genapp | sed "s|^src/genapp/\${GGEN}/|$build/src/genapp/gen/|"
   tf_lib_sources src/cli tracefold_cli_verbs
 }
