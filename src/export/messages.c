@@ -112,6 +112,7 @@ static struct xp_preq *req_find(xp_msgs *m, int64_t id) {
 
 static int req_add(xp_msgs *m, struct xp_preq r) {
   if (r.id <= TF_SPECIAL_MAX) return 0;
+  r.idle = r.persistent; /* a persistent request is made inactive (MPI_*_init); MPI_Start makes it active */
   struct xp_preq *o = req_find(m, r.id);
   if (o) {
     *o = r;
@@ -221,7 +222,6 @@ int xp_msgs_event(xp_msgs *m, const xp_events *e) {
     int64_t dest = SV(F_DEST);
     struct xp_preq r = {SV(F_REQ), 0, m->cls[e->ev.fn] == C_PSEND, dest != TF_PROC_NULL, comm, dest, SV(F_TAG),
                         ubytes(SV(F_BYTES)), 0};
-    r.idle = r.persistent;
     if (req_add(m, r)) return -1;
     return r.persistent ? 0 : post(m, &r);
   }
@@ -236,7 +236,6 @@ int xp_msgs_event(xp_msgs *m, const xp_events *e) {
     int64_t src = SV(F_SOURCE);
     struct xp_preq r = {SV(F_REQ), 1, m->cls[e->ev.fn] == C_PRECV, src != TF_PROC_NULL, comm, src, SV(F_TAG),
                         ubytes(SV(F_BYTES)), 0};
-    r.idle = r.persistent;
     if (req_add(m, r)) return -1;
     return r.persistent ? 0 : post(m, &r);
   }
