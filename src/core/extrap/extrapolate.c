@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "extrap/coords.h"
 #include "extrap/fit.h"
 #include "extrap/topology.h"
 #include "merge/ranklist.h"
@@ -19,6 +20,8 @@ typedef struct ctx {
   const char *const *names;
   uint32_t k, base;
   tf_fit_space sp;
+  int nd;                                      /* dimensions of the rank space */
+  int64_t dims[TF_FIT_MAXIN + 1][TF_TOPO_MAXDIMS]; /* per input, then the target's */
   FILE *explain;
   char *err;
   size_t errlen;
@@ -164,31 +167,104 @@ static int fit_vseq(ctx *c, const tf_vseq *const *s, tf_vseq *out, const char *w
   return 0;
 }
 
-static int fit_vset(ctx *c, const tf_vset *const *v, tf_vset *out, const char *what) {
+/* The refusal of value sets whose number of groups differs. */
+static int groups_differ(ctx *c, const tf_vset *const *v, const tf_vset *out, const char *what) {
+  int64_t ng[TF_FIT_MAXIN];
+  for (uint32_t x = 0; x < c->k; x++) ng[x] = v[x]->n;
+  char vals[256], first[160] = "", a[64];
+  values_text(c, ng, NULL, vals, sizeof vals);
+  for (uint32_t g = 0; g < out->n && g < 4; g++) {
+    tf_vseq_format(&out->seq[g], a, sizeof a);
+    size_t at = strlen(first);
+    snprintf(first + at, sizeof first - at, "%s%s", g ? " | " : "", a);
+  }
+  return fail(c, "%s: the number of value groups differs between the inputs (%s; at P=%d: %s%s), also taken as "
+              "affine functions of the rank's coordinates",
+              what, vals, c->in[c->base]->nranks, first, out->n > 4 ? " | ..." : "");
+}
+
+static int fit_group(ctx *c, const tf_vset *const *v, uint32_t const *g, tf_vset *out, uint32_t go,
+                     const char *what) {
   char name[320];
-  for (uint32_t i = 0; i < c->k; i++)
-    if (v[i]->n != out->n) { /* values seen: each input's groups */
-      int64_t ng[TF_FIT_MAXIN];
-      for (uint32_t x = 0; x < c->k; x++) ng[x] = v[x]->n;
-      char vals[256], first[160] = "", a[64];
-      values_text(c, ng, NULL, vals, sizeof vals);
-      for (uint32_t g = 0; g < out->n && g < 4; g++) {
-        tf_vseq_format(&out->seq[g], a, sizeof a);
-        size_t at = strlen(first);
-        snprintf(first + at, sizeof first - at, "%s%s", g ? " | " : "", a);
-      }
-      return fail(c, "%s: the number of value groups differs between the inputs (%s; at P=%d: %s%s): a value that "
-                  "depends on the rank's position (e.g. a row number) is not extrapolated",
-                  what, vals, c->in[c->base]->nranks, first, out->n > 4 ? " | ..." : "");
+  const tf_vseq *s[TF_FIT_MAXIN], *r[TF_FIT_MAXIN];
+  for (uint32_t i = 0; i < c->k; i++) s[i] = &v[i]->seq[g[i]], r[i] = &v[i]->ranks[g[i]];
+  snprintf(name, sizeof name, "%s, rank group %u's values", what, go);
+  if (fit_vseq(c, s, &out->seq[go], name)) return -1;
+  snprintf(name, sizeof name, "%s, rank group %u's ranks", what, go);
+  if (fit_vseq(c, r, &out->ranks[go], name)) return -1;
+  out->hash[go] = tf_vseq_hash(&out->seq[go]);
+  return 0;
+}
+
+/* Value sets whose number of groups differs: entries of groups that are
+ * affine in the rank's coordinates (coords.h), each fitted, and the base's
+ * groups replaced by those the entries give at the target. */
+static int fit_vset_classes(ctx *c, const tf_vset *const *v, tf_vset *out, const char *what) {
+  tf_coord_entry *e[TF_FIT_MAXIN] = {0};
+  uint32_t ne[TF_FIT_MAXIN] = {0};
+  tf_mem *m = &c->in[c->base]->mem;
+  int rc = 0;
+  int same = 0;
+  for (int wide = 0; wide < 2 && !same && !rc; wide++) { /* groups of one rank first, then all */
+    for (uint32_t i = 0; i < c->k; i++) {
+      if (e[i]) tf_coord_free(e[i], ne[i], m);
+      e[i] = NULL;
     }
+    for (uint32_t i = 0; i < c->k && !rc; i++)
+      if (tf_coord_split(v[i], c->nd, c->dims[i], wide, &e[i], &ne[i], m)) rc = fail(c, "out of memory");
+    same = !rc;
+    for (uint32_t i = 0; i < c->k && same; i++) {
+      same = ne[i] == ne[c->base];
+      for (uint32_t j = 0; same && j < ne[i]; j++) same = e[i][j].is_class == e[c->base][j].is_class;
+    }
+  }
+  if (!rc && !same) rc = groups_differ(c, v, out, what);
+  tf_vset fitted = {0};
+  for (uint32_t j = 0; j < ne[c->base] && !rc; j++) {
+    char name[400];
+    if (!e[c->base][j].is_class) { /* a group by itself: fitted in place, moved over */
+      uint32_t g[TF_FIT_MAXIN];
+      for (uint32_t i = 0; i < c->k; i++) g[i] = e[i][j].first;
+      if ((rc = fit_group(c, v, g, out, g[c->base], what))) break;
+      rc = tf_vset_add(&fitted, &out->seq[g[c->base]], &out->ranks[g[c->base]], out->hash[g[c->base]], m);
+      continue;
+    }
+    const tf_vseq *s[TF_FIT_MAXIN];
+    int64_t y[TF_FIT_MAXIN], coef[1 + TF_TOPO_MAXDIMS];
+    uint8_t all[TF_FIT_MAXIN];
+    tf_coord_entry *b = &e[c->base][j];
+    for (uint32_t i = 0; i < c->k; i++) s[i] = &e[i][j].ranks, all[i] = 1;
+    snprintf(name, sizeof name, "%s, class %u (groups affine in the coordinates)'s ranks", what, j);
+    if ((rc = fit_vseq(c, s, &b->ranks, name))) break;
+    for (uint32_t i = 0; i < c->k; i++) s[i] = &e[i][j].shape;
+    snprintf(name, sizeof name, "%s, class %u's values", what, j);
+    if ((rc = fit_vseq(c, s, &b->shape, name))) break;
+    for (int f = 0; f <= c->nd && !rc; f++) {
+      for (uint32_t i = 0; i < c->k; i++) y[i] = e[i][j].coef[f];
+      snprintf(name, sizeof name, "%s, class %u's coefficient %d (0: constant, then the coordinates)", what, j, f);
+      rc = fit_one(c, y, all, name, &coef[f]);
+    }
+    if (!rc && tf_coord_expand(&fitted, &b->ranks, &b->shape, coef, c->nd, c->dims[c->k], m))
+      rc = fail(c, "out of memory");
+  }
+  for (uint32_t i = 0; i < c->k; i++)
+    if (e[i]) tf_coord_free(e[i], ne[i], m);
+  if (rc) {
+    tf_vset_free(&fitted, m);
+    return -1;
+  }
+  tf_vset_free(out, m);
+  *out = fitted;
+  return 0;
+}
+
+static int fit_vset(ctx *c, const tf_vset *const *v, tf_vset *out, const char *what) {
+  for (uint32_t i = 0; i < c->k; i++)
+    if (v[i]->n != out->n) return fit_vset_classes(c, v, out, what);
   for (uint32_t g = 0; g < out->n; g++) {
-    const tf_vseq *s[TF_FIT_MAXIN], *r[TF_FIT_MAXIN];
-    for (uint32_t i = 0; i < c->k; i++) s[i] = &v[i]->seq[g], r[i] = &v[i]->ranks[g];
-    snprintf(name, sizeof name, "%s, rank group %u's values", what, g);
-    if (fit_vseq(c, s, &out->seq[g], name)) return -1;
-    snprintf(name, sizeof name, "%s, rank group %u's ranks", what, g);
-    if (fit_vseq(c, r, &out->ranks[g], name)) return -1;
-    out->hash[g] = tf_vseq_hash(&out->seq[g]);
+    uint32_t gs[TF_FIT_MAXIN];
+    for (uint32_t i = 0; i < c->k; i++) gs[i] = g;
+    if (fit_group(c, v, gs, out, g, what)) return -1;
   }
   return 0;
 }
@@ -436,6 +512,7 @@ static int fit_nodes(ctx *c, tf_mnode **const *x, const uint32_t *n, const char 
 static int setup_space(ctx *c, const tf_extrap_opts *o) {
   int nd = o->ndims ? o->ndims : tf_topo_ndims(c->in[c->base]);
   tf_fit_space *s = &c->sp;
+  c->nd = nd;
   static const char *const dn[3] = {"d0", "d1", "d2"};
   s->nin = c->k;
   s->nfeat = 2 + (nd > 1 ? (uint32_t)nd : 0);
@@ -446,10 +523,11 @@ static int setup_space(ctx *c, const tf_extrap_opts *o) {
     int64_t *f = i < c->k ? s->feat[i] : s->target, p = i < c->k ? c->in[i]->nranks : o->ranks, dims[3];
     f[0] = 1;
     f[1] = p;
+    c->dims[i][0] = p;
     if (nd < 2) continue;
     if (i == c->k && o->ndims) memcpy(dims, o->dims, sizeof dims);
     else tf_topo_dims(p, nd, dims);
-    for (int d = 0; d < nd; d++) f[2 + d] = dims[d];
+    for (int d = 0; d < nd; d++) f[2 + d] = c->dims[i][d] = dims[d];
   }
   if (c->explain) {
     fprintf(c->explain, "topology: %d dimension%s; features", nd, nd > 1 ? "s" : "");
