@@ -509,8 +509,50 @@ static int fit_nodes(ctx *c, tf_mnode **const *x, const uint32_t *n, const char 
 
 /* ------------------------------------------------------------ the trace */
 
-static int setup_space(ctx *c, const tf_extrap_opts *o) {
+/* Dimension sizes of every input and the target: recorded topology or
+ * --dims: MPI_Dims_create's rule at the inputs; else a 2-D grid detected at
+ * every input (the rule at the target if the inputs follow it, else an
+ * exact fit of the row length in P); else 1-D. nd, or -1. */
+static int find_dims(ctx *c, const tf_extrap_opts *o) {
   int nd = o->ndims ? o->ndims : tf_topo_ndims(c->in[c->base]);
+  for (uint32_t i = 0; i <= c->k; i++) {
+    c->dims[i][0] = i < c->k ? c->in[i]->nranks : o->ranks;
+    if (nd > 1) tf_topo_dims(c->dims[i][0], nd, c->dims[i]);
+  }
+  if (o->ndims) memcpy(c->dims[c->k], o->dims, sizeof o->dims);
+  if (nd) return nd;
+  int64_t row[TF_FIT_MAXIN], rule[2];
+  int follows = 1;
+  for (uint32_t i = 0; i < c->k; i++) {
+    if ((row[i] = tf_topo_detect_row(c->in[i])) < 0) return fail(c, "out of memory");
+    if (!row[i]) return 1;
+    tf_topo_dims(c->in[i]->nranks, 2, rule);
+    follows &= rule[1] == row[i];
+  }
+  for (uint32_t i = 0; i < c->k; i++) c->dims[i][0] = c->in[i]->nranks / row[i], c->dims[i][1] = row[i];
+  if (follows) {
+    tf_topo_dims(o->ranks, 2, c->dims[c->k]);
+    return 2;
+  }
+  tf_fit_space line = {.nin = c->k, .nfeat = 2};
+  uint8_t all[TF_FIT_MAXIN];
+  for (uint32_t i = 0; i < c->k; i++) line.feat[i][0] = 1, line.feat[i][1] = c->in[i]->nranks, all[i] = 1;
+  line.target[0] = 1;
+  line.target[1] = o->ranks;
+  int64_t r;
+  uint32_t used;
+  if (!tf_fit_exact(&line, row, all, &r, &used) || r < 1 || o->ranks % r)
+    return fail(c, "a 2-D rank grid is detected (rows of %" PRId64 " at P=%d, ...) whose row length at P=%" PRId64
+                " neither follows MPI_Dims_create's rule nor fits exactly: give --dims",
+                row[0], c->in[0]->nranks, o->ranks);
+  c->dims[c->k][0] = o->ranks / r;
+  c->dims[c->k][1] = r;
+  return 2;
+}
+
+static int setup_space(ctx *c, const tf_extrap_opts *o) {
+  int nd = find_dims(c, o);
+  if (nd < 0) return -1;
   tf_fit_space *s = &c->sp;
   c->nd = nd;
   static const char *const dn[3] = {"d0", "d1", "d2"};
@@ -520,14 +562,10 @@ static int setup_space(ctx *c, const tf_extrap_opts *o) {
   s->name[1] = "P";
   for (int d = 0; d < nd && nd > 1; d++) s->name[2 + d] = dn[d];
   for (uint32_t i = 0; i <= c->k; i++) {
-    int64_t *f = i < c->k ? s->feat[i] : s->target, p = i < c->k ? c->in[i]->nranks : o->ranks, dims[3];
+    int64_t *f = i < c->k ? s->feat[i] : s->target;
     f[0] = 1;
-    f[1] = p;
-    c->dims[i][0] = p;
-    if (nd < 2) continue;
-    if (i == c->k && o->ndims) memcpy(dims, o->dims, sizeof dims);
-    else tf_topo_dims(p, nd, dims);
-    for (int d = 0; d < nd; d++) f[2 + d] = c->dims[i][d] = dims[d];
+    f[1] = i < c->k ? c->in[i]->nranks : o->ranks;
+    for (int d = 0; d < nd && nd > 1; d++) f[2 + d] = c->dims[i][d];
   }
   if (c->explain) {
     fprintf(c->explain, "topology: %d dimension%s; features", nd, nd > 1 ? "s" : "");
@@ -556,6 +594,7 @@ int tf_extrapolate(tf_mtrace *const *in, const char *const *names, uint32_t k, c
       return fail(&c, "%s was recorded with other timing settings than %s", names[i], names[0]);
   }
   int nd = setup_space(&c, o);
+  if (nd < 0) return -1;
   tf_mtrace *b = in[c.base];
   const tf_vseq *s[TF_FIT_MAXIN];
   snprintf(c.where, sizeof c.where, "RANKS");
