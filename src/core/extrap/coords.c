@@ -219,3 +219,55 @@ int tf_coord_expand(tf_vset *v, const tf_vseq *ranks, const tf_vseq *shape, cons
   free(rv);
   return rc || m->failed ? -1 : 0;
 }
+
+static int by_first_rank(const void *a, const void *b) {
+  const rank_value *x = a, *y = b;
+  return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+int tf_coord_groups(const tf_vseq *per_rank, tf_vset *out, tf_mem *m) {
+  uint64_t n;
+  int64_t *val = values_of(per_rank, &n);
+  rank_value *rv = val ? malloc((n ? n : 1) * sizeof *rv) : NULL;
+  rank_value *first = rv ? malloc((n ? n : 1) * sizeof *first) : NULL; /* (value, its first rank) */
+  int rc = first ? 0 : -1;
+  uint64_t nfirst = 0;
+  for (uint64_t r = 0; r < n && !rc; r++) rv[r] = (rank_value){val[r], (int64_t)r};
+  if (!rc) qsort(rv, n, sizeof *rv, by_value_then_rank);
+  for (uint64_t i = 0; i < n && !rc; i++)
+    if (!i || rv[i].value != rv[i - 1].value) first[nfirst++] = (rank_value){rv[i].value, rv[i].rank};
+  if (!rc) qsort(first, nfirst, sizeof *first, by_first_rank);
+  for (uint64_t g = 0; g < nfirst && !rc; g++) {
+    tf_vseq seq = {0}, ranks = {0};
+    tf_vseq_push(&seq, first[g].value, m);
+    for (uint64_t r = (uint64_t)first[g].rank; r < n; r++)
+      if (val[r] == first[g].value) tf_vseq_push(&ranks, (int64_t)r, m);
+    tf_vseq_seal(&ranks, m);
+    uint64_t hash = tf_vseq_hash(&seq);
+    rc = tf_vset_add(out, &seq, &ranks, hash, m);
+  }
+  free(val);
+  free(rv);
+  free(first);
+  return rc || m->failed ? -1 : 0;
+}
+
+int tf_coord_per_rank(const tf_vset *v, int64_t n, tf_vseq *out, tf_mem *m) {
+  int64_t *val = calloc(n > 0 ? (size_t)n : 1, sizeof *val);
+  if (!val) return -1;
+  for (uint32_t g = 0; g < v->n; g++) {
+    uint64_t nr;
+    int64_t *r = values_of(&v->ranks[g], &nr), value;
+    if (!r) {
+      free(val);
+      return -1;
+    }
+    if (!tf_vseq_is_constant(&v->seq[g], &value)) value = 0;
+    for (uint64_t i = 0; i < nr; i++)
+      if (r[i] >= 0 && r[i] < n) val[r[i]] = value;
+    free(r);
+  }
+  for (int64_t r = 0; r < n; r++) tf_vseq_push(out, val[r], m);
+  free(val);
+  return m->failed ? -1 : 0;
+}

@@ -44,4 +44,11 @@ void tf_coord_free(tf_coord_entry *e, uint32_t n, tf_mem *m);
 int tf_coord_expand(tf_vset *v, const tf_vseq *ranks, const tf_vseq *shape, const int64_t *coef, int nd,
                     const int64_t *dims, tf_mem *m);
 
+/* A sequence of one value per rank (rank r's at position r) as the value
+ * set of its distinct values, one group each in the order of their first
+ * ranks (appended to out); and back, for ranks 0 .. n-1 (a rank no group
+ * holds gets 0). 0, or -1 (out of memory). */
+int tf_coord_groups(const tf_vseq *per_rank, tf_vset *out, tf_mem *m);
+int tf_coord_per_rank(const tf_vset *v, int64_t n, tf_vseq *out, tf_mem *m);
+
 #endif

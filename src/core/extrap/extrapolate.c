@@ -71,7 +71,7 @@ static int fit_items(ctx *c, const tf_vitem *const *items, uint32_t n, tf_vitem 
 /* out (the base input's item) becomes item `which` of every input, fitted. */
 static int fit_item(ctx *c, const tf_vitem *const *given, tf_vitem *out, const char *what, uint32_t index) {
   int64_t base[TF_FIT_MAXIN], step[TF_FIT_MAXIN], count[TF_FIT_MAXIN];
-  uint8_t all[TF_FIT_MAXIN], stepknown[TF_FIT_MAXIN];
+  uint8_t all[TF_FIT_MAXIN], baseknown[TF_FIT_MAXIN], stepknown[TF_FIT_MAXIN];
   /* A block of ranks whose inner extent is 1 at a small size (ranks 1, 3
    * of a 2x2 grid: a run) is the repeat of a one-value run it becomes at
    * larger sizes ({1..2} x3 +3 on 3x3): lift the run to that form. */
@@ -79,7 +79,7 @@ static int fit_item(ctx *c, const tf_vitem *const *given, tf_vitem *out, const c
   const tf_vitem *it[TF_FIT_MAXIN];
   for (uint32_t i = 0; i < c->k; i++) {
     it[i] = given[i];
-    if (out->nbody == 1 && !out->body[0].nbody && !given[i]->nbody) {
+    if (given[i] && out->nbody == 1 && !out->body[0].nbody && !given[i]->nbody) {
       lifted_body[i] = (tf_vitem){.base = given[i]->base, .count = 1};
       lifted[i] = (tf_vitem){.base = given[i]->base, .step = given[i]->step, .count = given[i]->count, .nbody = 1,
                              .body = &lifted_body[i]};
@@ -87,6 +87,12 @@ static int fit_item(ctx *c, const tf_vitem *const *given, tf_vitem *out, const c
     }
   }
   for (uint32_t i = 0; i < c->k; i++) {
+    if (!it[i]) { /* absent (fit_vseq): an empty run */
+      base[i] = step[i] = count[i] = 0;
+      all[i] = 1;
+      baseknown[i] = stepknown[i] = 0;
+      continue;
+    }
     if (it[i]->nbody != out->nbody)
       return fail(c, "%s: item %u is %s at P=%d but %s at P=%d (the traces differ in shape)", what, index,
                   it[i]->nbody ? "a repeat" : "a run", c->in[i]->nranks, out->nbody ? "a repeat" : "a run",
@@ -94,13 +100,13 @@ static int fit_item(ctx *c, const tf_vitem *const *given, tf_vitem *out, const c
     base[i] = it[i]->base;
     step[i] = it[i]->step;
     count[i] = (int64_t)it[i]->count;
-    all[i] = 1;
+    all[i] = baseknown[i] = 1;
     stepknown[i] = given[i]->nbody || it[i]->count > 1;
   }
   char name[320];
   int64_t b, s, n;
   snprintf(name, sizeof name, "%s, item %u start", what, index);
-  if (fit_one(c, base, all, name, &b)) return -1;
+  if (fit_one(c, base, baseknown, name, &b)) return -1;
   snprintf(name, sizeof name, "%s, item %u %s", what, index, out->nbody ? "shift" : "step");
   if (fit_one(c, step, stepknown, name, &s)) return -1;
   snprintf(name, sizeof name, "%s, item %u count", what, index);
@@ -140,22 +146,29 @@ static uint64_t items_values(const tf_vitem *it, uint32_t n) {
 
 /* The base input's sequence `out` becomes the fit of s[0..k). A
  * sequence's open run counts as its last item (decoded sequences may end
- * with one where others closed it). */
-static int fit_vseq(ctx *c, const tf_vseq *const *s, tf_vseq *out, const char *what) {
+ * with one where others closed it). pad (rank lists): an input may lack
+ * trailing runs of the base's, taken as empty there (the ranks of an
+ * inner grid row that a small grid does not have yet). */
+static int fit_vseq(ctx *c, const tf_vseq *const *s, tf_vseq *out, int pad, const char *what) {
   uint32_t n = out->n + (out->tcount > 0);
-  for (uint32_t i = 0; i < c->k; i++)
-    if (s[i]->n + (s[i]->tcount > 0) != n) {
+  for (uint32_t i = 0; i < c->k; i++) {
+    uint32_t ni = s[i]->n + (s[i]->tcount > 0);
+    int padded = pad && ni < n;
+    for (uint32_t j = ni; padded && j < out->n; j++) padded = !out->items[j].nbody;
+    if (ni != n && !padded) {
       char a[128], b[128];
       tf_vseq_format(s[i], a, sizeof a);
       tf_vseq_format(out, b, sizeof b);
       return fail(c, "%s: the sequences differ in shape (%s at P=%d, %s at P=%d)", what, a, c->in[i]->nranks, b,
                   c->in[c->base]->nranks);
     }
+  }
   tf_vitem tails[TF_FIT_MAXIN], otail = tf_vseq_tail(out);
   for (uint32_t i = 0; i < c->k; i++) tails[i] = tf_vseq_tail(s[i]);
   for (uint32_t j = 0; j < n; j++) {
     const tf_vitem *it[TF_FIT_MAXIN];
-    for (uint32_t i = 0; i < c->k; i++) it[i] = j < s[i]->n ? &s[i]->items[j] : &tails[i];
+    for (uint32_t i = 0; i < c->k; i++)
+      it[i] = j < s[i]->n ? &s[i]->items[j] : j == s[i]->n && s[i]->tcount ? &tails[i] : NULL;
     if (fit_item(c, it, j < out->n ? &out->items[j] : &otail, what, j)) return -1;
   }
   if (out->tcount) {
@@ -189,9 +202,9 @@ static int fit_group(ctx *c, const tf_vset *const *v, uint32_t const *g, tf_vset
   const tf_vseq *s[TF_FIT_MAXIN], *r[TF_FIT_MAXIN];
   for (uint32_t i = 0; i < c->k; i++) s[i] = &v[i]->seq[g[i]], r[i] = &v[i]->ranks[g[i]];
   snprintf(name, sizeof name, "%s, rank group %u's values", what, go);
-  if (fit_vseq(c, s, &out->seq[go], name)) return -1;
+  if (fit_vseq(c, s, &out->seq[go], 0, name)) return -1;
   snprintf(name, sizeof name, "%s, rank group %u's ranks", what, go);
-  if (fit_vseq(c, r, &out->ranks[go], name)) return -1;
+  if (fit_vseq(c, r, &out->ranks[go], 1, name)) return -1;
   out->hash[go] = tf_vseq_hash(&out->seq[go]);
   return 0;
 }
@@ -235,10 +248,10 @@ static int fit_vset_classes(ctx *c, const tf_vset *const *v, tf_vset *out, const
     tf_coord_entry *b = &e[c->base][j];
     for (uint32_t i = 0; i < c->k; i++) s[i] = &e[i][j].ranks, all[i] = 1;
     snprintf(name, sizeof name, "%s, class %u (groups affine in the coordinates)'s ranks", what, j);
-    if ((rc = fit_vseq(c, s, &b->ranks, name))) break;
+    if ((rc = fit_vseq(c, s, &b->ranks, 1, name))) break;
     for (uint32_t i = 0; i < c->k; i++) s[i] = &e[i][j].shape;
     snprintf(name, sizeof name, "%s, class %u's values", what, j);
-    if ((rc = fit_vseq(c, s, &b->shape, name))) break;
+    if ((rc = fit_vseq(c, s, &b->shape, 0, name))) break;
     for (int f = 0; f <= c->nd && !rc; f++) {
       for (uint32_t i = 0; i < c->k; i++) y[i] = e[i][j].coef[f];
       snprintf(name, sizeof name, "%s, class %u's coefficient %d (0: constant, then the coordinates)", what, j, f);
@@ -468,7 +481,7 @@ static int fit_node(ctx *c, tf_mnode *const *x, const char *at) {
   const tf_vseq *r[TF_FIT_MAXIN];
   const tf_vset *v[TF_FIT_MAXIN];
   for (uint32_t i = 0; i < c->k; i++) r[i] = &x[i]->ranks, v[i] = &x[i]->count;
-  if (fit_vseq(c, r, &bx->ranks, "rank list")) return -1;
+  if (fit_vseq(c, r, &bx->ranks, 1, "rank list")) return -1;
   if (fit_vset(c, v, &bx->count, bx->is_loop ? "iteration count" : "value count")) return -1;
   if (bx->is_loop) {
     tf_mnode **const *body[TF_FIT_MAXIN];
@@ -550,6 +563,31 @@ static int find_dims(ctx *c, const tf_extrap_opts *o) {
   return 2;
 }
 
+/* A sequence of one value per rank (per_rank; else a rank list): as it is
+ * when every input's has the same number of items, else (the values of
+ * corner, edge and inner ranks of a grid) through the value set of its
+ * distinct values, fitted and spread over the target's n ranks again. */
+static int fit_per_rank(ctx *c, const tf_vseq *const *s, tf_vseq *out, int per_rank, int64_t n, const char *what) {
+  int same = 1;
+  for (uint32_t i = 0; i < c->k; i++) same &= s[i]->n + (s[i]->tcount > 0) == out->n + (out->tcount > 0);
+  if (same || !per_rank) return fit_vseq(c, s, out, 0, what);
+  tf_mem *m = &c->in[c->base]->mem;
+  tf_vset v[TF_FIT_MAXIN] = {0};
+  const tf_vset *vp[TF_FIT_MAXIN];
+  int rc = 0;
+  for (uint32_t i = 0; i < c->k && !rc; i++) {
+    vp[i] = &v[i];
+    if (tf_coord_groups(s[i], &v[i], m)) rc = fail(c, "out of memory");
+  }
+  if (!rc) rc = fit_vset(c, vp, &v[c->base], what);
+  if (!rc) {
+    tf_vseq_free(out, m);
+    if (tf_coord_per_rank(&v[c->base], n, out, m)) rc = fail(c, "out of memory");
+  }
+  for (uint32_t i = 0; i < c->k; i++) tf_vset_free(&v[i], m);
+  return rc;
+}
+
 static int setup_space(ctx *c, const tf_extrap_opts *o) {
   int nd = find_dims(c, o);
   if (nd < 0) return -1;
@@ -610,7 +648,7 @@ int tf_extrapolate(tf_mtrace *const *in, const char *const *names, uint32_t k, c
   tf_vseq *rout[4] = {&b->present, &b->nevents, &b->lost, &b->why};
   for (int q = 0; q < 4; q++) {
     for (uint32_t i = 0; i < k; i++) s[i] = ranks_of[q][i];
-    if (fit_vseq(&c, s, rout[q], rname[q])) return -1;
+    if (fit_per_rank(&c, s, rout[q], q > 0, o->ranks, rname[q])) return -1;
   }
   tf_mnode **tops[TF_FIT_MAXIN];
   uint32_t ntop[TF_FIT_MAXIN];
