@@ -564,14 +564,20 @@ static int find_dims(ctx *c, const tf_extrap_opts *o) {
 }
 
 /* A sequence of one value per rank (per_rank; else a rank list): as it is
- * when every input's has the same number of items, else (the values of
- * corner, edge and inner ranks of a grid) through the value set of its
- * distinct values, fitted and spread over the target's n ranks again. */
+ * when the inputs' sequences fit item by item, else (the values of corner,
+ * edge and inner ranks of a grid) through the value set of its distinct
+ * values, fitted and spread over the target's n ranks again. */
 static int fit_per_rank(ctx *c, const tf_vseq *const *s, tf_vseq *out, int per_rank, int64_t n, const char *what) {
-  int same = 1;
-  for (uint32_t i = 0; i < c->k; i++) same &= s[i]->n + (s[i]->tcount > 0) == out->n + (out->tcount > 0);
-  if (same || !per_rank) return fit_vseq(c, s, out, 0, what);
+  if (!per_rank) return fit_vseq(c, s, out, 0, what);
   tf_mem *m = &c->in[c->base]->mem;
+  tf_vseq direct;
+  if (tf_vseq_copy(&direct, out, m)) return fail(c, "out of memory");
+  if (!fit_vseq(c, s, &direct, 0, what)) { /* the sequences fit as they are */
+    tf_vseq_free(out, m);
+    *out = direct;
+    return 0;
+  }
+  tf_vseq_free(&direct, m);
   tf_vset v[TF_FIT_MAXIN] = {0};
   const tf_vset *vp[TF_FIT_MAXIN];
   int rc = 0;
