@@ -14,6 +14,11 @@
  *   MPI_Irecv 4I, MPI_Isend 4I, MPI_Waitall I, MPI_Allreduce I/5 + 1,
  *   MPI_Finalize 1.
  * Options: -s N local block is N x N (default 32), -i I steps (default 20).
+ *
+ * Built with -DWL_GRID_BY_HAND (wl_stencil2d_nodims), the grid is the same
+ * but computed without MPI_Dims_create (so MPI_Dims_create 0 above): a
+ * trace with no recorded topology, for the detection of its 2-D rank space
+ * by `tracefold extrapolate` (doc/EXTRAPOLATE.md).
  */
 #include "wl_common.h"
 
@@ -30,7 +35,14 @@ int main(int argc, char **argv) {
   const size_t ld = (size_t)n + 2; /* row length including ghosts */
 
   int dims[2] = {0, 0};
+#ifdef WL_GRID_BY_HAND
+  dims[1] = 1; /* MPI_Dims_create's 2-D answer: the most balanced d0 >= d1 */
+  for (int d = 1; d * d <= nprocs; d++)
+    if (nprocs % d == 0) dims[1] = d;
+  dims[0] = nprocs / dims[1];
+#else
   WL(MPI_Dims_create, nprocs, 2, dims);
+#endif
   const int px = rank / dims[1], py = rank % dims[1];
   const int north = px > 0 ? rank - dims[1] : MPI_PROC_NULL;
   const int south = px < dims[0] - 1 ? rank + dims[1] : MPI_PROC_NULL;

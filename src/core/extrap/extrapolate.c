@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "extrap/coords.h"
 #include "extrap/fit.h"
 #include "extrap/topology.h"
 #include "merge/ranklist.h"
@@ -19,6 +20,8 @@ typedef struct ctx {
   const char *const *names;
   uint32_t k, base;
   tf_fit_space sp;
+  int nd;                                      /* dimensions of the rank space */
+  int64_t dims[TF_FIT_MAXIN + 1][TF_TOPO_MAXDIMS]; /* per input, then the target's */
   FILE *explain;
   char *err;
   size_t errlen;
@@ -68,7 +71,7 @@ static int fit_items(ctx *c, const tf_vitem *const *items, uint32_t n, tf_vitem 
 /* out (the base input's item) becomes item `which` of every input, fitted. */
 static int fit_item(ctx *c, const tf_vitem *const *given, tf_vitem *out, const char *what, uint32_t index) {
   int64_t base[TF_FIT_MAXIN], step[TF_FIT_MAXIN], count[TF_FIT_MAXIN];
-  uint8_t all[TF_FIT_MAXIN], stepknown[TF_FIT_MAXIN];
+  uint8_t all[TF_FIT_MAXIN], baseknown[TF_FIT_MAXIN], stepknown[TF_FIT_MAXIN];
   /* A block of ranks whose inner extent is 1 at a small size (ranks 1, 3
    * of a 2x2 grid: a run) is the repeat of a one-value run it becomes at
    * larger sizes ({1..2} x3 +3 on 3x3): lift the run to that form. */
@@ -76,7 +79,7 @@ static int fit_item(ctx *c, const tf_vitem *const *given, tf_vitem *out, const c
   const tf_vitem *it[TF_FIT_MAXIN];
   for (uint32_t i = 0; i < c->k; i++) {
     it[i] = given[i];
-    if (out->nbody == 1 && !out->body[0].nbody && !given[i]->nbody) {
+    if (given[i] && out->nbody == 1 && !out->body[0].nbody && !given[i]->nbody) {
       lifted_body[i] = (tf_vitem){.base = given[i]->base, .count = 1};
       lifted[i] = (tf_vitem){.base = given[i]->base, .step = given[i]->step, .count = given[i]->count, .nbody = 1,
                              .body = &lifted_body[i]};
@@ -84,6 +87,12 @@ static int fit_item(ctx *c, const tf_vitem *const *given, tf_vitem *out, const c
     }
   }
   for (uint32_t i = 0; i < c->k; i++) {
+    if (!it[i]) { /* absent (fit_vseq): an empty run */
+      base[i] = step[i] = count[i] = 0;
+      all[i] = 1;
+      baseknown[i] = stepknown[i] = 0;
+      continue;
+    }
     if (it[i]->nbody != out->nbody)
       return fail(c, "%s: item %u is %s at P=%d but %s at P=%d (the traces differ in shape)", what, index,
                   it[i]->nbody ? "a repeat" : "a run", c->in[i]->nranks, out->nbody ? "a repeat" : "a run",
@@ -91,13 +100,13 @@ static int fit_item(ctx *c, const tf_vitem *const *given, tf_vitem *out, const c
     base[i] = it[i]->base;
     step[i] = it[i]->step;
     count[i] = (int64_t)it[i]->count;
-    all[i] = 1;
+    all[i] = baseknown[i] = 1;
     stepknown[i] = given[i]->nbody || it[i]->count > 1;
   }
   char name[320];
   int64_t b, s, n;
   snprintf(name, sizeof name, "%s, item %u start", what, index);
-  if (fit_one(c, base, all, name, &b)) return -1;
+  if (fit_one(c, base, baseknown, name, &b)) return -1;
   snprintf(name, sizeof name, "%s, item %u %s", what, index, out->nbody ? "shift" : "step");
   if (fit_one(c, step, stepknown, name, &s)) return -1;
   snprintf(name, sizeof name, "%s, item %u count", what, index);
@@ -137,22 +146,29 @@ static uint64_t items_values(const tf_vitem *it, uint32_t n) {
 
 /* The base input's sequence `out` becomes the fit of s[0..k). A
  * sequence's open run counts as its last item (decoded sequences may end
- * with one where others closed it). */
-static int fit_vseq(ctx *c, const tf_vseq *const *s, tf_vseq *out, const char *what) {
+ * with one where others closed it). pad (rank lists): an input may lack
+ * trailing runs of the base's, taken as empty there (the ranks of an
+ * inner grid row that a small grid does not have yet). */
+static int fit_vseq(ctx *c, const tf_vseq *const *s, tf_vseq *out, int pad, const char *what) {
   uint32_t n = out->n + (out->tcount > 0);
-  for (uint32_t i = 0; i < c->k; i++)
-    if (s[i]->n + (s[i]->tcount > 0) != n) {
+  for (uint32_t i = 0; i < c->k; i++) {
+    uint32_t ni = s[i]->n + (s[i]->tcount > 0);
+    int padded = pad && ni < n;
+    for (uint32_t j = ni; padded && j < out->n; j++) padded = !out->items[j].nbody;
+    if (ni != n && !padded) {
       char a[128], b[128];
       tf_vseq_format(s[i], a, sizeof a);
       tf_vseq_format(out, b, sizeof b);
       return fail(c, "%s: the sequences differ in shape (%s at P=%d, %s at P=%d)", what, a, c->in[i]->nranks, b,
                   c->in[c->base]->nranks);
     }
+  }
   tf_vitem tails[TF_FIT_MAXIN], otail = tf_vseq_tail(out);
   for (uint32_t i = 0; i < c->k; i++) tails[i] = tf_vseq_tail(s[i]);
   for (uint32_t j = 0; j < n; j++) {
     const tf_vitem *it[TF_FIT_MAXIN];
-    for (uint32_t i = 0; i < c->k; i++) it[i] = j < s[i]->n ? &s[i]->items[j] : &tails[i];
+    for (uint32_t i = 0; i < c->k; i++)
+      it[i] = j < s[i]->n ? &s[i]->items[j] : j == s[i]->n && s[i]->tcount ? &tails[i] : NULL;
     if (fit_item(c, it, j < out->n ? &out->items[j] : &otail, what, j)) return -1;
   }
   if (out->tcount) {
@@ -164,31 +180,104 @@ static int fit_vseq(ctx *c, const tf_vseq *const *s, tf_vseq *out, const char *w
   return 0;
 }
 
-static int fit_vset(ctx *c, const tf_vset *const *v, tf_vset *out, const char *what) {
+/* The refusal of value sets whose number of groups differs. */
+static int groups_differ(ctx *c, const tf_vset *const *v, const tf_vset *out, const char *what) {
+  int64_t ng[TF_FIT_MAXIN];
+  for (uint32_t x = 0; x < c->k; x++) ng[x] = v[x]->n;
+  char vals[256], first[160] = "", a[64];
+  values_text(c, ng, NULL, vals, sizeof vals);
+  for (uint32_t g = 0; g < out->n && g < 4; g++) {
+    tf_vseq_format(&out->seq[g], a, sizeof a);
+    size_t at = strlen(first);
+    snprintf(first + at, sizeof first - at, "%s%s", g ? " | " : "", a);
+  }
+  return fail(c, "%s: the number of value groups differs between the inputs (%s; at P=%d: %s%s), also taken as "
+              "affine functions of the rank's coordinates",
+              what, vals, c->in[c->base]->nranks, first, out->n > 4 ? " | ..." : "");
+}
+
+static int fit_group(ctx *c, const tf_vset *const *v, uint32_t const *g, tf_vset *out, uint32_t go,
+                     const char *what) {
   char name[320];
-  for (uint32_t i = 0; i < c->k; i++)
-    if (v[i]->n != out->n) { /* values seen: each input's groups */
-      int64_t ng[TF_FIT_MAXIN];
-      for (uint32_t x = 0; x < c->k; x++) ng[x] = v[x]->n;
-      char vals[256], first[160] = "", a[64];
-      values_text(c, ng, NULL, vals, sizeof vals);
-      for (uint32_t g = 0; g < out->n && g < 4; g++) {
-        tf_vseq_format(&out->seq[g], a, sizeof a);
-        size_t at = strlen(first);
-        snprintf(first + at, sizeof first - at, "%s%s", g ? " | " : "", a);
-      }
-      return fail(c, "%s: the number of value groups differs between the inputs (%s; at P=%d: %s%s): a value that "
-                  "depends on the rank's position (e.g. a row number) is not extrapolated",
-                  what, vals, c->in[c->base]->nranks, first, out->n > 4 ? " | ..." : "");
+  const tf_vseq *s[TF_FIT_MAXIN], *r[TF_FIT_MAXIN];
+  for (uint32_t i = 0; i < c->k; i++) s[i] = &v[i]->seq[g[i]], r[i] = &v[i]->ranks[g[i]];
+  snprintf(name, sizeof name, "%s, rank group %u's values", what, go);
+  if (fit_vseq(c, s, &out->seq[go], 0, name)) return -1;
+  snprintf(name, sizeof name, "%s, rank group %u's ranks", what, go);
+  if (fit_vseq(c, r, &out->ranks[go], 1, name)) return -1;
+  out->hash[go] = tf_vseq_hash(&out->seq[go]);
+  return 0;
+}
+
+/* Value sets whose number of groups differs: entries of groups that are
+ * affine in the rank's coordinates (coords.h), each fitted, and the base's
+ * groups replaced by those the entries give at the target. */
+static int fit_vset_classes(ctx *c, const tf_vset *const *v, tf_vset *out, const char *what) {
+  tf_coord_entry *e[TF_FIT_MAXIN] = {0};
+  uint32_t ne[TF_FIT_MAXIN] = {0};
+  tf_mem *m = &c->in[c->base]->mem;
+  int rc = 0;
+  int same = 0;
+  for (int wide = 0; wide < 2 && !same && !rc; wide++) { /* groups of one rank first, then all */
+    for (uint32_t i = 0; i < c->k; i++) {
+      if (e[i]) tf_coord_free(e[i], ne[i], m);
+      e[i] = NULL;
     }
+    for (uint32_t i = 0; i < c->k && !rc; i++)
+      if (tf_coord_split(v[i], c->nd, c->dims[i], wide, &e[i], &ne[i], m)) rc = fail(c, "out of memory");
+    same = !rc;
+    for (uint32_t i = 0; i < c->k && same; i++) {
+      same = ne[i] == ne[c->base];
+      for (uint32_t j = 0; same && j < ne[i]; j++) same = e[i][j].is_class == e[c->base][j].is_class;
+    }
+  }
+  if (!rc && !same) rc = groups_differ(c, v, out, what);
+  tf_vset fitted = {0};
+  for (uint32_t j = 0; j < ne[c->base] && !rc; j++) {
+    char name[400];
+    if (!e[c->base][j].is_class) { /* a group by itself: fitted in place, moved over */
+      uint32_t g[TF_FIT_MAXIN];
+      for (uint32_t i = 0; i < c->k; i++) g[i] = e[i][j].first;
+      if ((rc = fit_group(c, v, g, out, g[c->base], what))) break;
+      rc = tf_vset_add(&fitted, &out->seq[g[c->base]], &out->ranks[g[c->base]], out->hash[g[c->base]], m);
+      continue;
+    }
+    const tf_vseq *s[TF_FIT_MAXIN];
+    int64_t y[TF_FIT_MAXIN], coef[1 + TF_TOPO_MAXDIMS];
+    uint8_t all[TF_FIT_MAXIN];
+    tf_coord_entry *b = &e[c->base][j];
+    for (uint32_t i = 0; i < c->k; i++) s[i] = &e[i][j].ranks, all[i] = 1;
+    snprintf(name, sizeof name, "%s, class %u (groups affine in the coordinates)'s ranks", what, j);
+    if ((rc = fit_vseq(c, s, &b->ranks, 1, name))) break;
+    for (uint32_t i = 0; i < c->k; i++) s[i] = &e[i][j].shape;
+    snprintf(name, sizeof name, "%s, class %u's values", what, j);
+    if ((rc = fit_vseq(c, s, &b->shape, 0, name))) break;
+    for (int f = 0; f <= c->nd && !rc; f++) {
+      for (uint32_t i = 0; i < c->k; i++) y[i] = e[i][j].coef[f];
+      snprintf(name, sizeof name, "%s, class %u's coefficient %d (0: constant, then the coordinates)", what, j, f);
+      rc = fit_one(c, y, all, name, &coef[f]);
+    }
+    if (!rc && tf_coord_expand(&fitted, &b->ranks, &b->shape, coef, c->nd, c->dims[c->k], m))
+      rc = fail(c, "out of memory");
+  }
+  for (uint32_t i = 0; i < c->k; i++)
+    if (e[i]) tf_coord_free(e[i], ne[i], m);
+  if (rc) {
+    tf_vset_free(&fitted, m);
+    return -1;
+  }
+  tf_vset_free(out, m);
+  *out = fitted;
+  return 0;
+}
+
+static int fit_vset(ctx *c, const tf_vset *const *v, tf_vset *out, const char *what) {
+  for (uint32_t i = 0; i < c->k; i++)
+    if (v[i]->n != out->n) return fit_vset_classes(c, v, out, what);
   for (uint32_t g = 0; g < out->n; g++) {
-    const tf_vseq *s[TF_FIT_MAXIN], *r[TF_FIT_MAXIN];
-    for (uint32_t i = 0; i < c->k; i++) s[i] = &v[i]->seq[g], r[i] = &v[i]->ranks[g];
-    snprintf(name, sizeof name, "%s, rank group %u's values", what, g);
-    if (fit_vseq(c, s, &out->seq[g], name)) return -1;
-    snprintf(name, sizeof name, "%s, rank group %u's ranks", what, g);
-    if (fit_vseq(c, r, &out->ranks[g], name)) return -1;
-    out->hash[g] = tf_vseq_hash(&out->seq[g]);
+    uint32_t gs[TF_FIT_MAXIN];
+    for (uint32_t i = 0; i < c->k; i++) gs[i] = g;
+    if (fit_group(c, v, gs, out, g, what)) return -1;
   }
   return 0;
 }
@@ -392,7 +481,7 @@ static int fit_node(ctx *c, tf_mnode *const *x, const char *at) {
   const tf_vseq *r[TF_FIT_MAXIN];
   const tf_vset *v[TF_FIT_MAXIN];
   for (uint32_t i = 0; i < c->k; i++) r[i] = &x[i]->ranks, v[i] = &x[i]->count;
-  if (fit_vseq(c, r, &bx->ranks, "rank list")) return -1;
+  if (fit_vseq(c, r, &bx->ranks, 1, "rank list")) return -1;
   if (fit_vset(c, v, &bx->count, bx->is_loop ? "iteration count" : "value count")) return -1;
   if (bx->is_loop) {
     tf_mnode **const *body[TF_FIT_MAXIN];
@@ -433,9 +522,83 @@ static int fit_nodes(ctx *c, tf_mnode **const *x, const uint32_t *n, const char 
 
 /* ------------------------------------------------------------ the trace */
 
-static int setup_space(ctx *c, const tf_extrap_opts *o) {
+/* Dimension sizes of every input and the target: recorded topology or
+ * --dims: MPI_Dims_create's rule at the inputs; else a 2-D grid detected at
+ * every input (the rule at the target if the inputs follow it, else an
+ * exact fit of the row length in P); else 1-D. nd, or -1. */
+static int find_dims(ctx *c, const tf_extrap_opts *o) {
   int nd = o->ndims ? o->ndims : tf_topo_ndims(c->in[c->base]);
+  for (uint32_t i = 0; i <= c->k; i++) {
+    c->dims[i][0] = i < c->k ? c->in[i]->nranks : o->ranks;
+    if (nd > 1) tf_topo_dims(c->dims[i][0], nd, c->dims[i]);
+  }
+  if (o->ndims) memcpy(c->dims[c->k], o->dims, sizeof o->dims);
+  if (nd) return nd;
+  int64_t row[TF_FIT_MAXIN], rule[2];
+  int follows = 1;
+  for (uint32_t i = 0; i < c->k; i++) {
+    if ((row[i] = tf_topo_detect_row(c->in[i])) < 0) return fail(c, "out of memory");
+    if (!row[i]) return 1;
+    tf_topo_dims(c->in[i]->nranks, 2, rule);
+    follows &= rule[1] == row[i];
+  }
+  for (uint32_t i = 0; i < c->k; i++) c->dims[i][0] = c->in[i]->nranks / row[i], c->dims[i][1] = row[i];
+  if (follows) {
+    tf_topo_dims(o->ranks, 2, c->dims[c->k]);
+    return 2;
+  }
+  tf_fit_space line = {.nin = c->k, .nfeat = 2};
+  uint8_t all[TF_FIT_MAXIN];
+  for (uint32_t i = 0; i < c->k; i++) line.feat[i][0] = 1, line.feat[i][1] = c->in[i]->nranks, all[i] = 1;
+  line.target[0] = 1;
+  line.target[1] = o->ranks;
+  int64_t r;
+  uint32_t used;
+  if (!tf_fit_exact(&line, row, all, &r, &used) || r < 1 || o->ranks % r)
+    return fail(c, "a 2-D rank grid is detected (rows of %" PRId64 " at P=%d, ...) whose row length at P=%" PRId64
+                " neither follows MPI_Dims_create's rule nor fits exactly: give --dims",
+                row[0], c->in[0]->nranks, o->ranks);
+  c->dims[c->k][0] = o->ranks / r;
+  c->dims[c->k][1] = r;
+  return 2;
+}
+
+/* A sequence of one value per rank (per_rank; else a rank list): as it is
+ * when the inputs' sequences fit item by item, else (the values of corner,
+ * edge and inner ranks of a grid) through the value set of its distinct
+ * values, fitted and spread over the target's n ranks again. */
+static int fit_per_rank(ctx *c, const tf_vseq *const *s, tf_vseq *out, int per_rank, int64_t n, const char *what) {
+  if (!per_rank) return fit_vseq(c, s, out, 0, what);
+  tf_mem *m = &c->in[c->base]->mem;
+  tf_vseq direct;
+  if (tf_vseq_copy(&direct, out, m)) return fail(c, "out of memory");
+  if (!fit_vseq(c, s, &direct, 0, what)) { /* the sequences fit as they are */
+    tf_vseq_free(out, m);
+    *out = direct;
+    return 0;
+  }
+  tf_vseq_free(&direct, m);
+  tf_vset v[TF_FIT_MAXIN] = {0};
+  const tf_vset *vp[TF_FIT_MAXIN];
+  int rc = 0;
+  for (uint32_t i = 0; i < c->k && !rc; i++) {
+    vp[i] = &v[i];
+    if (tf_coord_groups(s[i], &v[i], m)) rc = fail(c, "out of memory");
+  }
+  if (!rc) rc = fit_vset(c, vp, &v[c->base], what);
+  if (!rc) {
+    tf_vseq_free(out, m);
+    if (tf_coord_per_rank(&v[c->base], n, out, m)) rc = fail(c, "out of memory");
+  }
+  for (uint32_t i = 0; i < c->k; i++) tf_vset_free(&v[i], m);
+  return rc;
+}
+
+static int setup_space(ctx *c, const tf_extrap_opts *o) {
+  int nd = find_dims(c, o);
+  if (nd < 0) return -1;
   tf_fit_space *s = &c->sp;
+  c->nd = nd;
   static const char *const dn[3] = {"d0", "d1", "d2"};
   s->nin = c->k;
   s->nfeat = 2 + (nd > 1 ? (uint32_t)nd : 0);
@@ -443,13 +606,10 @@ static int setup_space(ctx *c, const tf_extrap_opts *o) {
   s->name[1] = "P";
   for (int d = 0; d < nd && nd > 1; d++) s->name[2 + d] = dn[d];
   for (uint32_t i = 0; i <= c->k; i++) {
-    int64_t *f = i < c->k ? s->feat[i] : s->target, p = i < c->k ? c->in[i]->nranks : o->ranks, dims[3];
+    int64_t *f = i < c->k ? s->feat[i] : s->target;
     f[0] = 1;
-    f[1] = p;
-    if (nd < 2) continue;
-    if (i == c->k && o->ndims) memcpy(dims, o->dims, sizeof dims);
-    else tf_topo_dims(p, nd, dims);
-    for (int d = 0; d < nd; d++) f[2 + d] = dims[d];
+    f[1] = i < c->k ? c->in[i]->nranks : o->ranks;
+    for (int d = 0; d < nd && nd > 1; d++) f[2 + d] = c->dims[i][d];
   }
   if (c->explain) {
     fprintf(c->explain, "topology: %d dimension%s; features", nd, nd > 1 ? "s" : "");
@@ -478,6 +638,7 @@ int tf_extrapolate(tf_mtrace *const *in, const char *const *names, uint32_t k, c
       return fail(&c, "%s was recorded with other timing settings than %s", names[i], names[0]);
   }
   int nd = setup_space(&c, o);
+  if (nd < 0) return -1;
   tf_mtrace *b = in[c.base];
   const tf_vseq *s[TF_FIT_MAXIN];
   snprintf(c.where, sizeof c.where, "RANKS");
@@ -493,7 +654,7 @@ int tf_extrapolate(tf_mtrace *const *in, const char *const *names, uint32_t k, c
   tf_vseq *rout[4] = {&b->present, &b->nevents, &b->lost, &b->why};
   for (int q = 0; q < 4; q++) {
     for (uint32_t i = 0; i < k; i++) s[i] = ranks_of[q][i];
-    if (fit_vseq(&c, s, rout[q], rname[q])) return -1;
+    if (fit_per_rank(&c, s, rout[q], q > 0, o->ranks, rname[q])) return -1;
   }
   tf_mnode **tops[TF_FIT_MAXIN];
   uint32_t ntop[TF_FIT_MAXIN];

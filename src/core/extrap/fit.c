@@ -29,6 +29,33 @@ static rat sub(rat a, rat b) { return mk(a.num * b.den - b.num * a.den, a.den * 
 static rat mul(rat a, rat b) { return mk(a.num * b.num, a.den * b.den); }
 static rat dvd(rat a, rat b) { return mk(a.num * b.den, a.den * b.num); }
 
+/* Gaussian elimination on the nr x (nc + 1) augmented matrix a (row-major):
+ * 1 and coef[0..nc) if the columns are independent and every row is
+ * reproduced exactly, else 0. */
+static int eliminate(rat *a, uint32_t nr, uint32_t nc, rat *coef) {
+  const uint32_t w = nc + 1;
+  uint32_t r = 0;
+  for (uint32_t c = 0; c < nc; c++, r++) {
+    uint32_t p = r;
+    while (p < nr && a[p * w + c].num == 0) p++;
+    if (p == nr) return 0; /* the features are not independent on these rows */
+    for (uint32_t x = 0; x <= nc; x++) {
+      rat t = a[p * w + x];
+      a[p * w + x] = a[r * w + x];
+      a[r * w + x] = t;
+    }
+    for (uint32_t q = 0; q < nr; q++) {
+      if (q == r || a[q * w + c].num == 0) continue;
+      rat f = dvd(a[q * w + c], a[r * w + c]);
+      for (uint32_t x = c; x <= nc; x++) a[q * w + x] = sub(a[q * w + x], mul(f, a[r * w + x]));
+    }
+  }
+  for (uint32_t q = nc; q < nr; q++)
+    if (a[q * w + nc].num != 0) return 0; /* a row the fit does not reproduce */
+  for (uint32_t c = 0; c < nc; c++) coef[c] = dvd(a[c * w + nc], a[c * w + c]);
+  return 1;
+}
+
 /* Solve with the features of mask over the known inputs: 1 and the value
  * at the target if the solution is unique and exact on every row. */
 static int solve(const tf_fit_space *s, uint32_t mask, const int64_t *y, const uint8_t *known, int spare,
@@ -36,41 +63,50 @@ static int solve(const tf_fit_space *s, uint32_t mask, const int64_t *y, const u
   uint32_t col[TF_FIT_MAXFEAT], nc = 0, nr = 0;
   for (uint32_t j = 0; j < s->nfeat; j++)
     if (mask >> j & 1) col[nc++] = j;
-  rat a[TF_FIT_MAXIN][TF_FIT_MAXFEAT + 1];
+  rat a[TF_FIT_MAXIN * (TF_FIT_MAXFEAT + 1)], coef[TF_FIT_MAXFEAT];
   for (uint32_t i = 0; i < s->nin; i++) {
     if (!known[i]) continue;
-    for (uint32_t c = 0; c < nc; c++) a[nr][c] = mk(s->feat[i][col[c]], 1);
-    a[nr][nc] = mk(y[i], 1);
+    for (uint32_t c = 0; c < nc; c++) a[nr * (nc + 1) + c] = mk(s->feat[i][col[c]], 1);
+    a[nr * (nc + 1) + nc] = mk(y[i], 1);
     nr++;
   }
   if (nr < nc + (uint32_t)spare && !(nc == 1 && nr == 1)) return 0; /* no input left to check the fit */
-  uint32_t r = 0;
-  for (uint32_t c = 0; c < nc; c++, r++) {
-    uint32_t p = r;
-    while (p < nr && a[p][c].num == 0) p++;
-    if (p == nr) return 0; /* the features are not independent on these inputs */
-    for (uint32_t x = 0; x <= nc; x++) {
-      rat t = a[p][x];
-      a[p][x] = a[r][x];
-      a[r][x] = t;
-    }
-    for (uint32_t q = 0; q < nr; q++) {
-      if (q == r || a[q][c].num == 0) continue;
-      rat f = dvd(a[q][c], a[r][c]);
-      for (uint32_t x = c; x <= nc; x++) a[q][x] = sub(a[q][x], mul(f, a[r][x]));
-    }
-  }
-  for (uint32_t q = nc; q < nr; q++)
-    if (a[q][nc].num != 0) return 0; /* an input the fit does not reproduce */
+  if (!eliminate(a, nr, nc, coef)) return 0;
   rat v = mk(0, 1);
   for (uint32_t c = 0; c < nc; c++) {
-    rat coef = dvd(a[c][nc], a[c][c]);
-    if (!spare && coef.den != 1) return 0; /* unchecked fits: whole coefficients only */
-    rat t = mul(coef, mk(s->target[col[c]], 1));
+    if (!spare && coef[c].den != 1) return 0; /* unchecked fits: whole coefficients only */
+    rat t = mul(coef[c], mk(s->target[col[c]], 1));
     v = mk(v.num * t.den + t.num * v.den, v.den * t.den);
   }
   *value = v;
   return 1;
+}
+
+int tf_fit_affine(const int64_t *x, const int64_t *y, uint32_t rows, uint32_t nfeat, int64_t *coef) {
+  rat *a = malloc((size_t)rows * (nfeat + 1) * sizeof *a);
+  if (!a) return -1;
+  int found = 0;
+  for (uint32_t size = 1; size <= nfeat && !found; size++)
+    for (uint32_t mask = 1; mask < 1u << nfeat && !found; mask += 2) { /* with the constant, smallest first */
+      if ((uint32_t)__builtin_popcount(mask) != size) continue;
+      uint32_t col[TF_FIT_MAXFEAT], nc = 0;
+      for (uint32_t j = 0; j < nfeat; j++)
+        if (mask >> j & 1) col[nc++] = j;
+      for (uint32_t r = 0; r < rows; r++) {
+        for (uint32_t c = 0; c < nc; c++) a[r * (nc + 1) + c] = mk(x[r * nfeat + col[c]], 1);
+        a[r * (nc + 1) + nc] = mk(y[r], 1);
+      }
+      rat k[TF_FIT_MAXFEAT];
+      if (!eliminate(a, rows, nc, k)) continue;
+      int whole = 1;
+      for (uint32_t c = 0; c < nc; c++) whole &= k[c].den == 1 && k[c].num <= INT64_MAX && k[c].num >= INT64_MIN;
+      if (!whole) continue;
+      for (uint32_t j = 0; j < nfeat; j++) coef[j] = 0;
+      for (uint32_t c = 0; c < nc; c++) coef[col[c]] = (int64_t)k[c].num;
+      found = 1;
+    }
+  free(a);
+  return found;
 }
 
 int tf_fit_exact(const tf_fit_space *s, const int64_t *y, const uint8_t *known, int64_t *out, uint32_t *used) {

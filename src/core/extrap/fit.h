@@ -36,6 +36,13 @@ typedef struct tf_fit_space {
  * 1 and *out = 0. */
 int tf_fit_exact(const tf_fit_space *s, const int64_t *y, const uint8_t *known, int64_t *out, uint32_t *used);
 
+/* Fit y[r] = coef . x[r] (rows of nfeat features, feature 0 the constant
+ * 1) exactly with whole coefficients, by the smallest feature set (with the
+ * constant) that reproduces every row; unused features get 0. 1, 0 (no
+ * such fit), -1 (out of memory). Used on ranks: y a value, x (1, the
+ * rank's coordinates). */
+int tf_fit_affine(const int64_t *x, const int64_t *y, uint32_t rows, uint32_t nfeat, int64_t *coef);
+
 enum { TF_TFIT_CONST, TF_TFIT_LINEAR, TF_TFIT_INVERSE, TF_TFIT_INVCONST, TF_TFIT_NMODELS };
 extern const char *const tf_tfit_name[TF_TFIT_NMODELS];
 

@@ -1,6 +1,9 @@
-/* topology.c — the Cartesian rank space of a trace (topology.h). */
+/* topology.c — the Cartesian rank space of a trace (topology.h): recorded
+ * (MPI_Dims_create / MPI_Cart_create), by MPI_Dims_create's rule, or
+ * detected from the relative peers of point-to-point calls. */
 #include "extrap/topology.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static int find_ndims(const tf_mtrace *t, tf_mnode *const *x, uint32_t n) {
@@ -21,9 +24,45 @@ static int find_ndims(const tf_mtrace *t, tf_mnode *const *x, uint32_t n) {
   return 0;
 }
 
-int tf_topo_ndims(const tf_mtrace *t) {
-  int nd = find_ndims(t, t->top, t->ntop);
-  return nd ? nd : 1;
+int tf_topo_ndims(const tf_mtrace *t) { return find_ndims(t, t->top, t->ntop); }
+
+/* seen[m] = 1 for every peer offset +-m (0 < m < p) of x's events. */
+static int mark_peers(const tf_mtrace *t, tf_mnode *const *x, uint32_t n, int64_t p, uint8_t *seen) {
+  for (uint32_t i = 0; i < n; i++) {
+    if (x[i]->is_loop) {
+      if (mark_peers(t, x[i]->body, x[i]->nbody, p, seen)) return -1;
+      continue;
+    }
+    const tf_func_desc *f = &t->ft.funcs[x[i]->fn];
+    for (uint32_t j = 0; j < f->nfields && j < x[i]->nslots; j++) {
+      if (f->fields[j].kind != TF_FIELD_PEER) continue;
+      const tf_vset *v = &x[i]->slots[j];
+      for (uint32_t g = 0; g < v->n; g++) {
+        tf_vseq_iter *it = malloc(tf_vseq_iter_size(&v->seq[g]));
+        if (!it) return -1;
+        tf_vseq_iter_init(it, &v->seq[g]);
+        int64_t val;
+        while (tf_vseq_iter_next(it, &val))
+          if (val > -p && val < p && val != 0) seen[val < 0 ? -val : val] = 1;
+        free(it);
+      }
+    }
+  }
+  return 0;
+}
+
+int64_t tf_topo_detect_row(const tf_mtrace *t) {
+  int64_t p = t->nranks;
+  uint8_t *seen = calloc(p > 0 ? (size_t)p : 1, 1);
+  if (!seen || mark_peers(t, t->top, t->ntop, p, seen)) {
+    free(seen);
+    return -1;
+  }
+  int64_t row = 0;
+  for (int64_t m = 2; m < p && !row; m++) /* the shortest stride; m - 1 may be a periodic row's wrap */
+    if (seen[m] && p % m == 0 && !(m + 1 < p && seen[m + 1] && p % (m + 1) == 0)) row = m;
+  free(seen);
+  return row;
 }
 
 void tf_topo_dims(int64_t p, int nd, int64_t *dims) {

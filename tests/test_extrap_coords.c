@@ -1,0 +1,166 @@
+/* test_extrap_coords.c — value groups as affine functions of the rank's
+ * coordinates (src/core/extrap/coords.h, tf_fit_affine of fit.h), against
+ * values computed rank by rank here.
+ *
+ *   affine     tf_fit_affine: the smallest exact fit with whole
+ *              coefficients, none when no whole fit exists;
+ *   planes     a 2x3x2 grid whose value is the plane (a color of
+ *              MPI_Comm_split by plane): one class only when groups of
+ *              several ranks may join (wide), value = c0; spread over a
+ *              3x3x2 grid it gives each rank its own plane;
+ *   edge_row   relative sources -r on the top row of a 3x3 grid (one rank
+ *              each) and -3 below: the top row is one class, the rest a
+ *              group of its own; no wide split needed;
+ *   per_rank   one value per rank through its value groups and back.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "extrap/coords.h"
+#include "extrap/fit.h"
+
+/* A value set with one group per value of value_of(rank) over p ranks (in
+ * order of first rank), each the value `times` times. */
+static void make_set(tf_vset *v, int64_t p, int64_t (*value_of)(int64_t, const int64_t *), const int64_t *dims,
+                     uint64_t times, tf_mem *m) {
+  int64_t *val = malloc((size_t)p * sizeof *val);
+  uint8_t *done = calloc((size_t)p, 1);
+  for (int64_t r = 0; r < p; r++) val[r] = value_of(r, dims);
+  for (int64_t r = 0; r < p; r++) {
+    if (done[r]) continue;
+    tf_vseq seq = {0}, ranks = {0};
+    tf_vseq_push_run(&seq, val[r], 0, times, m);
+    for (int64_t q = r; q < p; q++)
+      if (val[q] == val[r]) tf_vseq_push(&ranks, q, m), done[q] = 1;
+    uint64_t h = tf_vseq_hash(&seq);
+    tf_vset_add(v, &seq, &ranks, h, m);
+  }
+  free(val);
+  free(done);
+}
+
+/* Every rank of v's groups has value_of(rank), `times` times; p ranks in all. */
+static void check_set(const tf_vset *v, int64_t p, int64_t (*value_of)(int64_t, const int64_t *),
+                      const int64_t *dims, uint64_t times) {
+  int64_t seen = 0;
+  for (int64_t r = 0; r < p; r++) {
+    const tf_vseq *s = tf_vset_find(v, r);
+    CHECKF(s != NULL, "rank %lld in no group", (long long)r);
+    if (!s) continue;
+    int64_t value;
+    CHECKF(tf_vseq_is_constant(s, &value) && value == value_of(r, dims) && s->nvalues == times,
+           "rank %lld: value %lld x%llu, expected %lld x%llu", (long long)r, (long long)tf_vseq_value_at(s, 0),
+           (unsigned long long)s->nvalues, (long long)value_of(r, dims), (unsigned long long)times);
+  }
+  for (uint32_t g = 0; g < v->n; g++) seen += (int64_t)v->ranks[g].nvalues;
+  CHECKF(seen == p, "%lld ranks in the groups, expected %lld", (long long)seen, (long long)p);
+}
+
+static void test_affine(void) {
+  /* y = 3 - 2 c1 on (c0, c1) points where c0 is always 0: c0 unused */
+  const int64_t x[] = {1, 0, 0, 1, 0, 1, 1, 0, 2};
+  const int64_t y[] = {3, 1, -1};
+  int64_t coef[3] = {9, 9, 9};
+  CHECK(tf_fit_affine(x, y, 3, 3, coef) == 1);
+  CHECKF(coef[0] == 3 && coef[1] == 0 && coef[2] == -2, "coef %lld %lld %lld", (long long)coef[0],
+         (long long)coef[1], (long long)coef[2]);
+  const int64_t half[] = {0, 1, 1}; /* y = c1 / 2 + ...: no whole fit */
+  const int64_t x1[] = {1, 0, 1, 1, 1, 2};
+  CHECK(tf_fit_affine(x1, half, 3, 2, coef) == 0);
+}
+
+static int64_t plane_of(int64_t r, const int64_t *dims) { return r / (dims[1] * dims[2]); }
+
+static void test_planes(void) {
+  tf_mem m = {0};
+  const int64_t small[3] = {2, 3, 2}, big[3] = {3, 3, 2};
+  tf_vset v = {0};
+  make_set(&v, 12, plane_of, small, 4, &m);
+  CHECK(v.n == 2);
+  tf_coord_entry *e;
+  uint32_t n;
+  CHECK(tf_coord_split(&v, 3, small, 0, &e, &n, &m) == 0);
+  CHECKF(n == 2, "%u entries without wide groups, expected 2", n);
+  tf_coord_free(e, n, &m);
+  CHECK(tf_coord_split(&v, 3, small, 1, &e, &n, &m) == 0);
+  CHECKF(n == 1 && e[0].is_class, "%u entries with wide groups, expected 1 class", n);
+  if (n == 1) {
+    CHECKF(e[0].coef[0] == 0 && e[0].coef[1] == 1 && e[0].coef[2] == 0 && e[0].coef[3] == 0,
+           "coefficients %lld %lld %lld %lld", (long long)e[0].coef[0], (long long)e[0].coef[1],
+           (long long)e[0].coef[2], (long long)e[0].coef[3]);
+    tf_vseq all = {0};
+    tf_vseq_push_run(&all, 0, 1, 18, &m);
+    tf_vset out = {0};
+    CHECK(tf_coord_expand(&out, &all, &e[0].shape, e[0].coef, 3, big, &m) == 0);
+    CHECK(out.n == 3);
+    check_set(&out, 18, plane_of, big, 4);
+    tf_vset_free(&out, &m);
+    tf_vseq_free(&all, &m);
+  }
+  tf_coord_free(e, n, &m);
+  tf_vset_free(&v, &m);
+}
+
+/* MPICH's source of a receive from MPI_PROC_NULL: rank 0, relative */
+static int64_t north_source(int64_t r, const int64_t *dims) { return r < dims[1] ? -r : -dims[1]; }
+
+static void test_edge_row(void) {
+  tf_mem m = {0};
+  const int64_t d33[2] = {3, 3}, d43[2] = {4, 3};
+  tf_vset v = {0};
+  make_set(&v, 9, north_source, d33, 5, &m);
+  CHECK(v.n == 4);
+  tf_coord_entry *e;
+  uint32_t n;
+  CHECK(tf_coord_split(&v, 2, d33, 0, &e, &n, &m) == 0);
+  CHECKF(n == 2 && e[0].is_class && e[1].is_class, "%u entries, expected 2 classes", n);
+  if (n == 2) {
+    CHECKF(e[0].coef[0] == 0 && e[0].coef[1] == 0 && e[0].coef[2] == -1, "top row: %lld %lld %lld",
+           (long long)e[0].coef[0], (long long)e[0].coef[1], (long long)e[0].coef[2]);
+    CHECK(e[0].ranks.nvalues == 3 && e[1].ranks.nvalues == 6);
+    /* at 4x3 the classes keep their coefficients except the inner constant -3 */
+    tf_vseq top = {0}, rest = {0};
+    tf_vseq_push_run(&top, 0, 1, 3, &m);
+    tf_vseq_push_run(&rest, 3, 1, 9, &m);
+    tf_vset out = {0};
+    const int64_t inner[3] = {-3, 0, 0};
+    CHECK(tf_coord_expand(&out, &top, &e[0].shape, e[0].coef, 2, d43, &m) == 0);
+    CHECK(tf_coord_expand(&out, &rest, &e[1].shape, inner, 2, d43, &m) == 0);
+    check_set(&out, 12, north_source, d43, 5);
+    tf_vset_free(&out, &m);
+    tf_vseq_free(&top, &m);
+    tf_vseq_free(&rest, &m);
+  }
+  tf_coord_free(e, n, &m);
+  tf_vset_free(&v, &m);
+}
+
+static void test_per_rank(void) {
+  tf_mem m = {0};
+  const int64_t vals[] = {14, 14, 18, 18, 18, 18, 14, 14, 7};
+  tf_vseq s = {0}, back = {0};
+  for (size_t i = 0; i < sizeof vals / sizeof *vals; i++) tf_vseq_push(&s, vals[i], &m);
+  tf_vset v = {0};
+  CHECK(tf_coord_groups(&s, &v, &m) == 0);
+  CHECKF(v.n == 3, "%u groups, expected 3", v.n);
+  CHECK(tf_coord_per_rank(&v, 9, &back, &m) == 0);
+  CHECK(back.nvalues == 9);
+  for (int64_t r = 0; r < 9; r++)
+    CHECKF(tf_vseq_value_at(&back, r) == vals[r], "rank %lld: %lld", (long long)r,
+           (long long)tf_vseq_value_at(&back, r));
+  tf_vset_free(&v, &m);
+  tf_vseq_free(&s, &m);
+  tf_vseq_free(&back, &m);
+}
+
+int main(int argc, char **argv) {
+  static const test_case cases[] = {
+      {"affine", test_affine},
+      {"planes", test_planes},
+      {"edge_row", test_edge_row},
+      {"per_rank", test_per_rank},
+  };
+  return run_cases("test_extrap_coords", cases, TEST_NCASES(cases), argc, argv);
+}
