@@ -1,0 +1,244 @@
+/* summary_compact.c — the compact form of one time summary, in merged
+ * traces from version 5 (doc/FORMAT.md 4.10): the sum relative to min x n,
+ * a summary of one or two samples as those samples (min, and max),
+ * bin edges and means on a grid of 2^e steps from the first edge (the
+ * writer of a file picks e so that max - min spans at most TF_QUANTA_MAX
+ * steps; between ranks e = 0, exact), the last bin's count implied, the per-rank
+ * mean extremes relative to the minimum and their ranks only where they
+ * differ from the sample extremes' ranks. Count, min, max and sum stay exact.
+ */
+#include "time/timing_impl.h"
+
+#include <math.h>
+
+/* Grid steps over [min, max]: a bin inside it takes a byte for its width and
+ * one for its mean. e depends on min and max alone, which the file keeps
+ * exactly, so a decoded summary encodes again to the same bytes. */
+#define TF_QUANTA_MAX 100
+
+enum { RF_LO_RANK = 1, RF_HI_RANK = 2 }; /* rank-field flags: that rank is written */
+
+/* The end of the run of bins written as one from bin i (runs of empty bins as one). */
+static uint32_t run_end(const tf_dstat *d, uint32_t i) {
+  uint32_t j = i + 1;
+  if (!d->bins[i].n)
+    while (j < d->nbins && !d->bins[j].n) j++;
+  return j;
+}
+
+static void put_bins(tf_buf *b, const tf_dstat *d, int quantise) {
+  uint32_t m = 0;
+  for (uint32_t i = 0; i < d->nbins; i = run_end(d, i)) m++;
+  tf_buf_put_uvar(b, m);
+  if (!m) return;
+  uint64_t first = d->bins[0].lo, last = d->bins[d->nbins - 1].hi;
+  unsigned e = 0;
+  if (quantise && d->max <= UINT64_MAX / 4 && last <= UINT64_MAX / 2) /* near 2^64 the rounded-up end could overflow: exact */
+    while (((d->max - d->min) >> e) > TF_QUANTA_MAX) e++;
+  uint64_t q = (uint64_t)1 << e;
+  uint64_t below = (d->min - first) >> e, lo = d->min - below * q; /* first <= lo <= min */
+  tf_buf_put_uvar(b, e);
+  tf_buf_put_uvar(b, below);
+  uint64_t prev = 0; /* prev: the last edge written, in steps from lo */
+  uint32_t written = 0;
+  for (uint32_t i = 0, j; i < d->nbins; i = j) {
+    j = run_end(d, i);
+    const tf_bin *x = &d->bins[i];
+    uint64_t hi = d->bins[j - 1].hi, edge;
+    if (j == d->nbins) { /* the last edge: at or above max */
+      edge = hi > lo ? (hi - lo + q - 1) >> e : 0;
+      uint64_t need = (d->max - lo + q - 1) >> e;
+      if (edge < need) edge = need;
+    } else {
+      edge = hi > lo ? (hi - lo + q / 2) >> e : 0;
+    }
+    if (edge <= prev) edge = prev + 1;
+    uint64_t width = edge - prev;
+    tf_buf_put_uvar(b, width);
+    written++;
+    if (written < m) tf_buf_put_uvar(b, x->n);
+    if (x->n) {
+      double start = (double)lo + (double)prev * (double)q;
+      double off = (x->mean - start) / (double)q;
+      tf_buf_put_uvar(b, round_within(off, 0, width));
+    }
+    prev = edge;
+  }
+}
+
+void tf_dstat_encode_compact(tf_buf *b, const tf_dstat *d, int merged, int quantise) {
+  if (!d->n) return; /* the count is the path's */
+  tf_buf_put_uvar(b, d->min);
+  if (d->n >= 2) tf_buf_put_uvar(b, d->max - d->min);
+  if (d->n >= 3) { /* one or two samples: min and max are the samples, the rest follows from them */
+    u128 lowest = (u128)d->min * d->n;
+    tf_buf_put_uvar(b, d->sum - (lowest > UINT64_MAX ? UINT64_MAX : (uint64_t)lowest));
+    tf_buf_put_uvar(b, round_within(tf_dstat_stddev(d), 0, (d->max - d->min) / 2 + 1));
+    put_bins(b, d, quantise);
+  }
+  if (merged) {
+    unsigned f = (d->rmean_lo_rank != d->min_rank ? RF_LO_RANK : 0) | (d->rmean_hi_rank != d->max_rank ? RF_HI_RANK : 0);
+    tf_buf_put_uvar(b, f);
+    tf_buf_put_uvar(b, (uint64_t)(uint32_t)d->min_rank);
+    tf_buf_put_uvar(b, (uint64_t)(uint32_t)d->max_rank);
+    if (f & RF_LO_RANK) tf_buf_put_uvar(b, (uint64_t)(uint32_t)d->rmean_lo_rank);
+    if (f & RF_HI_RANK) tf_buf_put_uvar(b, (uint64_t)(uint32_t)d->rmean_hi_rank);
+    uint64_t lo = round_within(d->rmean_lo, d->min, d->max);
+    tf_buf_put_uvar(b, lo - d->min);
+    tf_buf_put_uvar(b, round_within(d->rmean_hi, lo, d->max) - lo);
+  }
+}
+
+/* ------------------------------------------------------------ decoding */
+
+typedef struct cdec {
+  tf_cursor *c;
+  const char *why;
+} cdec;
+
+static int get(cdec *x, uint64_t *v) {
+  *v = tf_cur_uvar(x->c);
+  if (x->c->bad) return x->why = "truncated time statistics", -1;
+  return 0;
+}
+
+static int reject(cdec *x, const char *why) { return x->why = why, -1; }
+
+static int get_bins(cdec *x, tf_dstat *d, uint32_t max_bins, tf_mem *m) {
+  uint64_t nbins, e, below;
+  if (get(x, &nbins)) return -1;
+  if (!max_bins && nbins) return reject(x, "time statistics: bins where the timing mode keeps none");
+  if (max_bins && (nbins < 1 || nbins > max_bins)) return reject(x, "time statistics: number of bins outside 1..k");
+  if (!nbins) return 0;
+  if (get(x, &e) || get(x, &below)) return -1;
+  if (e > 63) return reject(x, "time statistics: bin grid step above 2^63");
+  uint64_t q = (uint64_t)1 << e;
+  if ((u128)below * q > d->min) return reject(x, "time statistics: first bin starts below 0");
+  if (!(d->bins = tf_bins_alloc((uint32_t)nbins, m))) return reject(x, "time statistics: out of memory");
+  d->nbins = (uint32_t)nbins;
+  uint64_t lo = d->min - below * q, counted = 0;
+  for (uint32_t i = 0; i < d->nbins; i++) {
+    tf_bin *b = &d->bins[i];
+    uint64_t width, count, offset = 0;
+    bin_empty(b, lo, lo);
+    if (get(x, &width)) return -1;
+    if (width < 1 || (u128)width * q > UINT64_MAX - lo) return reject(x, "time statistics: empty or overflowing bin");
+    if (i + 1 < d->nbins) {
+      if (get(x, &count)) return -1;
+      if (count > d->n - counted) return reject(x, "time statistics: bin counts exceed the sample count");
+    } else {
+      count = d->n - counted; /* the last bin: the samples left */
+    }
+    if (count && get(x, &offset)) return -1;
+    if (offset > width) return reject(x, "time statistics: bin mean outside its bin");
+    bin_empty(b, lo, lo + width * q);
+    b->n = count;
+    if (count) b->mean = (double)lo + (double)offset * (double)q;
+    bin_clamp_mean(b);
+    counted += count;
+    lo += width * q;
+  }
+  if (lo < d->max) return reject(x, "time statistics: bins end below the maximum");
+  return 0;
+}
+
+/* The summary of one or two samples, min and max (bins when the mode keeps them). */
+static int implied(cdec *x, tf_dstat *d, uint32_t max_bins, tf_mem *m) {
+  uint64_t range = d->max - d->min;
+  if (d->n == 1) d->sum = d->min;
+  else d->sum = (u128)d->min + d->max > UINT64_MAX ? UINT64_MAX : d->min + d->max; /* saturated */
+  d->m2 = d->n == 2 ? (double)range * (double)range / 2 : 0;
+  if (!max_bins) return 0;
+  uint32_t nb = range && max_bins >= 2 && d->max < UINT64_MAX ? 2 : 1;
+  if (!(d->bins = tf_bins_alloc(nb, m))) return reject(x, "time statistics: out of memory");
+  d->nbins = nb;
+  if (nb == 2) { /* [min, max) holds min, [max, max + 1] holds max */
+    bin_empty(&d->bins[0], d->min, d->max);
+    bin_empty(&d->bins[1], d->max, d->max + 1);
+    d->bins[0].n = d->bins[1].n = 1;
+    d->bins[0].mean = (double)d->min;
+    d->bins[1].mean = (double)d->max;
+  } else if (range) { /* [min, max] */
+    bin_empty(&d->bins[0], d->min, d->max);
+    d->bins[0].n = d->n;
+    d->bins[0].mean = (double)d->min + (double)range / 2;
+  } else { /* every sample is min: [min, min + 1], or [min - 1, min] at the top */
+    bin_empty(&d->bins[0], d->min < UINT64_MAX ? d->min : d->min - 1, d->min < UINT64_MAX ? d->min + 1 : d->min);
+    d->bins[0].n = d->n;
+    d->bins[0].mean = (double)d->min;
+  }
+  return 0;
+}
+
+int tf_dstat_decode_compact(tf_cursor *c, tf_dstat *d, uint64_t n, tf_timing_mode mode, uint32_t k, int merged,
+                            int32_t nranks, tf_mem *m, const char **why) {
+  *d = (tf_dstat){0};
+  cdec x = {.c = c};
+  uint64_t min, range = 0, sumx = 0, sd = 0;
+  int rc = 0;
+  if (!n) rc = reject(&x, "time statistics: a path without samples");
+  else if (get(&x, &min) || (n >= 2 && get(&x, &range)) || (n >= 3 && (get(&x, &sumx) || get(&x, &sd)))) rc = -1;
+  else if (range > UINT64_MAX - min) rc = reject(&x, "time statistics: maximum above 2^64 - 1");
+  if (!rc && n <= 2) {
+    d->n = n;
+    d->min = min;
+    d->max = min + range;
+    rc = implied(&x, d, mode_bins(mode, k), m);
+  } else if (!rc) {
+    d->n = n;
+    d->min = min;
+    d->max = min + range;
+    u128 lowest = (u128)min * n, highest = (u128)d->max * n;
+    if (lowest > UINT64_MAX) lowest = UINT64_MAX; /* a saturated sum */
+    if (sumx > UINT64_MAX - (uint64_t)lowest || lowest + sumx > highest)
+      rc = reject(&x, "time statistics: sum outside [min*n, max*n]");
+    else
+      d->sum = (uint64_t)lowest + sumx;
+  }
+  if (!rc && n >= 3 && sd > range / 2 + 1) rc = reject(&x, "time statistics: standard deviation above what the range allows");
+  if (!rc && n >= 3) {
+    d->m2 = (double)sd * (double)sd * (double)n;
+    rc = get_bins(&x, d, mode_bins(mode, k), m);
+  }
+  if (!rc && merged) {
+    uint64_t f, r[4], lo_off, range_m;
+    if (get(&x, &f) || get(&x, &r[0]) || get(&x, &r[1])) rc = -1;
+    else if (f > (RF_LO_RANK | RF_HI_RANK)) rc = reject(&x, "time statistics: unknown rank fields");
+    else {
+      r[2] = r[0], r[3] = r[1];
+      if ((f & RF_LO_RANK) && get(&x, &r[2])) rc = -1;
+      else if ((f & RF_HI_RANK) && get(&x, &r[3])) rc = -1;
+      else if (get(&x, &lo_off) || get(&x, &range_m)) rc = -1;
+    }
+    for (int i = 0; i < 4 && !rc; i++)
+      if (nranks <= 0 || r[i] >= (uint64_t)nranks) rc = reject(&x, "time statistics: rank out of range");
+    if (!rc && (lo_off > range || range_m > range - lo_off))
+      rc = reject(&x, "time statistics: per-rank means not ordered inside [min, max]");
+    if (!rc) {
+      d->min_rank = (int32_t)r[0];
+      d->max_rank = (int32_t)r[1];
+      d->rmean_lo_rank = (int32_t)r[2];
+      d->rmean_hi_rank = (int32_t)r[3];
+      d->rmean_lo = (double)(min + lo_off);
+      d->rmean_hi = (double)(min + lo_off + range_m);
+    }
+  }
+  if (rc) {
+    tf_dstat_free(d, m);
+    *why = x.why;
+  }
+  return rc;
+}
+
+void tf_dstat_rmeans_written(const tf_dstat *d, int32_t one_rank, uint64_t *lo, uint64_t *hi, int32_t *lo_rank,
+                             int32_t *hi_rank) {
+  if (one_rank >= 0) { /* a group of one rank: its mean, its rank */
+    *lo = *hi = round_within(tf_dstat_mean(d), d->min, d->max);
+    *lo_rank = *hi_rank = one_rank;
+    return;
+  }
+  *lo = round_within(d->rmean_lo, d->min, d->max);
+  *hi = round_within(d->rmean_hi, *lo, d->max);
+  *lo_rank = d->rmean_lo_rank;
+  *hi_rank = d->rmean_hi_rank;
+}
