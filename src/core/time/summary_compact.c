@@ -1,6 +1,7 @@
 /* summary_compact.c — the compact form of one time summary, in merged
  * traces from version 5 (doc/FORMAT.md 4.10): the sum relative to min x n,
- * a summary of one or two samples as those samples (min, and max),
+ * a summary of one or two samples without its sum and deviation (min and
+ * max are its samples),
  * bin edges and means on a grid of 2^e steps from the first edge (the
  * writer of a file picks e so that max - min spans at most TF_QUANTA_MAX
  * steps; between ranks e = 0, exact), the last bin's count implied, the per-rank
@@ -70,12 +71,12 @@ void tf_dstat_encode_compact(tf_buf *b, const tf_dstat *d, int merged, int quant
   if (!d->n) return; /* the count is the path's */
   tf_buf_put_uvar(b, d->min);
   if (d->n >= 2) tf_buf_put_uvar(b, d->max - d->min);
-  if (d->n >= 3) { /* one or two samples: min and max are the samples, the rest follows from them */
+  if (d->n >= 3) { /* one or two samples: min and max are the samples, sum and sd follow from them */
     u128 lowest = (u128)d->min * d->n;
     tf_buf_put_uvar(b, d->sum - (lowest > UINT64_MAX ? UINT64_MAX : (uint64_t)lowest));
     tf_buf_put_uvar(b, round_within(tf_dstat_stddev(d), 0, (d->max - d->min) / 2 + 1));
-    put_bins(b, d, quantise);
   }
+  put_bins(b, d, quantise);
   if (merged) {
     unsigned f = (d->rmean_lo_rank != d->min_rank ? RF_LO_RANK : 0) | (d->rmean_hi_rank != d->max_rank ? RF_HI_RANK : 0);
     tf_buf_put_uvar(b, f);
@@ -142,32 +143,12 @@ static int get_bins(cdec *x, tf_dstat *d, uint32_t max_bins, tf_mem *m) {
   return 0;
 }
 
-/* The summary of one or two samples, min and max (bins when the mode keeps them). */
-static int implied(cdec *x, tf_dstat *d, uint32_t max_bins, tf_mem *m) {
+/* The sum and M2 of one or two samples, min and max. */
+static void implied(tf_dstat *d) {
   uint64_t range = d->max - d->min;
   if (d->n == 1) d->sum = d->min;
   else d->sum = (u128)d->min + d->max > UINT64_MAX ? UINT64_MAX : d->min + d->max; /* saturated */
   d->m2 = d->n == 2 ? (double)range * (double)range / 2 : 0;
-  if (!max_bins) return 0;
-  uint32_t nb = range && max_bins >= 2 && d->max < UINT64_MAX ? 2 : 1;
-  if (!(d->bins = tf_bins_alloc(nb, m))) return reject(x, "time statistics: out of memory");
-  d->nbins = nb;
-  if (nb == 2) { /* [min, max) holds min, [max, max + 1] holds max */
-    bin_empty(&d->bins[0], d->min, d->max);
-    bin_empty(&d->bins[1], d->max, d->max + 1);
-    d->bins[0].n = d->bins[1].n = 1;
-    d->bins[0].mean = (double)d->min;
-    d->bins[1].mean = (double)d->max;
-  } else if (range) { /* [min, max] */
-    bin_empty(&d->bins[0], d->min, d->max);
-    d->bins[0].n = d->n;
-    d->bins[0].mean = (double)d->min + (double)range / 2;
-  } else { /* every sample is min: [min, min + 1], or [min - 1, min] at the top */
-    bin_empty(&d->bins[0], d->min < UINT64_MAX ? d->min : d->min - 1, d->min < UINT64_MAX ? d->min + 1 : d->min);
-    d->bins[0].n = d->n;
-    d->bins[0].mean = (double)d->min;
-  }
-  return 0;
 }
 
 int tf_dstat_decode_compact(tf_cursor *c, tf_dstat *d, uint64_t n, tf_timing_mode mode, uint32_t k, int merged,
@@ -183,7 +164,7 @@ int tf_dstat_decode_compact(tf_cursor *c, tf_dstat *d, uint64_t n, tf_timing_mod
     d->n = n;
     d->min = min;
     d->max = min + range;
-    rc = implied(&x, d, mode_bins(mode, k), m);
+    implied(d);
   } else if (!rc) {
     d->n = n;
     d->min = min;
@@ -196,10 +177,8 @@ int tf_dstat_decode_compact(tf_cursor *c, tf_dstat *d, uint64_t n, tf_timing_mod
       d->sum = (uint64_t)lowest + sumx;
   }
   if (!rc && n >= 3 && sd > range / 2 + 1) rc = reject(&x, "time statistics: standard deviation above what the range allows");
-  if (!rc && n >= 3) {
-    d->m2 = (double)sd * (double)sd * (double)n;
-    rc = get_bins(&x, d, mode_bins(mode, k), m);
-  }
+  if (!rc && n >= 3) d->m2 = (double)sd * (double)sd * (double)n;
+  if (!rc) rc = get_bins(&x, d, mode_bins(mode, k), m);
   if (!rc && merged) {
     uint64_t f, r[4], lo_off, range_m;
     if (get(&x, &f) || get(&x, &r[0]) || get(&x, &r[1])) rc = -1;
