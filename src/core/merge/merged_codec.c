@@ -296,8 +296,8 @@ static int cmp_u64(const void *x, const void *y) {
  * count and two summaries of at least 11 bytes each in the merged form). */
 #define GPATH_BYTES_MIN 24
 /* version 5: previous call, group header, count, and two summaries of one
- * sample of one rank (its minimum alone) */
-#define GPATH_BYTES_MIN_V5 5
+ * sample of one rank (its minimum and a bin count) */
+#define GPATH_BYTES_MIN_V5 7
 
 /* An event's grouped time summaries (version 3; doc/FORMAT.md 4.4), with
  * the checks of 4.5: occ, the occurrences over all the event's ranks. */
