@@ -27,43 +27,85 @@ static uint32_t run_end(const tf_dstat *d, uint32_t i) {
   return j;
 }
 
+/* One bin as written: its end (in steps from the first edge), count, mean. */
+typedef struct wbin {
+  uint64_t edge, n;
+  double mean;
+} wbin;
+
+/* A run's samples joined to those of the bin being built. */
+static void wbin_take(wbin *w, uint64_t n, double mean) {
+  if (!n) return;
+  w->mean = w->n ? w->mean + (mean - w->mean) * ((double)n / (double)(w->n + n)) : mean;
+  w->n += n;
+}
+
+/* The bins of d as written from `lo` on a grid of 2^e steps (e = 0: exact
+ * edges; lo = the first bin's lo). Quantised (e > 0 or quantise), the bins
+ * are cut to [min, max]: empty runs wholly outside it are left out (they
+ * say nothing: readers cut bins to [min, max]), every inner edge is rounded
+ * to the nearest step but kept at or below the last step at or below max,
+ * and a run whose end falls on or before the previous edge joins the next
+ * run. So every non-empty bin as read holds a value of [min, max]: a run of
+ * one sample, max, whose start rounded above max once made a bin beyond it,
+ * and merging such bins left the bins that readers show apart (cut to
+ * [min, max], wl.nbconform). Returns the number of bins (at most nbins). */
+static uint32_t written_bins(const tf_dstat *d, uint64_t lo, unsigned e, int quantise, wbin *out) {
+  uint64_t q = (uint64_t)1 << e, top = (d->max - lo) >> e, need = (d->max - lo + q - 1) >> e;
+  uint32_t first = 0, end = d->nbins, m = 0;
+  if (quantise) {
+    while (first < end && !d->bins[first].n && d->bins[first].hi <= d->min) first++;
+    while (end > first && !d->bins[end - 1].n && d->bins[end - 1].lo > d->max) end--;
+  }
+  wbin cur = {0};
+  uint64_t prev = 0;
+  for (uint32_t i = first, j; i < end; i = j) {
+    j = run_end(d, i);
+    if (j > end) j = end;
+    uint64_t hi = d->bins[j - 1].hi;
+    wbin_take(&cur, d->bins[i].n, d->bins[i].mean);
+    if (j == end) break; /* the last bin ends below */
+    uint64_t edge = hi > lo ? (hi - lo + (quantise ? q / 2 : 0)) >> e : 0;
+    if (quantise && edge > top) edge = top;
+    if (edge <= prev) continue; /* no room on the grid: joins the next run */
+    cur.edge = prev = edge;
+    out[m++] = cur;
+    cur = (wbin){0};
+  }
+  uint64_t hi = end > first ? d->bins[end - 1].hi : d->max, edge = need;
+  if (!quantise && hi > lo && ((hi - lo + q - 1) >> e) > edge) edge = (hi - lo + q - 1) >> e; /* exact: the bins' own end */
+  cur.edge = edge > prev ? edge : prev + 1;
+  out[m++] = cur;
+  return m;
+}
+
 static void put_bins(tf_buf *b, const tf_dstat *d, int quantise) {
-  uint32_t m = 0;
-  for (uint32_t i = 0; i < d->nbins; i = run_end(d, i)) m++;
-  tf_buf_put_uvar(b, m);
-  if (!m) return;
-  uint64_t first = d->bins[0].lo, last = d->bins[d->nbins - 1].hi;
+  if (!d->nbins) {
+    tf_buf_put_uvar(b, 0);
+    return;
+  }
   unsigned e = 0;
-  if (quantise && d->max <= UINT64_MAX / 4 && last <= UINT64_MAX / 2) /* near 2^64 the rounded-up end could overflow: exact */
+  if (quantise && d->max <= UINT64_MAX / 4) /* near 2^64 the rounded-up end could overflow: exact */
     while (((d->max - d->min) >> e) > TF_QUANTA_MAX) e++;
+  else
+    quantise = 0;
   uint64_t q = (uint64_t)1 << e;
-  uint64_t below = (d->min - first) >> e, lo = d->min - below * q; /* first <= lo <= min */
+  uint64_t first = d->bins[0].lo, below = quantise ? 0 : (d->min - first), lo = d->min - below; /* quantised: from min */
+  wbin w[TF_BINS_MAX];
+  uint32_t m = written_bins(d, lo, e, quantise, w);
+  tf_buf_put_uvar(b, m);
   tf_buf_put_uvar(b, e);
   tf_buf_put_uvar(b, below);
-  uint64_t prev = 0; /* prev: the last edge written, in steps from lo */
-  uint32_t written = 0;
-  for (uint32_t i = 0, j; i < d->nbins; i = j) {
-    j = run_end(d, i);
-    const tf_bin *x = &d->bins[i];
-    uint64_t hi = d->bins[j - 1].hi, edge;
-    if (j == d->nbins) { /* the last edge: at or above max */
-      edge = hi > lo ? (hi - lo + q - 1) >> e : 0;
-      uint64_t need = (d->max - lo + q - 1) >> e;
-      if (edge < need) edge = need;
-    } else {
-      edge = hi > lo ? (hi - lo + q / 2) >> e : 0;
-    }
-    if (edge <= prev) edge = prev + 1;
-    uint64_t width = edge - prev;
+  uint64_t prev = 0; /* the last edge written, in steps from lo */
+  for (uint32_t i = 0; i < m; i++) {
+    uint64_t width = w[i].edge - prev;
     tf_buf_put_uvar(b, width);
-    written++;
-    if (written < m) tf_buf_put_uvar(b, x->n);
-    if (x->n) {
+    if (i + 1 < m) tf_buf_put_uvar(b, w[i].n);
+    if (w[i].n) {
       double start = (double)lo + (double)prev * (double)q;
-      double off = (x->mean - start) / (double)q;
-      tf_buf_put_uvar(b, round_within(off, 0, width));
+      tf_buf_put_uvar(b, round_within((w[i].mean - start) / (double)q, 0, width));
     }
-    prev = edge;
+    prev = w[i].edge;
   }
 }
 
@@ -136,6 +178,8 @@ static int get_bins(cdec *x, tf_dstat *d, uint32_t max_bins, tf_mem *m) {
     b->n = count;
     if (count) b->mean = (double)lo + (double)offset * (double)q;
     bin_clamp_mean(b);
+    if (count && (lo > d->max || (i + 1 < d->nbins && b->hi <= d->min)))
+      return reject(x, "time statistics: a bin with samples outside [min, max]");
     counted += count;
     lo += width * q;
   }
