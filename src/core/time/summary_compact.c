@@ -2,9 +2,9 @@
  * traces from version 5 (doc/FORMAT.md 4.10): the sum relative to min x n,
  * a summary of one or two samples without its sum and deviation (min and
  * max are its samples),
- * bin edges and means on a grid of 2^e steps from the first edge (the
- * writer of a file picks e so that max - min spans at most TF_QUANTA_MAX
- * steps; between ranks e = 0, exact), the last bin's count implied, the per-rank
+ * bin edges and means on a grid of 2^e steps from min, cut to [min, max]
+ * (e so that max - min spans at most TF_QUANTA_MAX steps, implied by them;
+ * between ranks exact edges), the last bin's count implied, the per-rank
  * mean extremes relative to the minimum and their ranks only where they
  * differ from the sample extremes' ranks. Count, min, max and sum stay exact.
  */
@@ -18,6 +18,10 @@
 #define TF_QUANTA_MAX 100
 
 enum { RF_LO_RANK = 1, RF_HI_RANK = 2 }; /* rank-field flags: that rank is written */
+
+/* How the bins are laid: exact (step 1 from min - below, between ranks) or
+ * on the file's grid (2^e from min, e from min and max: grid_exponent). */
+enum { GRID_EXACT = 0, GRID_FILE = 1 };
 
 /* The end of the run of bins written as one from bin i (runs of empty bins as one). */
 static uint32_t run_end(const tf_dstat *d, uint32_t i) {
@@ -79,23 +83,28 @@ static uint32_t written_bins(const tf_dstat *d, uint64_t lo, unsigned e, int qua
   return m;
 }
 
+/* The grid step exponent of a summary's bins in a file: the smallest e
+ * with (max - min) >> e <= TF_QUANTA_MAX. */
+static unsigned grid_exponent(uint64_t min, uint64_t max) {
+  unsigned e = 0;
+  while (((max - min) >> e) > TF_QUANTA_MAX) e++;
+  return e;
+}
+
 static void put_bins(tf_buf *b, const tf_dstat *d, int quantise) {
   if (!d->nbins) {
     tf_buf_put_uvar(b, 0);
     return;
   }
-  unsigned e = 0;
-  if (quantise && d->max <= UINT64_MAX / 4) /* near 2^64 the rounded-up end could overflow: exact */
-    while (((d->max - d->min) >> e) > TF_QUANTA_MAX) e++;
-  else
-    quantise = 0;
+  if (d->max > UINT64_MAX / 4) quantise = 0; /* near 2^64 the rounded-up end could overflow: exact */
+  unsigned e = quantise ? grid_exponent(d->min, d->max) : 0;
   uint64_t q = (uint64_t)1 << e;
-  uint64_t first = d->bins[0].lo, below = quantise ? 0 : (d->min - first), lo = d->min - below; /* quantised: from min */
+  uint64_t below = quantise ? 0 : d->min - d->bins[0].lo, lo = d->min - below; /* quantised: from min */
   wbin w[TF_BINS_MAX];
   uint32_t m = written_bins(d, lo, e, quantise, w);
   tf_buf_put_uvar(b, m);
-  tf_buf_put_uvar(b, e);
-  tf_buf_put_uvar(b, below);
+  tf_buf_put_uvar(b, quantise ? GRID_FILE : GRID_EXACT);
+  if (!quantise) tf_buf_put_uvar(b, below);
   uint64_t prev = 0; /* the last edge written, in steps from lo */
   for (uint32_t i = 0; i < m; i++) {
     uint64_t width = w[i].edge - prev;
@@ -118,7 +127,10 @@ void tf_dstat_encode_compact(tf_buf *b, const tf_dstat *d, int merged, int quant
     tf_buf_put_uvar(b, d->sum - (lowest > UINT64_MAX ? UINT64_MAX : (uint64_t)lowest));
     tf_buf_put_uvar(b, round_within(tf_dstat_stddev(d), 0, (d->max - d->min) / 2 + 1));
   }
-  put_bins(b, d, quantise);
+  if (quantise && d->n <= 2 && d->nbins && d->max <= UINT64_MAX / 4)
+    tf_buf_put_uvar(b, 0); /* a file: the bins of one or two samples are the samples (implied_bins) */
+  else
+    put_bins(b, d, quantise);
   if (merged) {
     unsigned f = (d->rmean_lo_rank != d->min_rank ? RF_LO_RANK : 0) | (d->rmean_hi_rank != d->max_rank ? RF_HI_RANK : 0);
     tf_buf_put_uvar(b, f);
@@ -147,14 +159,39 @@ static int get(cdec *x, uint64_t *v) {
 
 static int reject(cdec *x, const char *why) { return x->why = why, -1; }
 
+/* The bins of one or two samples, min and max, as a file implies them:
+ * each sample in a bin of its own ([min, max) and [max, max + 1]), both in
+ * one ([min, max + 1] when they are equal, [min, max] when k is 1). */
+static int implied_bins(cdec *x, tf_dstat *d, uint32_t max_bins, tf_mem *m) {
+  uint32_t nb = d->min < d->max && max_bins >= 2 ? 2 : 1;
+  if (!(d->bins = tf_bins_alloc(nb, m))) return reject(x, "time statistics: out of memory");
+  d->nbins = nb;
+  if (nb == 2) {
+    bin_empty(&d->bins[0], d->min, d->max);
+    bin_empty(&d->bins[1], d->max, d->max + 1);
+    d->bins[0].n = d->bins[1].n = 1;
+    d->bins[0].mean = (double)d->min;
+    d->bins[1].mean = (double)d->max;
+  } else {
+    bin_empty(&d->bins[0], d->min, d->min < d->max ? d->max : d->min + 1);
+    d->bins[0].n = d->n;
+    d->bins[0].mean = ((double)d->min + (double)d->max) / 2;
+  }
+  return 0;
+}
+
 static int get_bins(cdec *x, tf_dstat *d, uint32_t max_bins, tf_mem *m) {
-  uint64_t nbins, e, below;
+  uint64_t nbins, grid, below = 0;
   if (get(x, &nbins)) return -1;
   if (!max_bins && nbins) return reject(x, "time statistics: bins where the timing mode keeps none");
+  if (max_bins && !nbins && d->n <= 2 && d->max <= UINT64_MAX / 4) return implied_bins(x, d, max_bins, m);
   if (max_bins && (nbins < 1 || nbins > max_bins)) return reject(x, "time statistics: number of bins outside 1..k");
   if (!nbins) return 0;
-  if (get(x, &e) || get(x, &below)) return -1;
-  if (e > 63) return reject(x, "time statistics: bin grid step above 2^63");
+  if (get(x, &grid)) return -1;
+  if (grid != GRID_EXACT && grid != GRID_FILE) return reject(x, "time statistics: unknown bin grid");
+  if (grid == GRID_EXACT && get(x, &below)) return -1;
+  if (grid == GRID_FILE && d->max > UINT64_MAX / 4) return reject(x, "time statistics: a bin grid near 2^64");
+  unsigned e = grid == GRID_FILE ? grid_exponent(d->min, d->max) : 0;
   uint64_t q = (uint64_t)1 << e;
   if ((u128)below * q > d->min) return reject(x, "time statistics: first bin starts below 0");
   if (!(d->bins = tf_bins_alloc((uint32_t)nbins, m))) return reject(x, "time statistics: out of memory");
