@@ -44,9 +44,9 @@ static void wbin_take(wbin *w, uint64_t n, double mean) {
   w->n += n;
 }
 
-/* The bins of d as written from `lo` on a grid of 2^e steps (e = 0: exact
- * edges; lo = the first bin's lo). Quantised (e > 0 or quantise), the bins
- * are cut to [min, max]: empty runs wholly outside it are left out (they
+/* The bins of d as written from `lo` on a grid of 2^e steps. Exact (not
+ * quantise: e = 0, lo = the first bin's lo), runs of empty bins as one and
+ * the rest as it is. Quantised (lo = min), the bins are cut to [min, max]: empty runs wholly outside it are left out (they
  * say nothing: readers cut bins to [min, max]), every inner edge is rounded
  * to the nearest step but kept at or below the last step at or below max,
  * and a run whose end falls on or before the previous edge joins the next
