@@ -27,6 +27,8 @@ tf_traced 4 "$work/ring" -- "$ring" -i 5 >/dev/null 2>&1 || fail "traced ring fa
 T=$work/ring
 "$forge" nevents 2 1 "$T/trace.tf" "$work/counts.tf" || fail "forge_trace"
 F=$work/counts.tf
+# a version-5 trace whose time summary has its samples in a bin above its maximum (doc/FORMAT.md 4.10)
+"$forge" bins "$T/trace.tf" "$work/bins.tf" || fail "forge_trace bins"
 M=$work/missing
 # per-rank compressed files to merge: rank 1 of 2 calls MPI_Abort
 tf_traced 2 "$work/partial" -- "$abort" -i 10 -a 3 >/dev/null 2>&1
@@ -64,6 +66,8 @@ run 2 "no trace given" show
 run 1 "rank 7 is not in the trace" show --rank 7 "$T"
 run 1 "missing" show "$M"
 run 1 "rank 2: malformed content" show "$F"
+run 1 "time statistics: a bin with samples outside \[min, max\]" show "$work/bins.tf"
+run 1 "time statistics: a bin with samples outside \[min, max\]" stats "$work/bins.tf"
 
 run 0 "" unroll "$T" --rank 1 --no-time
 run 2 "--rank -1: expected a rank" unroll --rank -1 "$T"

@@ -21,7 +21,12 @@
  *   codec        encode/decode round trips in every mode, merged or not,
  *                and the decoder's validation of hand-made encodings;
  *   hostile      every truncation of valid encodings fails cleanly, random
- *                byte flips never crash, memory accounting returns to 0.
+ *                byte flips never crash, memory accounting returns to 0;
+ *   compact      the compact form of merged traces from version 5: the bins
+ *                of wl.nbconform's failure read back and merged, random
+ *                summaries quantised (count, min, max, sum exact, bins
+ *                valid, every bin with samples holding a value of [min,
+ *                max]) and exact, forged encodings rejected.
  *
  * Usage: test_timing [CASE...]   (all cases, or only those named; --list: tests/check.h)
  */
@@ -948,11 +953,178 @@ static void test_hostile(void) {
          flips, accepted);
 }
 
+/* ====================================================== compact summaries */
+
+/* Every bin with samples holds a value of [min, max]: what readers show, the
+ * bins cut to [min, max], is then contiguous (tf_node_path). */
+static int bins_hold_samples(const tf_dstat *d, const char *what, uint64_t seed) {
+  for (uint32_t i = 0; i < d->nbins; i++) {
+    const tf_bin *b = &d->bins[i];
+    int last = i + 1 == d->nbins;
+    CHECKF(!b->n || (b->lo <= d->max && (last || b->hi > d->min)),
+           "seed %" PRIu64 " %s: bin %u [%" PRIu64 ", %" PRIu64 ") holds %" PRIu64 " samples outside [%" PRIu64
+           ", %" PRIu64 "]",
+           seed, what, i, b->lo, b->hi, b->n, d->min, d->max);
+    if (b->n && !(b->lo <= d->max && (last || b->hi > d->min))) return 0;
+  }
+  return 1;
+}
+
+/* d through its compact form (quantised: as in a file; else exact, as
+ * between ranks) into back. 0, or -1 with why. */
+static int compact_roundtrip(const tf_dstat *d, int merged, int quantise, uint32_t k, tf_dstat *back, tf_buf *b,
+                             tf_mem *m, const char **why) {
+  tf_buf_free(b);
+  tf_dstat_encode_compact(b, d, merged, quantise);
+  tf_cursor c = {b->data, b->data + b->len, 0};
+  int rc = tf_dstat_decode_compact(&c, back, d->n, TF_TIMING_PATH, k, merged, NRANKS_T, m, why);
+  if (!rc && c.p != b->data + b->len) rc = -1, *why = "bytes left over";
+  return rc;
+}
+
+/* A summary of 9 samples around 1100 and one at 1322, its bins as a
+ * histogram leaves them: the last, holding only the maximum, starts at it.
+ * On the grid of 4 ns the writer once rounded that start up to 1324, above
+ * the maximum: the bin read back held its sample outside [min, max], and
+ * merged with another (a node's paths pooled) left the bins people see
+ * apart (wl.nbconform: "bins not contiguous (hi 1324, lo 1329)"). */
+static void failing_edges(tf_dstat *d, tf_bin *bins) {
+  bins[0] = (tf_bin){.lo = 0, .hi = 1000, .mean = 0};
+  bins[1] = (tf_bin){.lo = 1000, .hi = 1322, .n = 9, .mean = 1100, .m2 = 900};
+  bins[2] = (tf_bin){.lo = 1322, .hi = 2644, .n = 1, .mean = 1322};
+  *d = (tf_dstat){.n = 10, .min = 1000, .max = 1322, .sum = 9 * 1100 + 1322, .m2 = 44000, .bins = bins, .nbins = 3};
+}
+
+static void test_compact(void) {
+  tf_mem m = {0};
+  tf_buf b = {0}, again = {0};
+  const char *why = NULL;
+  /* the failing case, deterministic: read back and merged, its bins hold their samples */
+  tf_bin fb[3];
+  tf_tpath one = {0}, merged = {0};
+  failing_edges(&one.compute, fb);
+  CHECK(dstat_valid(&one.compute, 8, 1, "failing edges", 0) && bins_hold_samples(&one.compute, "failing edges", 0));
+  tf_dstat back;
+  int rc = compact_roundtrip(&one.compute, 0, 1, 8, &back, &b, &m, &why);
+  CHECKF(rc == 0, "failing edges: %s", rc ? why : "");
+  if (rc == 0) {
+    dstat_valid(&back, 8, 1, "failing edges read back", 0);
+    bins_hold_samples(&back, "failing edges read back", 0);
+    tf_tpath p = {.compute = back}, q = {0};
+    tf_dstat other;
+    failing_edges(&q.compute, fb);
+    q.compute.max = 1329, q.compute.sum += 7, fb[2].mean = 1329; /* the other path: its maximum further up */
+    CHECK(compact_roundtrip(&q.compute, 0, 1, 8, &other, &b, &m, &why) == 0);
+    q.compute = other;
+    for (int side = 0; side < 2; side++) /* duration as compute: a path's two summaries merge together */
+      CHECK(tf_dstat_decode_compact(&(tf_cursor){b.data, b.data + b.len, 0}, side ? &q.duration : &p.duration, 10,
+                                    TF_TIMING_PATH, 8, 0, NRANKS_T, &m, &why) == 0);
+    CHECK(tf_tpath_merge(&merged, &p, 8, 1, &m) == 0 && tf_tpath_merge(&merged, &q, 8, 1, &m) == 0);
+    dstat_valid(&merged.compute, 8, 1, "failing edges merged", 0);
+    bins_hold_samples(&merged.compute, "failing edges merged", 0);
+    CHECK(merged.compute.n == 20 && merged.compute.min == 1000 && merged.compute.max == 1329);
+    tf_tpath_free(&p, &m);
+    tf_tpath_free(&q, &m);
+    tf_tpath_free(&merged, &m);
+  }
+  /* random summaries: quantised, what is exact stays exact, the bins valid and holding their samples, a
+   * decoded summary encodes to the same bytes; exact (between ranks), everything as the plain codec keeps it */
+  uint64_t seed = 0;
+  size_t bytes[2] = {0, 0};
+  for (int rep = 0; rep < 200; rep++) {
+    rng = ++seed * 40503;
+    uint32_t k = 1 + (uint32_t)rndn(TF_BINS_MAX);
+    int mg = (int)(seed & 1);
+    tf_timing t;
+    random_timing(&t, TF_TIMING_PATH, k, mg, 3000, &m);
+    for (uint32_t i = 0; i < t.npaths; i++)
+      for (int side = 0; side < 2; side++) {
+        const tf_dstat *d = side ? &t.paths[i].duration : &t.paths[i].compute;
+        bins_hold_samples(d, "recorded", seed);
+        for (int quantise = 0; quantise <= 1; quantise++) {
+          rc = compact_roundtrip(d, mg, quantise, k, &back, &b, &m, &why);
+          CHECKF(rc == 0, "seed %" PRIu64 " quantise %d: %s", seed, quantise, rc ? why : "");
+          if (rc) continue;
+          bytes[quantise] += b.len;
+          if (!quantise) {
+            const char *diff = dstat_diff(d, &back, mg);
+            CHECKF(!diff, "seed %" PRIu64 ": exact compact form: %s differs", seed, diff);
+          } else {
+            CHECKF(back.n == d->n && back.min == d->min && back.max == d->max && back.sum == d->sum,
+                   "seed %" PRIu64 ": count, min, max or sum not kept", seed);
+            CHECKF(back.nbins <= d->nbins || d->n <= 2, "seed %" PRIu64 ": %u bins from %u", seed, back.nbins,
+                   d->nbins);
+            if (d->n <= 2 && k > 1 && d->max <= UINT64_MAX / 4) /* one or two samples: the bins are the samples */
+              CHECKF(back.nbins == 1 + (d->min < d->max) && back.bins[0].n == (d->min < d->max ? 1 : d->n) &&
+                         back.bins[0].mean == (double)d->min,
+                     "seed %" PRIu64 ": bins of %" PRIu64 " samples not implied (%u bins, min %" PRIu64 ")", seed, d->n, back.nbins, d->min);
+            dstat_valid(&back, k, 1, "quantised", seed);
+            bins_hold_samples(&back, "quantised", seed);
+            tf_buf_free(&again);
+            tf_dstat_encode_compact(&again, &back, mg, 1);
+            CHECKF(d->max >= (1ull << 53) || (again.len == b.len && memcmp(again.data, b.data, b.len) == 0),
+                   "seed %" PRIu64 ": re-encoding differs", seed);
+          }
+          tf_dstat_free(&back, &m);
+        }
+      }
+    /* the paths read back from a file, pooled (what readers show) */
+    tf_timing read = {.paths = calloc(t.npaths ? t.npaths : 1, sizeof(tf_tpath)), .npaths = t.npaths};
+    m.bytes += (size_t)t.npaths * sizeof(tf_tpath); /* as tf_timing_free accounts it */
+    for (uint32_t i = 0; i < t.npaths; i++) {
+      tf_tpath *p = &read.paths[i];
+      *p = (tf_tpath){.prev_fn = t.paths[i].prev_fn, .prev_site = t.paths[i].prev_site};
+      CHECK(compact_roundtrip(&t.paths[i].compute, mg, 1, k, &p->compute, &b, &m, &why) == 0);
+      CHECK(compact_roundtrip(&t.paths[i].duration, mg, 1, k, &p->duration, &b, &m, &why) == 0);
+    }
+    tf_tpath all;
+    CHECK(tf_timing_total(&read, k, &all, &m) == 0);
+    dstat_valid(&all.compute, k, 1, "read back and pooled", seed);
+    bins_hold_samples(&all.compute, "read back and pooled", seed);
+    bins_hold_samples(&all.duration, "read back and pooled", seed);
+    tf_tpath_free(&all, &m);
+    tf_timing_free(&read, &m);
+    tf_timing_free(&t, &m);
+  }
+  /* forged encodings: rejected with the reason */
+  static const struct {
+    uint8_t bytes[16];
+    size_t len;
+    const char *why;
+  } forged[] = {
+      /* n 2, min 10, range 5; 2 bins from 10: [10, 16) empty, [16, 19] with both samples, above max 15 */
+      {{10, 5, 2, 0, 0, 6, 0, 3, 0}, 9, "time statistics: a bin with samples outside [min, max]"},
+      /* the first bin [5, 10) with a sample, below min 10 */
+      {{10, 5, 2, 0, 5, 5, 1, 0, 6, 0}, 10, "time statistics: a bin with samples outside [min, max]"},
+      /* bins ending at 14, below max 15 */
+      {{10, 5, 1, 0, 0, 4, 0}, 7, "time statistics: bins end below the maximum"},
+      /* on the file's grid (from min 10, step 1): bins ending at 14, below max 15 */
+      {{10, 5, 1, 1, 4, 0}, 6, "time statistics: bins end below the maximum"},
+      /* a grid of neither kind */
+      {{10, 5, 1, 2, 0, 1, 0}, 7, "time statistics: unknown bin grid"},
+  };
+  for (size_t f = 0; f < sizeof forged / sizeof *forged; f++) {
+    tf_cursor c = {forged[f].bytes, forged[f].bytes + forged[f].len, 0};
+    why = NULL;
+    rc = tf_dstat_decode_compact(&c, &back, 2, TF_TIMING_PATH, 8, 0, NRANKS_T, &m, &why);
+    CHECKF(rc == -1 && why && strcmp(why, forged[f].why) == 0, "forged %zu: %s, want %s", f,
+           rc ? (why ? why : "?") : "accepted", forged[f].why);
+    for (size_t len = 0; len < forged[f].len; len++) { /* and every truncation */
+      c = (tf_cursor){forged[f].bytes, forged[f].bytes + len, 0};
+      CHECK(tf_dstat_decode_compact(&c, &back, 2, TF_TIMING_PATH, 8, 0, NRANKS_T, &m, &why) == -1);
+    }
+  }
+  tf_buf_free(&b);
+  tf_buf_free(&again);
+  CHECKF(m.bytes == 0, "%zu bytes still accounted", m.bytes);
+  printf("   compact summaries: %zu bytes exact, %zu quantised\n", bytes[0], bytes[1]);
+}
+
 int main(int argc, char **argv) {
   static const test_case cases[] = {
       {"stats", test_stats},       {"algorithms", test_algorithms}, {"invariants", test_invariants},
       {"accuracy", test_accuracy}, {"merge_cost", test_merge_cost}, {"paths", test_paths},
-      {"codec", test_codec},       {"hostile", test_hostile},
+      {"codec", test_codec},       {"hostile", test_hostile},     {"compact", test_compact},
   };
   return run_cases("test_timing", cases, TEST_NCASES(cases), argc, argv);
 }

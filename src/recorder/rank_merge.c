@@ -112,7 +112,7 @@ int tf_merge_ranks(MPI_Comm comm, int rank, int nranks, const uint8_t *mine, siz
   for (int step = 1; step < nranks; step <<= 1) {
     if (rank % (2 * step) != 0) { /* send up and stop */
       tf_buf b = {0};
-      if (ok && tf_mtrace_encode(&t, &b, 0) != 0) {
+      if (ok && tf_mtrace_encode_exact(&t, &b) != 0) {
         ok = 0;
         snprintf(err, errlen, "rank %d: out of memory while encoding", rank);
       }

@@ -43,10 +43,41 @@ static void put_vset(tf_buf *b, const tf_vset *v, const tf_vseq *node_ranks) {
   }
 }
 
-/* An event's time summaries per path and rank group (doc/FORMAT.md 4.4). */
-static void put_gtiming(tf_buf *b, const tf_gtiming *g, const tf_vseq *node_ranks) {
-  tf_buf_put_uvar(b, g->npaths);
+/* An event's time summaries per path and rank group (doc/FORMAT.md 4.4;
+ * the version-5 form, 4.10). */
+static void put_gtiming(tf_buf *b, const tf_gtiming *g, const tf_vseq *node_ranks, int quantise) {
   uint64_t smin[2] = {UINT64_MAX, UINT64_MAX}, smax[2] = {0, 0};
+  for (uint32_t i = 0; i < g->npaths; i++)
+    for (uint32_t x = 0; x < g->paths[i].n; x++) {
+      const tf_dstat *d[2] = {&g->paths[i].g[x].t.compute, &g->paths[i].g[x].t.duration};
+      for (int k = 0; k < 2; k++)
+        if (d[k]->n) {
+          if (d[k]->min < smin[k]) smin[k] = d[k]->min;
+          if (d[k]->max > smax[k]) smax[k] = d[k]->max;
+        }
+    }
+  /* the event's per-rank means, rounded into the samples' range, as decoders check */
+  uint64_t lo[2] = {0, 0}, hi[2] = {0, 0};
+  int implied = g->npaths == 1 && g->paths[0].n == 1; /* one group: its own per-rank means are the event's */
+  for (int k = 0; k < 2 && g->npaths; k++) {
+    const tf_rankmeans *r = k ? &g->duration : &g->compute;
+    if (smin[k] > smax[k]) smin[k] = smax[k] = 0;
+    lo[k] = (uint64_t)(r->lo + 0.5), hi[k] = (uint64_t)(r->hi + 0.5);
+    if (!(r->lo >= 0)) lo[k] = 0;
+    if (!(r->hi >= 0)) hi[k] = 0;
+    lo[k] = lo[k] < smin[k] ? smin[k] : lo[k] > smax[k] ? smax[k] : lo[k];
+    hi[k] = hi[k] < smin[k] ? smin[k] : hi[k] > smax[k] ? smax[k] : hi[k];
+    if (hi[k] < lo[k]) hi[k] = lo[k];
+    if (implied) {
+      const tf_tgroup *gr = &g->paths[0].g[0];
+      uint64_t glo, ghi;
+      int32_t glr, ghr;
+      tf_dstat_rmeans_written(k ? &gr->t.duration : &gr->t.compute,
+                              gr->ranks.nvalues == 1 ? (int32_t)tf_ranks_first(&gr->ranks) : -1, &glo, &ghi, &glr, &ghr);
+      implied = glo == lo[k] && ghi == hi[k] && glr == r->lo_rank && ghr == r->hi_rank;
+    }
+  }
+  tf_buf_put_uvar(b, (uint64_t)g->npaths << 1 | (uint64_t)(g->npaths && implied));
   for (uint32_t i = 0; i < g->npaths; i++) {
     const tf_gpath *p = &g->paths[i];
     if (p->prev_fn == TF_PREV_NONE) {
@@ -63,33 +94,21 @@ static void put_gtiming(tf_buf *b, const tf_gtiming *g, const tf_vseq *node_rank
       /* a group of one rank: its rank fields are that rank and its means (not written) */
       int one = p->g[x].ranks.nvalues == 1;
       tf_buf_put_uvar(b, t->compute.n);
-      tf_dstat_encode(b, &t->compute, !one);
-      tf_dstat_encode(b, &t->duration, !one);
-      const tf_dstat *d[2] = {&t->compute, &t->duration};
-      for (int k = 0; k < 2; k++)
-        if (d[k]->n) {
-          if (d[k]->min < smin[k]) smin[k] = d[k]->min;
-          if (d[k]->max > smax[k]) smax[k] = d[k]->max;
-        }
+      tf_dstat_encode_compact(b, &t->compute, !one, quantise);
+      tf_dstat_encode_compact(b, &t->duration, !one, quantise);
     }
   }
-  if (!g->npaths) return;
-  for (int k = 0; k < 2; k++) { /* rounded into the samples' range, as decoders check */
+  if (!g->npaths || implied) return;
+  for (int k = 0; k < 2; k++) {
     const tf_rankmeans *r = k ? &g->duration : &g->compute;
-    if (smin[k] > smax[k]) smin[k] = smax[k] = 0;
-    uint64_t lo = (uint64_t)(r->lo + 0.5), hi = (uint64_t)(r->hi + 0.5);
-    if (!(r->lo >= 0)) lo = 0;
-    if (!(r->hi >= 0)) hi = 0;
-    lo = lo < smin[k] ? smin[k] : lo > smax[k] ? smax[k] : lo;
-    hi = hi < smin[k] ? smin[k] : hi > smax[k] ? smax[k] : hi;
-    tf_buf_put_uvar(b, lo);
-    tf_buf_put_uvar(b, hi >= lo ? hi - lo : 0);
+    tf_buf_put_uvar(b, lo[k] - smin[k]); /* relative to the smallest sample */
+    tf_buf_put_uvar(b, hi[k] - lo[k]);
     tf_buf_put_uvar(b, (uint64_t)r->lo_rank);
     tf_buf_put_uvar(b, (uint64_t)r->hi_rank);
   }
 }
 
-static void put_nodes(tf_buf *b, tf_mnode *const *x, uint32_t n, const tf_vseq *parent_ranks) {
+static void put_nodes(tf_buf *b, tf_mnode *const *x, uint32_t n, const tf_vseq *parent_ranks, int quantise) {
   tf_buf_put_uvar(b, n);
   for (uint32_t i = 0; i < n; i++) {
     int explicit_ranks = !tf_vseq_equal(&x[i]->ranks, parent_ranks);
@@ -97,7 +116,7 @@ static void put_nodes(tf_buf *b, tf_mnode *const *x, uint32_t n, const tf_vseq *
     if (explicit_ranks) tf_vseq_encode(b, &x[i]->ranks);
     if (x[i]->is_loop) {
       put_vset(b, &x[i]->count, &x[i]->ranks);
-      put_nodes(b, x[i]->body, x[i]->nbody, &x[i]->ranks);
+      put_nodes(b, x[i]->body, x[i]->nbody, &x[i]->ranks, quantise);
       continue;
     }
     tf_buf_put_uvar(b, x[i]->fn);
@@ -106,7 +125,7 @@ static void put_nodes(tf_buf *b, tf_mnode *const *x, uint32_t n, const tf_vseq *
     put_vset(b, &x[i]->count, &x[i]->ranks);
     tf_buf_put_uvar(b, x[i]->nslots);
     for (uint32_t j = 0; j < x[i]->nslots; j++) put_vset(b, &x[i]->slots[j], &x[i]->ranks);
-    put_gtiming(b, &x[i]->timing, &x[i]->ranks);
+    put_gtiming(b, &x[i]->timing, &x[i]->ranks, quantise);
   }
 }
 
@@ -135,7 +154,8 @@ static void put_section(tf_buf *out, uint8_t id, const tf_buf *raw, int level) {
   free(z);
 }
 
-int tf_mtrace_encode(tf_mtrace *t, tf_buf *out, int zstd_level) {
+/* quantise: time summaries' bins on their grid (a file) or exact (between ranks) */
+static int encode(tf_mtrace *t, tf_buf *out, int zstd_level, int quantise) {
   tf_buf s = {0};
   tf_mtrace_seal(t);
   if (tf_mtrace_compact_funcs(t)) return -1; /* FUNCS: the functions the nodes name, no others (version 4) */
@@ -177,7 +197,7 @@ int tf_mtrace_encode(tf_mtrace *t, tf_buf *out, int zstd_level) {
   put_section(out, SEC_RANKS, &s, zstd_level);
 
   s.len = 0;
-  put_nodes(&s, t->top, t->ntop, &t->present);
+  put_nodes(&s, t->top, t->ntop, &t->present, quantise);
   for (int k = 0; k < 3; k++) { /* each rank's order of its streams; none known: one stream each */
     if (t->order[k].n) {
       put_vset(&s, &t->order[k], &t->present);
@@ -200,6 +220,10 @@ int tf_mtrace_encode(tf_mtrace *t, tf_buf *out, int zstd_level) {
   tf_buf_put_u32(out, tf_crc32(0, out->data, out->len));
   return failed || out->failed ? -1 : 0;
 }
+
+int tf_mtrace_encode(tf_mtrace *t, tf_buf *out, int zstd_level) { return encode(t, out, zstd_level, 1); }
+
+int tf_mtrace_encode_exact(tf_mtrace *t, tf_buf *out) { return encode(t, out, 0, 0); }
 
 /* ------------------------------------------------------------ decode */
 
@@ -271,6 +295,9 @@ static int cmp_u64(const void *x, const void *y) {
 /* Smallest encoding of one path (previous call, a group header, one group:
  * count and two summaries of at least 11 bytes each in the merged form). */
 #define GPATH_BYTES_MIN 24
+/* version 5: previous call, group header, count, and two summaries of one
+ * sample of one rank (its minimum and a bin count) */
+#define GPATH_BYTES_MIN_V5 7
 
 /* An event's grouped time summaries (version 3; doc/FORMAT.md 4.4), with
  * the checks of 4.5: occ, the occurrences over all the event's ranks. */
@@ -279,12 +306,18 @@ static int get_gtiming(dec *d, tf_gtiming *g, const tf_vseq *node_ranks, __int12
   tf_timing_mode mode = (tf_timing_mode)d->t->timing;
   uint32_t k = d->t->bins;
   *g = (tf_gtiming){0};
-  uint64_t npaths = tf_cur_uvar(d->c);
+  uint64_t npaths = tf_cur_uvar(d->c), implied = 0;
   if (d->c->bad) return bad(d, "truncated time statistics");
+  if (d->version >= 5) { /* bit 0: the event's per-rank means are its one group's */
+    implied = npaths & 1;
+    npaths >>= 1;
+    if (implied && npaths != 1) return bad(d, "time statistics: per-rank means implied by more than one path");
+  }
   if (mode == TF_TIMING_NONE && npaths) return bad(d, "time statistics: paths in timing mode none");
   if ((mode == TF_TIMING_STATS || mode == TF_TIMING_HISTOGRAM) && npaths != 1)
     return bad(d, "time statistics: not exactly one path");
-  if (npaths > (uint64_t)(d->c->end - d->c->p) / GPATH_BYTES_MIN) return bad(d, "truncated time statistics");
+  if (npaths > (uint64_t)(d->c->end - d->c->p) / (d->version >= 5 ? GPATH_BYTES_MIN_V5 : GPATH_BYTES_MIN))
+    return bad(d, "truncated time statistics");
   if (!npaths) return mode != TF_TIMING_NONE && occ > 0 ? bad(d, "time statistics: path counts do not sum to the occurrences") : 0;
   if (!(g->paths = calloc(npaths, sizeof *g->paths))) return bad(d, "out of memory");
   m->bytes += npaths * sizeof *g->paths;
@@ -334,8 +367,10 @@ static int get_gtiming(dec *d, tf_gtiming *g, const tf_vseq *node_ranks, __int12
       int one = gr->ranks.nvalues == 1; /* one rank: its rank fields are implied */
       if (d->c->bad) rc = bad(d, "truncated time statistics");
       else if (!n) rc = bad(d, "time statistics: a path without samples");
-      else if (tf_dstat_decode(d->c, &gr->t.compute, n, mode, k, !one, d->t->nranks, m, &why) ||
-               tf_dstat_decode(d->c, &gr->t.duration, n, mode, k, !one, d->t->nranks, m, &why))
+      else if (d->version >= 5 ? tf_dstat_decode_compact(d->c, &gr->t.compute, n, mode, k, !one, d->t->nranks, m, &why) ||
+                                     tf_dstat_decode_compact(d->c, &gr->t.duration, n, mode, k, !one, d->t->nranks, m, &why)
+                               : tf_dstat_decode(d->c, &gr->t.compute, n, mode, k, !one, d->t->nranks, m, &why) ||
+                                     tf_dstat_decode(d->c, &gr->t.duration, n, mode, k, !one, d->t->nranks, m, &why))
         rc = bad(d, why);
       if (rc) break;
       if (one) {
@@ -361,8 +396,23 @@ static int get_gtiming(dec *d, tf_gtiming *g, const tf_vseq *node_ranks, __int12
   }
   free(keys);
   if (!rc && occ >= 0 && total != occ) rc = bad(d, "time statistics: path counts do not sum to the occurrences");
+  if (!rc && implied) { /* taken from the one group, as the writer checked */
+    const tf_tgroup *gr = &g->paths[0].g[0];
+    if (g->paths[0].n != 1) return bad(d, "time statistics: per-rank means implied by more than one group");
+    for (int j = 0; j < 2; j++) {
+      uint64_t lo, hi;
+      int32_t lr, hr;
+      tf_dstat_rmeans_written(j ? &gr->t.duration : &gr->t.compute, -1, &lo, &hi, &lr, &hr);
+      *(j ? &g->duration : &g->compute) = (tf_rankmeans){(double)lo, (double)hi, lr, hr};
+    }
+    return 0;
+  }
   for (int j = 0; j < 2 && !rc; j++) { /* the event's per-rank means */
     uint64_t lo = tf_cur_uvar(d->c), range = tf_cur_uvar(d->c), lr = tf_cur_uvar(d->c), hr = tf_cur_uvar(d->c);
+    if (d->version >= 5) { /* relative to the smallest sample */
+      if (lo > UINT64_MAX - smin[j]) lo = UINT64_MAX; /* fails the check below */
+      else lo += smin[j];
+    }
     if (d->c->bad) rc = bad(d, "truncated time statistics");
     else if (range > UINT64_MAX - lo || lo + range > smax[j] || lo < smin[j])
       rc = bad(d, "time statistics: per-rank means outside the samples");

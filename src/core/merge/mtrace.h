@@ -90,6 +90,10 @@ void tf_mtrace_seal(tf_mtrace *t);
  * encode as a merged trace file (zstd level 0: sections stored raw). 0 or
  * -1 (out of memory). */
 int tf_mtrace_encode(tf_mtrace *t, tf_buf *b, int zstd_level);
+/* The same with every time summary's bins exact (version 5 quantises them
+ * in a file, doc/FORMAT.md 4.10) and no zstd: a rank's part of the merge
+ * sent to another rank, whose summaries are merged again. */
+int tf_mtrace_encode_exact(tf_mtrace *t, tf_buf *b);
 /* Decode and validate a merged trace file; messages name `name`. */
 tf_status tf_mtrace_decode(const uint8_t *data, size_t len, const char *name, tf_mtrace *t, char *err,
                            size_t errlen);

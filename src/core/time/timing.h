@@ -137,6 +137,19 @@ void tf_dstat_encode(tf_buf *b, const tf_dstat *d, int merged);
 int tf_dstat_decode(tf_cursor *c, tf_dstat *d, uint64_t n, tf_timing_mode mode, uint32_t k, int merged, int32_t nranks,
                     tf_mem *m, const char **why);
 
+/* The same in the compact form of merged traces from version 5 (doc/FORMAT.md
+ * 4.10; summary_compact.c): quantise 1 puts the bins on a grid of at most
+ * 100 steps over [min, max] (a file), 0 keeps them exact (between ranks,
+ * where the summaries are merged again). */
+void tf_dstat_encode_compact(tf_buf *b, const tf_dstat *d, int merged, int quantise);
+/* A summary's per-rank mean extremes as a reader of the file gets them
+ * (rounded into [min, max]); one_rank >= 0: the summary is that rank's
+ * alone (its group holds one rank, whose fields are not written). */
+void tf_dstat_rmeans_written(const tf_dstat *d, int32_t one_rank, uint64_t *lo, uint64_t *hi, int32_t *lo_rank,
+                             int32_t *hi_rank);
+int tf_dstat_decode_compact(tf_cursor *c, tf_dstat *d, uint64_t n, tf_timing_mode mode, uint32_t k, int merged,
+                            int32_t nranks, tf_mem *m, const char **why);
+
 /* Mark every summary as `rank`'s own (merged-trace fields). */
 void tf_timing_set_rank(tf_timing *t, int32_t rank);
 
