@@ -41,7 +41,8 @@ static const char *const known[] = {"TRACEFOLD_MODE",       "TRACEFOLD_OUTPUT", 
                                     "TRACEFOLD_CHECKPOINT", "TRACEFOLD_VERBOSE",
                                     /* the tracefold command's, not the recorder's */
                                     "TRACEFOLD_MPIRUN",     "TRACEFOLD_REPLAY", "TRACEFOLD_SIM",
-                                    "TRACEFOLD_SMPIRUN",    "TRACEFOLD_CST_REPORT"};
+                                    "TRACEFOLD_SMPIRUN",    "TRACEFOLD_CST_REPORT",
+                                    "TRACEFOLD_CST_GUIDE"};
 
 /* The index of `value` in names[0..n), or -1. */
 static int pick(const char *value, const char *const *names, int n) {

@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 
+#include "fold/cst_guide.h"
 #include "format/segment.h"
 #include "util/fields.h"
 
@@ -125,6 +126,19 @@ int tf_compressor_event(tf_compressor *c, tf_file_writer *w, uint32_t fn, uint32
   if (c->folded_bytes <= c->cap_bytes) return 0;
   c->spills++;
   return write_segment(c, w) ? -1 : 1;
+}
+
+int tf_compressor_cst_markers(tf_compressor *c, uint32_t thread, const uint32_t *markers, uint32_t n) {
+  tf_folder *f = c->failed ? NULL : folder_of(c, thread);
+  if (!f) return -1;
+  size_t before = f->mem.bytes;
+  for (uint32_t i = 0; i < n; i++)
+    if (tf_cst_guide_marker(f, markers[i])) {
+      c->failed = 1;
+      return -1;
+    }
+  c->folded_bytes += f->mem.bytes - before;
+  return 0;
 }
 
 void tf_compressor_set_timing(tf_compressor *c, tf_timing_mode mode, uint32_t bins) {
