@@ -37,7 +37,8 @@ set -euo pipefail
 
 # shellcheck source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-tf_options "part mpirun lib cli cc compiler src golden --:names" "$@"
+checker=""
+tf_options "part mpirun lib cli cc compiler src golden checker --:names" "$@"
 tf_workdir cst
 tests_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cd "$src"
@@ -91,15 +92,25 @@ run_traced() { # BUILD-DIR BUILD RUN-NAME: BUILD's traced run as RUN-NAME, its r
 sites_of() { awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^cs=/) { n = split($i, p, "_at_"); print p[n] } }' "$1" | sort -u; }
 cst_sites() { awk '$1 == "mpi" || $1 == "call" { sub(/:[0-9]+$/, "", $4); print $4 }' "$1" | sort -u; }
 
-cc() { # NAME [SOURCE...]: default NAME.c wl_common.c
-  local wl=$1 d=$work/$1
+build_flags() { # NAME [SOURCE...]: the flags of both builds in $flags (default sources NAME.c wl_common.c)
+  local wl=$1
   shift
-  mkdir -p "$d"
   local sources=("$@")
   [ $# -gt 0 ] || sources=("$wl.c" wl_common.c)
-  local flags=(-O2 -g "${sources[@]}" -lm -lpthread)
-  tf_must "$d/plain.build" "$wl: the plain build failed" "$compiler" "${flags[@]}" -o "$d/plain"
+  flags=(-O2 -g "${sources[@]}" -lm -lpthread)
+}
+
+build_cst() { # NAME [SOURCE...]: $work/NAME/cst built by tracefold-cc, its CST in $work/NAME/prog.cst
+  local wl=$1 d=$work/$1
+  mkdir -p "$d"
+  build_flags "$@"
   tf_must "$d/cst.build" "$wl: the tracefold-cc build failed" env TRACEFOLD_CC_CST="$d/prog.cst" "$cc" "$compiler" "${flags[@]}" -o "$d/cst"
+}
+
+cc() { # NAME [SOURCE...]: default NAME.c wl_common.c
+  local wl=$1 d=$work/$1
+  build_cst "$@"
+  tf_must "$d/plain.build" "$wl: the plain build failed" "$compiler" "${flags[@]}" -o "$d/plain"
   if ! run_traced "$d" plain plain; then
     # shellcheck disable=SC2086 # $mpirun is a command line
     if ! (cd "$d" && $mpirun -np 2 ./plain -i 3 >/dev/null 2>&1); then
@@ -127,6 +138,45 @@ cc() { # NAME [SOURCE...]: default NAME.c wl_common.c
     head -20 "$d/dump.diff" >&2
     [ ! -s "$d/stray" ] || { echo "calls at no call site of the CST:" && cat "$d/stray"; } >&2
     bad "$wl: the reference trace differs with tracefold-cc"
+  fi
+}
+
+# CST-guided folding is lossless: run_workload.sh (output, counts, unroll =
+# reference event for event, time summaries exact) of the tracefold-cc build at 1 and 4 ranks
+guided() {
+  local wl=$1 np
+  build_cst "$wl"
+  for np in 1 4; do
+    "$tests_dir/run_workload.sh" --mpirun "$mpirun" --np $np --lib "$lib" --cli "$cli" ${checker:+--checker "$checker"} \
+      -- "$work/$wl/cst" -i 3 >"$work/$wl.np$np" 2>&1 || { cat "$work/$wl.np$np" >&2; bad "$wl: guided at $np ranks (above)"; }
+  done
+  say "$wl: guided folding lossless at 1 and 4 ranks"
+}
+
+# the loop nesting of the guided trace (tracefold show --sites of each of 4 ranks) against the
+# CST (tests/cst_nesting.py says what "matches" means); ENV: extra recorder settings
+nesting_of() { # NAME OUT [VAR=VALUE...]: 0 when it matches, the problems in OUT
+  local wl=$1 out=$2 d=$work/$1 r
+  shift 2
+  rm -rf "$d/nest.trace"
+  tf_must "$d/nest" "$wl: the traced run failed" tf_traced 4 "$d/nest.trace" "$@" -- "$d/cst" -i 6
+  (cd "$d" && "$cli" stats nest.trace/trace.tf) |
+    awk '/^call site/ { on = 1; next } on { for (i = 4; i < NF; i++) if ($i == "at") { n = split($(i + 1), p, "/"); print $1, p[n]; break } }' \
+      >"$d/nest.sites"
+  for r in 0 1 2 3; do
+    "$cli" show --rank $r --no-time --sites "$d/nest.trace/trace.tf" >"$d/nest.$r.show" || bad "$wl: tracefold show --sites failed"
+  done
+  python3 "$tests_dir/cst_nesting.py" "$d/prog.cst" "$d/nest.sites" "$d"/nest.?.show >"$out"
+}
+
+nesting() {
+  local wl=$1
+  build_cst "$wl"
+  if nesting_of "$wl" "$work/$wl.nest"; then
+    say "$wl: the guided trace's loops are the source's ($(grep -c 'loop x' "$work/$wl/nest.0.show") loop nodes on rank 0)"
+  else
+    cat "$work/$wl.nest" >&2
+    bad "$wl: the guided trace's loops do not match the CST (above)"
   fi
 }
 
@@ -242,7 +292,19 @@ case $part in
   forms)
     forms
     ;;
-  *) fail "--part structure, cc or forms" ;;
+  guided)
+    for wl in "${names[@]}"; do guided "$wl"; done
+    ;;
+  nesting)
+    for wl in "${names[@]}"; do nesting "$wl"; done
+    # the check can fail: dynamic folding of the same program rotates cstbranch's loops
+    if [ -x "$work/cstbranch/cst" ]; then
+      nesting_of cstbranch "$work/dynamic.nest" TRACEFOLD_CST_GUIDE=0 &&
+        bad "cstbranch: the dynamic folder's trace passes the nesting check (it rotates loops: doc/CST.md)"
+      say "cstbranch folded dynamically: rejected as expected ($(wc -l <"$work/dynamic.nest") problems shown)"
+    fi
+    ;;
+  *) fail "--part structure, cc, forms, guided or nesting" ;;
 esac
 [ "$tf_nbad" -eq 0 ] || fail "$tf_nbad check(s) failed"
 say "ok"
