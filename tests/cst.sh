@@ -146,27 +146,28 @@ cc() { # NAME [SOURCE...]: default NAME.c wl_common.c
 guided() {
   local wl=$1 np
   build_cst "$wl"
-  for np in 1 4; do
+  for np in 1 4; do # at 4 ranks with a checkpoint every 10 ms (open loops in a snapshot)
     "$tests_dir/run_workload.sh" --mpirun "$mpirun" --np $np --lib "$lib" --cli "$cli" ${checker:+--checker "$checker"} \
-      -- "$work/$wl/cst" -i 3 >"$work/$wl.np$np" 2>&1 || { cat "$work/$wl.np$np" >&2; bad "$wl: guided at $np ranks (above)"; }
+      $([ $np = 1 ] || echo --env TRACEFOLD_CHECKPOINT=10ms) -- "$work/$wl/cst" -i 3 >"$work/$wl.np$np" 2>&1 || { cat "$work/$wl.np$np" >&2; bad "$wl: guided at $np ranks (above)"; }
   done
   say "$wl: guided folding lossless at 1 and 4 ranks"
 }
 
 # the loop nesting of the guided trace (tracefold show --sites of each of 4 ranks) against the
-# CST (tests/cst_nesting.py says what "matches" means); ENV: extra recorder settings
+# CST (tests/cst_nesting.py says what "matches" means), checkpoints every 10 ms (which must not
+# change the structure)
 nesting_of() { # NAME OUT [VAR=VALUE...]: 0 when it matches, the problems in OUT
   local wl=$1 out=$2 d=$work/$1 r
   shift 2
   rm -rf "$d/nest.trace"
-  tf_must "$d/nest" "$wl: the traced run failed" tf_traced 4 "$d/nest.trace" "$@" -- "$d/cst" -i 6
+  tf_must "$d/nest" "$wl: the traced run failed" tf_traced 4 "$d/nest.trace" TRACEFOLD_CHECKPOINT=10ms "$@" -- "$d/cst" -i 4
   (cd "$d" && "$cli" stats nest.trace/trace.tf) |
     awk '/^call site/ { on = 1; next } on { for (i = 4; i < NF; i++) if ($i == "at") { n = split($(i + 1), p, "/"); print $1, p[n]; break } }' \
       >"$d/nest.sites"
   for r in 0 1 2 3; do
     "$cli" show --rank $r --no-time --sites "$d/nest.trace/trace.tf" >"$d/nest.$r.show" || bad "$wl: tracefold show --sites failed"
   done
-  python3 "$tests_dir/cst_nesting.py" "$d/prog.cst" "$d/nest.sites" "$d"/nest.?.show >"$out"
+  python3 "$tests_dir/cst_nesting.py" "$src" "$d/prog.cst" "$d/nest.sites" "$d"/nest.?.show >"$out"
 }
 
 nesting() {

@@ -11,7 +11,11 @@
  * makes no MPI call costs no buffer space however long it runs. A buffer
  * full all the same (more than TF_CST_BUFFER loop changes between two
  * calls) drops markers: the trace stays lossless, only its structure may
- * differ. TRACEFOLD_CST_GUIDE=0 turns the guidance off (markers only
+ * differ. A program built by tracefold-cc says so before main
+ * (tf_cst_program, from a constructor in each rewritten source): then every
+ * thread folds guided from its first event, so that calls outside any
+ * marked loop are never folded into loops the source does not have.
+ * TRACEFOLD_CST_GUIDE=0 turns the guidance off (markers only
  * counted; the folding is the dynamic one, doc/FOLDING.md); branch markers
  * are only counted (an arm shows in the shapes of its iteration).
  *
@@ -35,7 +39,8 @@
 #define TF_CST_BUFFER 32 /* markers per thread: static TLS (the library is built initial-exec), kept small */
 
 static atomic_ullong n_enter, n_iter, n_exit, n_branch;
-static int guide_off; /* TRACEFOLD_CST_GUIDE=0 */
+static int guide_off;             /* TRACEFOLD_CST_GUIDE=0 */
+static atomic_int program_marked; /* tf_cst_program ran */
 
 _Thread_local uint32_t tf_cst_nbuffered;
 static _Thread_local uint32_t buffered[TF_CST_BUFFER];
@@ -63,6 +68,10 @@ void tf_cst_markers_hand_over(tf_compressor *c, uint32_t thread) {
   tf_compressor_cst_markers(c, thread, buffered, tf_cst_nbuffered); /* a failure: the event's own call says it */
   tf_cst_nbuffered = 0;
 }
+
+TF_CST_EXPORT void tf_cst_program(void) { atomic_store_explicit(&program_marked, 1, memory_order_relaxed); }
+
+int tf_cst_guided_program(void) { return !guide_off && atomic_load_explicit(&program_marked, memory_order_relaxed); }
 
 TF_CST_EXPORT void tf_cst_loop_enter(unsigned id) {
   atomic_fetch_add_explicit(&n_enter, 1, memory_order_relaxed);

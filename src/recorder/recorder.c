@@ -703,6 +703,7 @@ void tf_recorder_start(int init_rc) {
       return;
     }
     tf_compressor_set_timing(&g.compressor, (tf_timing_mode)g.cfg.timing, g.cfg.bins);
+    g.compressor.cst_guided = tf_cst_guided_program(); /* built by tracefold-cc: guided from the first event */
   }
   tf_state_recording();
   start_thread();

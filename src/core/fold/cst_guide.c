@@ -273,6 +273,22 @@ int tf_cst_guide_event(tf_folder *f, uint32_t fn, uint32_t thread, uint32_t site
 
 int tf_cst_guide_close_all(tf_folder *f) { return f->guide ? close_to(f, 0) : 0; }
 
+static uint32_t copy_list(const node_list *l, tf_fnode **dst, uint32_t at) {
+  if (dst) memcpy(dst + at, l->v, l->n * sizeof *l->v);
+  return at + l->n;
+}
+
+uint32_t tf_cst_guide_pending(const tf_folder *f, tf_fnode **dst) {
+  const struct tf_cst_guide *g = f->guide;
+  uint32_t n = 0;
+  for (uint32_t k = 0; g && k < g->n; k++) {
+    n = copy_list(&g->frames[k].out, dst, n);
+    n = copy_list(&g->frames[k].tail, dst, n);
+    n = copy_list(&g->frames[k].cur, dst, n);
+  }
+  return n;
+}
+
 void tf_cst_guide_free(tf_folder *f) {
   struct tf_cst_guide *g = f->guide;
   if (!g) return;

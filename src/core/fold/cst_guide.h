@@ -50,6 +50,13 @@ int tf_cst_guide_event(struct tf_folder *f, uint32_t fn, uint32_t thread, uint32
  * a checkpoint). Loops still running go on as new occurrences. 0 or -1. */
 int tf_cst_guide_close_all(struct tf_folder *f);
 
+/* The nodes of the open loops, in stream order (each loop's runs, the
+ * iterations not yet in a run, the iteration in progress, then the loop
+ * inside it), as they would follow the top level: a snapshot of the stream
+ * that changes nothing (a checkpoint). Copied into dst unless NULL; the
+ * count. */
+uint32_t tf_cst_guide_pending(const struct tf_folder *f, struct tf_fnode **dst);
+
 /* Free the guide's lists and the nodes still in them. */
 void tf_cst_guide_free(struct tf_folder *f);
 

@@ -40,6 +40,7 @@ static tf_folder *folder_of(tf_compressor *c, uint32_t thread) {
     tf_folder_init(&f[t]);
     f[t].timing = c->timing;
     f[t].bins = c->bins;
+    f[t].guided = c->cst_guided;
   }
   c->nfolders = n;
   recount(c);
@@ -155,23 +156,26 @@ int tf_compressor_snapshot(tf_compressor *c, tf_buf *seg, uint64_t *nevents) {
   if (c->failed || c->order_mem.failed) return -1;
   if (!c->nevents) return 0;
   uint32_t total = 0;
-  for (uint32_t t = 0; t < c->nthreads; t++) {
-    if (tf_folder_flush(&c->folders[t])) return -1;
-    total += c->folders[t].n;
+  for (uint32_t t = 0; t < c->nthreads; t++) { /* a guided folder's open loops are added as they are, unchanged */
+    if (!c->folders[t].guided && tf_folder_flush(&c->folders[t])) return -1;
+    total += c->folders[t].n + tf_cst_guide_pending(&c->folders[t], NULL);
   }
   /* the order as write_segment would end it, built on a copy of the builder */
   tf_mem m = {0};
   tf_order_builder b = c->order;
   tf_order order;
   if (tf_order_copy(&b.o, &c->order.o, &m)) return -1;
-  for (uint32_t t = 0; t < c->nthreads; t++) tf_order_build_stream(&b, c->folders[t].n, &m);
+  for (uint32_t t = 0; t < c->nthreads; t++)
+    tf_order_build_stream(&b, c->folders[t].n + tf_cst_guide_pending(&c->folders[t], NULL), &m);
   tf_order_build_end(&b, &order, &m);
   tf_fnode **nodes = malloc((total ? total : 1) * sizeof *nodes);
   int rc = !nodes || m.failed ? -1 : 0;
   if (!rc) {
     uint32_t k = 0;
-    for (uint32_t t = 0; t < c->nthreads; t++)
+    for (uint32_t t = 0; t < c->nthreads; t++) {
       for (uint32_t i = 0; i < c->folders[t].n; i++) nodes[k++] = c->folders[t].seq[i];
+      k += tf_cst_guide_pending(&c->folders[t], nodes + k);
+    }
     rc = tf_segment_encode_live(seg, nodes, total, &order, c->timing, c->bins) || seg->failed ? -1 : 0;
   }
   free(nodes);

@@ -43,6 +43,7 @@ typedef struct tf_compressor {
   tf_buf seg;         /* encoding buffer of a segment */
   uint8_t *plain;     /* [fn]: 1 if the function has no array and no request field (no transform needed) */
   tf_prev_events prev; /* previous event of each thread, across segments (path timing) */
+  int cst_guided;     /* a program built by tracefold-cc: every thread's folder is CST-guided from its first event */
 } tf_compressor;
 
 /* 0, or -1 when out of memory. */
