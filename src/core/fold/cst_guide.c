@@ -2,18 +2,24 @@
  * markers instead of found by pattern search; see cst_guide.h.
  *
  * Per open loop (a frame): `cur`, the nodes of the iteration in progress
- * (events, and the runs of the inner loops that have ended), and `out`, the
- * runs of this occurrence of the loop so far (loop nodes, in order), the
- * last of which can still grow. At the end of an iteration:
+ * (events, and the runs of the inner loops that have ended); `out`, the
+ * runs of this occurrence of the loop so far (loop nodes, in order); `tail`,
+ * the iterations ended since the last run that are not in a run yet. At the
+ * end of an iteration:
  *   - empty (no MPI call in it): nothing; the loop's counts are those of
  *     the iterations that made calls;
- *   - same shapes as the last run's body: absorbed into it (the values of
- *     every node appended, as folder.c's extension does), count + 1;
- *   - else: a new run, a loop node of count 1 whose body is the iteration
- *     (an iteration that would nest loops too deep stays unrolled).
- * At the loop's end its runs move into the enclosing frame's `cur`, or to
- * the folder's top level, which does not fold when guided: a source loop is
- * never a repeat of other nodes. A loop with a run of count 1 stays a loop
+ *   - the next iteration of the last run's body (which holds `period`
+ *     iterations, 1 unless a branch alternates): waits in tail until the
+ *     period is complete, then is absorbed into it (the values of every
+ *     node appended, as folder.c's extension does), count + 1;
+ *   - else, when the last 2p iterations of tail repeat (p <= GUIDE_PERIOD),
+ *     the first p become a run of count 2 and the second p are absorbed;
+ *     the iterations before them become runs of count 1, as does the oldest
+ *     when tail grows past 2 GUIDE_PERIOD (an iteration that would nest
+ *     loops too deep stays unrolled).
+ * At the loop's end its tail becomes runs of count 1, and its runs move
+ * into the enclosing frame's `cur`, or to the folder's top level, which
+ * does not fold when guided: a source loop is never a repeat of other nodes. A loop with a run of count 1 stays a loop
  * (x1), so that an outer iteration whose inner loop ran once has the same
  * shape as one where it ran more often.
  *
@@ -122,7 +128,7 @@ static int same_iterations(const guide_frame *fr, uint32_t a, uint32_t b, uint32
 /* Drop the first k iterations of tail (their nodes have been moved). */
 static void tail_drop(guide_frame *fr, uint32_t k) {
   uint32_t skip = fr->tbeg[k];
-  memmove(fr->tail.v, fr->tail.v + skip, (fr->tail.n - skip) * sizeof *fr->tail.v);
+  if (fr->tail.n > skip) memmove(fr->tail.v, fr->tail.v + skip, (fr->tail.n - skip) * sizeof *fr->tail.v);
   fr->tail.n -= skip;
   for (uint32_t j = 0; j + k <= fr->ntail; j++) fr->tbeg[j] = fr->tbeg[j + k] - skip;
   fr->ntail -= k;
@@ -274,7 +280,7 @@ int tf_cst_guide_event(tf_folder *f, uint32_t fn, uint32_t thread, uint32_t site
 int tf_cst_guide_close_all(tf_folder *f) { return f->guide ? close_to(f, 0) : 0; }
 
 static uint32_t copy_list(const node_list *l, tf_fnode **dst, uint32_t at) {
-  if (dst) memcpy(dst + at, l->v, l->n * sizeof *l->v);
+  if (dst && l->n) memcpy(dst + at, l->v, l->n * sizeof *l->v);
   return at + l->n;
 }
 

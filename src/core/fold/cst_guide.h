@@ -9,7 +9,8 @@
  * list of nodes. When an iteration ends, it is compared with the last run
  * of the same loop (same shapes: one more iteration, its values appended as
  * a folded extension appends them) or starts a new run, a loop node of one
- * iteration. When the loop ends, its runs join the enclosing iteration (or
+ * iteration (or of a few, when a branch makes iterations alternate: see
+ * cst_guide.c). When the loop ends, its runs join the enclosing iteration (or
  * the top level, where nothing folds). So every loop node is a loop of the
  * source, never rotated, and an outer iteration compares its inner loops
  * only once they are complete. Nodes are the folder's (same format, same

@@ -369,7 +369,13 @@ int tf_folder_append(tf_folder *f, tf_fnode *x) {
     tf_fnode_free(x, &f->mem);
     return -1;
   }
-  push_node(f, x);
+  /* not in the K-gram and extension indexes: a guided top level never folds
+   * (and a long loop's next-iteration length would be past the table) */
+  uint32_t i = f->n++;
+  f->seq[i] = x;
+  f->pre[i + 1] = f->pre[i] * HASH_B + x->shape;
+  f->kprev[i] = -1;
+  f->ext_next[i] = -2;
   return 0;
 }
 

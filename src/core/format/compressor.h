@@ -64,7 +64,9 @@ int tf_compressor_cst_markers(tf_compressor *c, uint32_t thread, const uint32_t 
 /* What has been folded since the last segment, encoded (segment.c) into
  * seg without changing what will be written (*nevents events; seg stays
  * empty when there are none): for checkpoints. The only change: events
- * the fast path holds join the folded structure (tf_folder_flush). 0, or -1 out of memory or when the
+ * the fast path holds join the folded structure (tf_folder_flush); a CST-guided
+ * folder's open loops are encoded after its top level as they are
+ * (tf_cst_guide_pending), unchanged. 0, or -1 out of memory or when the
  * folder has failed. */
 int tf_compressor_snapshot(tf_compressor *c, tf_buf *seg, uint64_t *nevents);
 /* Write what remains as the last segment. 0 or -1. */
