@@ -179,6 +179,11 @@ int tf_config_read(tf_config *cfg, char *err, size_t errlen) {
     }
     cfg->verbose = verbose[0] == '1';
   }
+  const char *guide = getenv("TRACEFOLD_CST_GUIDE"); /* read by cst_markers.c, checked here */
+  if (guide && strcmp(guide, "0") != 0 && strcmp(guide, "1") != 0) {
+    snprintf(err, errlen, "TRACEFOLD_CST_GUIDE=\"%s\" is not valid; accepted: 0, 1", guide);
+    return -1;
+  }
   const char *out = getenv("TRACEFOLD_OUTPUT");
   if (out) {
     if (!*out) {
