@@ -13,9 +13,19 @@
 #   keep_failed SRC NAME             keep a trace whose round trip failed
 #   round_trip_failed DIR NAME WHAT  the same, and say so
 #   finish MESSAGE                   the last word: exit with status
+#   mpi_of_build BUILD               set mpicc and mpirun from BUILD's CMakeCache.txt
+#                                    (MPICC, MPIRUN override them)
 # shellcheck shell=bash disable=SC2034,SC2154 # globals shared with the sourcing script
 
 die() { echo "$prog: $*" >&2; exit 1; }
+
+mpi_of_build() {
+  local cache=$1/CMakeCache.txt
+  mpicc=${MPICC:-$(sed -n 's/^MPI_C_COMPILER:[A-Z]*=//p' "$cache")}
+  mpirun=${MPIRUN:-$(sed -n 's/^MPIEXEC_EXECUTABLE:[A-Z]*=//p' "$cache")}
+  [ -n "$mpirun" ] || mpirun=mpirun
+  [[ $mpirun != *openmpi* && $(readlink -f "$mpirun") != *orterun* ]] || mpirun="$mpirun --allow-run-as-root --oversubscribe"
+}
 
 need_commands() {
   command -v zstd >/dev/null || die "zstd not found (scripts/setup.sh installs it; or apt-get install zstd)"

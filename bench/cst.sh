@@ -7,7 +7,8 @@
 # workload at 4 ranks (default iterations; NP to change): built by
 # tracefold-cc and traced (compressed mode, TRACEFOLD_CST_REPORT=1), its
 # markers per MPI call and the merged trace's bytes against the plain
-# build's (equal: the markers do not change the recording yet); rewrites
+# build's, folded dynamically (TRACEFOLD_CST_GUIDE=0: what the markers cost
+# without changing the folding; guided folding: bench/cstfold.sh); rewrites
 # "## CST markers in the workloads". ~2 min.
 #
 # usage: bench/cst.sh BUILD_DIR [ITERATIONS]
@@ -45,11 +46,10 @@ python3 "$here/results_section.py" "$here/RESULTS.md" "## CST markers: cost per 
 rm -f "${TMPDIR:-/tmp}/cst-section.$$.md"
 
 # ---- markers in the workloads
-cache() { sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt"; }
-mpicc=${MPICC:-$(cache MPI_C_COMPILER)}
-mpirun=${MPIRUN:-$(cache MPIEXEC_EXECUTABLE)}
-[ -n "$mpirun" ] || mpirun=mpirun
-[[ $mpirun != *openmpi* && $(readlink -f "$mpirun") != *orterun* ]] || mpirun="$mpirun --allow-run-as-root --oversubscribe"
+prog=cst.sh
+# shellcheck source=SCRIPTDIR/bench_common.sh
+. "$here/bench_common.sh"
+mpi_of_build "$build"
 np=${NP:-4}
 cli=$build/src/cli/tracefold
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tf-bench-cst.XXXXXX")
@@ -79,7 +79,7 @@ workloads=$(sed -n '/^set(TF_C_WORKLOADS/,/^)/p' "$here/../workloads/CMakeLists.
       rm -rf "$tmp/$b.trace"
       # shellcheck disable=SC2086 # $mpirun is a command line
       (cd "$tmp/$b" && nice -n 10 $mpirun -np "$np" env LD_PRELOAD="$lib" TRACEFOLD_OUTPUT="$tmp/$b.trace" \
-        TRACEFOLD_TIMING=none TRACEFOLD_CST_REPORT=1 ./prog >/dev/null 2>"$tmp/$b.err") || ok=0
+        TRACEFOLD_TIMING=none TRACEFOLD_CST_REPORT=1 TRACEFOLD_CST_GUIDE=0 ./prog >/dev/null 2>"$tmp/$b.err") || ok=0
     done
     [ "$ok" = 1 ] || { echo "| $wl | a run failed in this MPI | | | | |"; continue; }
     calls=$("$cli" stats "$tmp/cst.trace" | awk '$1 == "events:" { print $2 }')
@@ -88,8 +88,8 @@ workloads=$(sed -n '/^set(TF_C_WORKLOADS/,/^)/p' "$here/../workloads/CMakeLists.
       "$(stat -c %s "$tmp/plain.trace/trace.tf") | $(stat -c %s "$tmp/cst.trace/trace.tf") |"
   done
   echo
-  echo "The markers do not guide the folding yet (doc/CST.md), so the traces hold the same events"
-  echo "(tests/cst.sh); a few bytes differ because the call sites' offsets in the binary, kept in the"
+  echo "Both traces are folded dynamically (TRACEFOLD_CST_GUIDE=0; guided folding, the default for a"
+  echo "tracefold-cc build: \"CST-guided folding\" below), so they hold the same events (tests/cst.sh); a few bytes differ because the call sites' offsets in the binary, kept in the"
   echo "trace, differ (ring at 4 ranks: the same unrolled events, offsets 0x190e vs 0x199e). Larger"
   echo "differences: programs whose calls vary from run to run (masterworker's any-source order at 4"
   echo "ranks, mtstress's threads and polling, mpiio's file names with the pid)."

@@ -6,6 +6,7 @@
  *   tf_cst_loop_iter(id)    at the start of each iteration (its body)
  *   tf_cst_loop_exit(id)    after it ends normally (not after return, goto or longjmp out of it)
  *   tf_cst_branch(id, arm)  an if (arm 0 = then, 1 = else) or a switch (arm k = the k-th case label reached)
+ *   tf_cst_program()        before main (a constructor in each rewritten source): the program has markers
  * where id is the node's id in the program's CST file (tracefold cst).
  * libtracefold.so defines them. Programs declare them weak, so that a
  * program built by tracefold-cc also runs without the recorder preloaded:
@@ -27,6 +28,7 @@ void tf_cst_loop_enter(unsigned id) TF_CST_WEAK;
 void tf_cst_loop_iter(unsigned id) TF_CST_WEAK;
 void tf_cst_loop_exit(unsigned id) TF_CST_WEAK;
 void tf_cst_branch(unsigned id, int arm) TF_CST_WEAK;
+void tf_cst_program(void) TF_CST_WEAK;
 
 #ifndef TRACEFOLD_CST_DEFINE
 /* what tracefold-cc's rewritten sources call */
@@ -42,6 +44,9 @@ static inline void tf__cst_exit(unsigned id) {
 static inline int tf__cst_arm(unsigned id, int arm) {
   if (tf_cst_branch) tf_cst_branch(id, arm);
   return arm;
+}
+__attribute__((constructor)) static void tf__cst_program(void) {
+  if (tf_cst_program) tf_cst_program();
 }
 #endif
 

@@ -19,6 +19,12 @@
 #     without the recorder: skipped, said) and the
 #     marker counts of cstbranch -i 4 (one rank) are those of its loops:
 #     enter 5, iter 14, exit 5, branch 10.
+#   --part guided: CST-guided folding (doc/CST.md) of every workload built by
+#     tracefold-cc is lossless at 1 rank (tests/run_workload.sh's checks).
+#   --part nesting: the same at 4 ranks with a checkpoint every 10 ms, and the
+#     loops of the trace (tracefold show --sites) are the source's, as
+#     tests/cst_nesting.py defines it; the check rejects cstbranch folded
+#     dynamically (TRACEFOLD_CST_GUIDE=0), which rotates its loops.
 #   --part forms: tests/cst_program.c (function pointers, recursion, switch
 #     with fall-through, loop bodies that are not blocks, a loop in a macro):
 #     its tree equals the hand-checked one, the call through a pointer to
@@ -30,14 +36,16 @@
 #     (exit 1 naming the problem, exit 2); 150 randomly mutated CST files are
 #     shown or refused, none crashes the reader.
 #
-# usage: cst.sh --part structure|cc|forms --mpirun "CMD" --lib LIBTRACEFOLD --cli TRACEFOLD --cc TRACEFOLD_CC
-#               --compiler MPICC --src WORKLOADS_DIR --golden DIR -- NAME...
+# usage: cst.sh --part structure|cc|forms|guided|nesting --mpirun "CMD" --lib LIBTRACEFOLD --cli TRACEFOLD
+#               --cc TRACEFOLD_CC --compiler MPICC --src WORKLOADS_DIR --golden DIR [--checker CHECK_TIMING]
+#               -- NAME...
 # shellcheck disable=SC2154 # the option variables: set by tf_options (lib.sh)
 set -euo pipefail
 
 # shellcheck source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-tf_options "part mpirun lib cli cc compiler src golden --:names" "$@"
+checker=""
+tf_options "part mpirun lib cli cc compiler src golden checker --:names" "$@"
 tf_workdir cst
 tests_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cd "$src"
@@ -91,15 +99,25 @@ run_traced() { # BUILD-DIR BUILD RUN-NAME: BUILD's traced run as RUN-NAME, its r
 sites_of() { awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^cs=/) { n = split($i, p, "_at_"); print p[n] } }' "$1" | sort -u; }
 cst_sites() { awk '$1 == "mpi" || $1 == "call" { sub(/:[0-9]+$/, "", $4); print $4 }' "$1" | sort -u; }
 
-cc() { # NAME [SOURCE...]: default NAME.c wl_common.c
-  local wl=$1 d=$work/$1
+build_flags() { # NAME [SOURCE...]: the flags of both builds in $flags (default sources NAME.c wl_common.c)
+  local wl=$1
   shift
-  mkdir -p "$d"
   local sources=("$@")
   [ $# -gt 0 ] || sources=("$wl.c" wl_common.c)
-  local flags=(-O2 -g "${sources[@]}" -lm -lpthread)
-  tf_must "$d/plain.build" "$wl: the plain build failed" "$compiler" "${flags[@]}" -o "$d/plain"
+  flags=(-O2 -g "${sources[@]}" -lm -lpthread)
+}
+
+build_cst() { # NAME [SOURCE...]: $work/NAME/cst built by tracefold-cc, its CST in $work/NAME/prog.cst
+  local wl=$1 d=$work/$1
+  mkdir -p "$d"
+  build_flags "$@"
   tf_must "$d/cst.build" "$wl: the tracefold-cc build failed" env TRACEFOLD_CC_CST="$d/prog.cst" "$cc" "$compiler" "${flags[@]}" -o "$d/cst"
+}
+
+cc() { # NAME [SOURCE...]: default NAME.c wl_common.c
+  local wl=$1 d=$work/$1
+  build_cst "$@"
+  tf_must "$d/plain.build" "$wl: the plain build failed" "$compiler" "${flags[@]}" -o "$d/plain"
   if ! run_traced "$d" plain plain; then
     # shellcheck disable=SC2086 # $mpirun is a command line
     if ! (cd "$d" && $mpirun -np 2 ./plain -i 3 >/dev/null 2>&1); then
@@ -127,6 +145,49 @@ cc() { # NAME [SOURCE...]: default NAME.c wl_common.c
     head -20 "$d/dump.diff" >&2
     [ ! -s "$d/stray" ] || { echo "calls at no call site of the CST:" && cat "$d/stray"; } >&2
     bad "$wl: the reference trace differs with tracefold-cc"
+  fi
+}
+
+# CST-guided folding is lossless for the tracefold-cc build at NP ranks: run_workload.sh (output,
+# the workload's own call counts, unroll = reference event for event, time summaries exact)
+guided_run() { # NAME NP [run_workload.sh option...]
+  local wl=$1 np=$2
+  shift 2
+  "$tests_dir/run_workload.sh" --mpirun "$mpirun" --np "$np" --lib "$lib" --cli "$cli" ${checker:+--checker "$checker"} \
+    "$@" -- "$work/$wl/cst" -i 4 >"$work/$wl.np$np" 2>&1 ||
+    { cat "$work/$wl.np$np" >&2; bad "$wl: guided folding at $np ranks (above)"; return 1; }
+}
+
+guided() {
+  build_cst "$1"
+  guided_run "$1" 1 && say "$1: guided folding lossless at 1 rank"
+}
+
+# the loop nesting of a trace of 4 ranks (tracefold show --sites of each) against the CST
+# (tests/cst_nesting.py says what "matches" means): 0 when it matches, the problems in OUT
+nesting_of() { # NAME TRACE-DIR OUT
+  local wl=$1 trace=$2 out=$3 r
+  "$cli" stats "$trace/trace.tf" |
+    awk '/^call site/ { on = 1; next } on { for (i = 4; i < NF; i++) if ($i == "at") { n = split($(i + 1), p, "/"); print $1, p[n]; break } }' \
+      >"$trace/sites"
+  for r in 0 1 2 3; do
+    "$cli" show --rank $r --no-time --sites "$trace/trace.tf" >"$trace/$r.show" || bad "$wl: tracefold show --sites failed"
+  done
+  python3 "$tests_dir/cst_nesting.py" "$src" "$work/$wl/prog.cst" "$trace/sites" "$trace"/?.show >"$out"
+}
+
+# at 4 ranks, with a checkpoint every 10 ms (open loops in a snapshot, which must change nothing):
+# lossless, and the trace's loops are the source's
+nesting() {
+  local wl=$1
+  build_cst "$wl"
+  rm -rf "$work/$wl/trace"
+  guided_run "$wl" 4 --env TRACEFOLD_CHECKPOINT=10ms --keep "$work/$wl/trace" || return 0
+  if nesting_of "$wl" "$work/$wl/trace" "$work/$wl.nest"; then
+    say "$wl: lossless at 4 ranks, the loops are the source's ($(grep -c 'loop x' "$work/$wl/trace/0.show") loop nodes on rank 0)"
+  else
+    cat "$work/$wl.nest" >&2
+    bad "$wl: the guided trace's loops do not match the CST (above)"
   fi
 }
 
@@ -242,7 +303,21 @@ case $part in
   forms)
     forms
     ;;
-  *) fail "--part structure, cc or forms" ;;
+  guided)
+    for wl in "${names[@]}"; do guided "$wl"; done
+    ;;
+  nesting)
+    for wl in "${names[@]}"; do nesting "$wl"; done
+    # the check can fail: dynamic folding of the same program rotates cstbranch's loops
+    if [ -x "$work/cstbranch/cst" ]; then
+      tf_must "$work/dynamic" "cstbranch: the dynamic run failed" \
+        tf_traced 4 "$work/dynamic.trace" TRACEFOLD_CST_GUIDE=0 -- "$work/cstbranch/cst" -i 4
+      nesting_of cstbranch "$work/dynamic.trace" "$work/dynamic.nest" &&
+        bad "cstbranch: the dynamic folder's trace passes the nesting check (it rotates loops: doc/CST.md)"
+      say "cstbranch folded dynamically: rejected as expected ($(wc -l <"$work/dynamic.nest") problems shown)"
+    fi
+    ;;
+  *) fail "--part structure, cc, forms, guided or nesting" ;;
 esac
 [ "$tf_nbad" -eq 0 ] || fail "$tf_nbad check(s) failed"
 say "ok"

@@ -26,11 +26,12 @@
 # --env "VAR=VALUE" (repeatable) adds a recorder setting to the traced run
 # (TRACEFOLD_TIMING, TRACEFOLD_VOLUME, ...).
 # With --sizes DIR the merged trace's size is written to DIR/<program>.np<P>
-# for the size-scaling test (size_scaling.sh).
+# for the size-scaling test (size_scaling.sh). With --keep DIR the trace
+# directory (trace.tf, rank-R.flat) is copied to DIR for further checks.
 #
 # usage: run_workload.sh --mpirun "CMD ARGS" --np P --lib LIBTRACEFOLD --cli TRACEFOLD
 #                        [--min-threads K] [--sizes DIR] [--checker CHECK_TIMING]
-#                        [--env VAR=VALUE]... -- PROGRAM [ARGS...]
+#                        [--env VAR=VALUE]... [--keep DIR] -- PROGRAM [ARGS...]
 # shellcheck disable=SC2154 # the option variables: set by tf_options (lib.sh)
 set -euo pipefail
 
@@ -39,8 +40,9 @@ set -euo pipefail
 min_threads=0
 sizes=""
 checker=""
+keep=""
 settings=()
-tf_options "mpirun np lib cli min-threads sizes checker env:settings+ --:prog" "$@"
+tf_options "mpirun np lib cli min-threads sizes checker keep env:settings+ --:prog" "$@"
 tf_workdir test
 
 # shellcheck disable=SC2086
@@ -92,6 +94,8 @@ if [ -n "$checker" ] && [ "$timing" != none ]; then
   }
   timing="times = reference ($(tail -1 "$work/timing"))"
 fi
+
+[ -z "$keep" ] || cp -r "$work/trace" "$keep"
 
 if [ -n "$sizes" ]; then
   mkdir -p "$sizes"

@@ -34,6 +34,7 @@
 #include "check.h"
 #include "format/compressor.h"
 #include "format/flat_writer.h"
+#include "fold/cst_guide.h"
 #include "fold/folder.h"
 #include "format/segment.h"
 #include "test_gen.h"
@@ -518,7 +519,19 @@ typedef struct rt_opts {
   int rewind;      /* rewind after a few events, read all, rewind, read all again */
   int check_cap;   /* the folder's accounted memory stays under cap after every event */
   tf_timing_mode timing; /* what the compressed file keeps of times (size checks use stats: they measure folding) */
+  uint32_t markers; /* CST-guided folding: random loop markers before about one event in `markers` (0: none) */
 } rt_opts;
+
+/* 1 to 4 CST loop markers of random kinds for loops 0..7, whatever the loops
+ * open: lossless folding must not depend on them making sense. */
+static uint32_t random_markers(uint32_t *m) {
+  uint32_t n = 1 + (uint32_t)rndn(4);
+  for (uint32_t k = 0; k < n; k++) {
+    uint64_t r = rnd();
+    m[k] = tf_cst_pack((tf_cst_kind)(1 + r % 3), (uint32_t)(r >> 8) % 8);
+  }
+  return n;
+}
 
 /* Write s to a flat and a compressed file, read both back, compare with s. */
 static rt_result round_trip(const stream *s, const rt_opts *o, uint64_t seed) {
@@ -541,8 +554,19 @@ static rt_result round_trip(const stream *s, const rt_opts *o, uint64_t seed) {
   for (int i = 0; i < MAXSITE; i++) index_of[i] = -1;
   uint32_t nsites = 0;
   int ok = 1;
+  c.cst_guided = o->markers && seed % 2; /* a tracefold-cc program: guided from the first event */
   for (size_t i = 0; i < s->n && ok; i++) {
     const oev *e = &s->e[i];
+    if (o->markers && rndn(o->markers) == 0) {
+      uint32_t m[4], n = random_markers(m);
+      CHECK(tf_compressor_cst_markers(&c, e->thread, m, n) == 0);
+      if (i % 64 == 0) { /* a checkpoint with loops open: must change nothing */
+        tf_buf snap = {0};
+        uint64_t nev;
+        CHECK(tf_compressor_snapshot(&c, &snap, &nev) == 0 && nev == c.nevents);
+        tf_buf_free(&snap);
+      }
+    }
     if (e->site >= MAXSITE) abort();
     if (index_of[e->site] < 0) { /* declared before first use, dense from 0 */
       index_of[e->site] = nsites;
@@ -665,6 +689,31 @@ static void test_pipeline(int nseeds, uint64_t only_seed) {
 }
 
 static void test_pipeline_all(void) { test_pipeline(200, 0); }
+
+/* CST-guided folding (fold/cst_guide.c) with markers at random, sense or
+ * nonsense (loops entered and never left, exits of loops not open,
+ * iterations of others), checkpoints with loops open, the memory cap
+ * closing them: every stream reads back exactly, event for event. */
+static void test_cst_guide(void) {
+  int failed_seeds = 0;
+  for (uint64_t seed = 5000; seed < 5060; seed++) {
+    gen g;
+    gen_program_stream(&g, seed);
+    rt_opts o = {.cap = seed % 5 == 0 ? 16 << 10 : (size_t)64 << 20, .const_times = g.const_times,
+                 .timing = (tf_timing_mode)(seed % 4), .markers = 1 + (uint32_t)(seed % 3) * 7};
+    int before = failures;
+    round_trip(&g.s, &o, seed);
+    if (failures != before) {
+      fprintf(stderr, "cst_guide: seed %" PRIu64 " failed (%zu events, cap %zu, markers 1/%u)\n", seed, g.s.n, o.cap,
+              o.markers);
+      failed_seeds++;
+    }
+    stream_free(&g.s);
+  }
+  printf("cst_guide: 60 seeds, %d failed\n", failed_seeds);
+  remove("folding_rt.flat");
+  remove("folding_rt.tfc");
+}
 
 /* ======================================= 3. long bodies, near-linear time */
 
@@ -1477,6 +1526,7 @@ int main(int argc, char **argv) {
       {"codec", test_codec},
       {"event_fields", test_event_fields},
       {"pipeline", test_pipeline_all},
+      {"cst_guide", test_cst_guide},
       {"long_body", test_long_body},
       {"linear_time", test_linear_time},
       {"accounting", test_accounting},

@@ -19,6 +19,7 @@
  * compute delta and of its call, with the ranks of the extremes, and the
  * histogram bins, over all the ranks of the event (also with --rank: a
  * merged trace keeps one summary per event); --no-time leaves them out.
+ * --sites adds each call's call site signature (cs=, as dump prints it).
  */
 #define _POSIX_C_SOURCE 200809L /* strdup */
 #include <inttypes.h>
@@ -30,15 +31,18 @@
 #include "merge/mtrace.h"
 
 const char tf_help_show[] =
-    "usage: tracefold show [--rank R] [--no-time] TRACE\n"
+    "usage: tracefold show [--rank R] [--no-time] [--sites] TRACE\n"
     "  the loop structure of all ranks (or rank R): loops with their iteration counts, calls with their\n"
     "  parameters as value sequences, rank lists where a node holds for some ranks only, and the times the\n"
     "  trace keeps of each call\n"
     "  --rank R    only rank R\n"
     "  --no-time   leave the times out\n"
+    "  --sites     each call's call site signature (cs=, as in dump; tracefold stats resolves them)\n"
     "example: tracefold show --no-time tracefold-app-16p\n";
 
 #define TEXT 4096
+
+static int show_sites; /* --sites */
 #define MAX_VARIANTS 8
 
 /* The value sequence `which` of a node as text: rank R's, or every variant. */
@@ -109,6 +113,7 @@ static int put_event(const tf_node *n, const tf_node_info *ni, const tf_trace_in
   const tf_func_desc *fd = &ti->funcs[ni->fn];
   char t[TEXT];
   printf("%s", fd->name);
+  if (show_sites) printf(" cs=%016" PRIx64, ni->callsite);
   if (ni->thread) printf(" thread=%u", ni->thread);
   int64_t nv;
   values(n, -1, rank, t, sizeof t);
@@ -178,6 +183,13 @@ static int put_nodes(const tf_trace *tr, const tf_node *const *nodes, uint32_t n
 
 int cmd_show(int argc, char **argv) {
   long rank;
+  for (int i = 1; i < argc; i++) /* --sites, before the options every verb shares */
+    if (strcmp(argv[i], "--sites") == 0) {
+      show_sites = 1;
+      memmove(argv + i, argv + i + 1, (size_t)(argc - i) * sizeof *argv); /* argv[argc] (NULL) too */
+      argc--;
+      break;
+    }
   int no_time, rc = tf_take_options(&argc, &argv, "show", &rank, &no_time);
   if (rc) return rc;
   tf_input in;

@@ -40,8 +40,9 @@ static int range_of(CXCursor c, unsigned *b, unsigned *e) {
   unsigned l, col;
   file_offset(clang_getRangeStart(r), &fb, &l, &col, b);
   file_offset(clang_getRangeEnd(r), &fe, &l, &col, e);
-  return fb && clang_File_isEqual(fb, fe) && clang_Location_isFromMainFile(clang_getRangeStart(r)) && *b <= *e ? 0
-                                                                                                            : -1;
+  /* in the main file where it is expanded (an expression that a macro makes starts in the macro's file) */
+  CXSourceLocation at = fb ? clang_getLocationForOffset(clang_Cursor_getTranslationUnit(c), fb, *b) : clang_getNullLocation();
+  return fb && clang_File_isEqual(fb, fe) && clang_Location_isFromMainFile(at) && *b <= *e ? 0 : -1;
 }
 
 typedef struct kids {
@@ -99,13 +100,41 @@ static int ends_with_semicolon(CXCursor c) {
   }
 }
 
+static int ident_char(unsigned char ch) {
+  return ch == '_' || (unsigned)((ch | 32) - 'a') < 26u || (unsigned)(ch - '0') < 10u;
+}
+
+/* A statement that ends in a function-like macro's use (`WL(MPI_Send, ...);`)
+ * may end, as an expansion location, where the use starts: then its end is
+ * past the use's closing parenthesis (parentheses in strings and character
+ * constants skipped). Anything else is left as it is. */
+static size_t skip_macro_use(const walker *w, size_t i) {
+  size_t j = i;
+  while (j < w->size && ident_char((unsigned char)w->text[j])) j++;
+  if (j == i) return i;
+  j = skip_blank(w, j);
+  if (j >= w->size || w->text[j] != '(') return i;
+  for (int depth = 0; j < w->size; j++) {
+    char ch = w->text[j];
+    if (ch == '"' || ch == '\'') {
+      for (j++; j < w->size && w->text[j] != ch; j++)
+        if (w->text[j] == '\\') j++;
+    } else if (ch == '(') {
+      depth++;
+    } else if (ch == ')' && --depth == 0) {
+      return j + 1;
+    }
+  }
+  return i;
+}
+
 /* the end of statement c in the file, after its ';' if it has one; 0 or -1 */
 static int statement_end(const walker *w, CXCursor c, unsigned end, unsigned *out) {
   if (!ends_with_semicolon(c)) {
     *out = end;
     return 0;
   }
-  size_t i = skip_blank(w, end);
+  size_t i = skip_blank(w, skip_macro_use(w, skip_blank(w, end)));
   if (i >= w->size || w->text[i] != ';') return -1;
   *out = (unsigned)i + 1;
   return 0;
@@ -115,8 +144,7 @@ static int starts_with_word(const walker *w, unsigned off, const char *word) {
   size_t n = strlen(word);
   if (off + n > w->size || memcmp(w->text + off, word, n) != 0) return 0;
   if (off + n == w->size) return 1;
-  unsigned char next = (unsigned char)w->text[off + n];
-  return !(next == '_' || (unsigned)((next | 32) - 'a') < 26u || (unsigned)(next - '0') < 10u);
+  return !ident_char((unsigned char)w->text[off + n]);
 }
 
 /* a loop's statement range and its body's; a branch's, with its condition (an expression) as the body */

@@ -41,7 +41,8 @@ static const char *const known[] = {"TRACEFOLD_MODE",       "TRACEFOLD_OUTPUT", 
                                     "TRACEFOLD_CHECKPOINT", "TRACEFOLD_VERBOSE",
                                     /* the tracefold command's, not the recorder's */
                                     "TRACEFOLD_MPIRUN",     "TRACEFOLD_REPLAY", "TRACEFOLD_SIM",
-                                    "TRACEFOLD_SMPIRUN",    "TRACEFOLD_CST_REPORT"};
+                                    "TRACEFOLD_SMPIRUN",    "TRACEFOLD_CST_REPORT",
+                                    "TRACEFOLD_CST_GUIDE"};
 
 /* The index of `value` in names[0..n), or -1. */
 static int pick(const char *value, const char *const *names, int n) {
@@ -177,6 +178,11 @@ int tf_config_read(tf_config *cfg, char *err, size_t errlen) {
       return -1;
     }
     cfg->verbose = verbose[0] == '1';
+  }
+  const char *guide = getenv("TRACEFOLD_CST_GUIDE"); /* read by cst_markers.c, checked here */
+  if (guide && strcmp(guide, "0") != 0 && strcmp(guide, "1") != 0) {
+    snprintf(err, errlen, "TRACEFOLD_CST_GUIDE=\"%s\" is not valid; accepted: 0, 1", guide);
+    return -1;
   }
   const char *out = getenv("TRACEFOLD_OUTPUT");
   if (out) {

@@ -1,36 +1,91 @@
 /* cst_markers.c — the CST marker API of include/tracefold_cst.h, exported
  * by libtracefold.so for programs built by tracefold-cc (doc/CST.md).
  *
- * For now the markers are counted and do not yet guide folding (CST-guided
- * recording, doc/CST.md "Not done"): the trace is the same as without them.
+ * Loop markers guide folding (src/core/fold/cst_guide.c): each thread
+ * buffers its own, without a lock, and the recorder hands them to the
+ * compressor before the thread's next MPI event (cst_markers.h), so they
+ * reach its folder in order with its events. The buffer only keeps what
+ * can change the folded structure: an iteration with no call in it since
+ * the previous marker of the same loop is dropped, and a loop occurrence
+ * with no call at all (enter, iterations, exit) vanishes, so a loop that
+ * makes no MPI call costs no buffer space however long it runs. A buffer
+ * full all the same (more than TF_CST_BUFFER loop changes between two
+ * calls) drops markers: the trace stays lossless, only its structure may
+ * differ. A program built by tracefold-cc says so before main
+ * (tf_cst_program, from a constructor in each rewritten source): then every
+ * thread folds guided from its first event, so that calls outside any
+ * marked loop are never folded into loops the source does not have.
+ * TRACEFOLD_CST_GUIDE=0 turns the guidance off (markers only
+ * counted; the folding is the dynamic one, doc/FOLDING.md); branch markers
+ * are only counted (an arm shows in the shapes of its iteration).
+ *
  * With TRACEFOLD_CST_REPORT=1 each process prints its counts on stderr when
  * it exits ("tracefold: cst markers: pid P: enter E iter I exit X branch B"),
  * for the tests' oracle. Counters are process-wide relaxed atomics. */
 #define TRACEFOLD_CST_DEFINE
 #include "tracefold_cst.h"
 
+#include "cst_markers.h"
+
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
+#include "fold/cst_guide.h"
+
 #define TF_CST_EXPORT __attribute__((visibility("default")))
+#define TF_CST_BUFFER 32 /* markers per thread: static TLS (the library is built initial-exec), kept small */
 
 static atomic_ullong n_enter, n_iter, n_exit, n_branch;
+static int guide_off;             /* TRACEFOLD_CST_GUIDE=0 */
+static atomic_int program_marked; /* tf_cst_program ran */
+
+_Thread_local uint32_t tf_cst_nbuffered;
+static _Thread_local uint32_t buffered[TF_CST_BUFFER];
+
+__attribute__((constructor)) static void read_guide_setting(void) {
+  const char *v = getenv("TRACEFOLD_CST_GUIDE");
+  guide_off = v && strcmp(v, "0") == 0;
+}
+
+static void buffer(tf_cst_kind kind, unsigned id) {
+  if (guide_off || id > TF_CST_ID_MAX) return;
+  uint32_t n = tf_cst_nbuffered, m = tf_cst_pack(kind, id);
+  if (kind != TF_CST_ENTER) { /* an iteration ends: drop the one before it if it made no call */
+    while (n && buffered[n - 1] == tf_cst_pack(TF_CST_ITER, id)) n--;
+    if (kind == TF_CST_EXIT && n && buffered[n - 1] == tf_cst_pack(TF_CST_ENTER, id)) { /* no call at all */
+      tf_cst_nbuffered = n - 1;
+      return;
+    }
+  }
+  if (n < TF_CST_BUFFER) buffered[n++] = m;
+  tf_cst_nbuffered = n;
+}
+
+void tf_cst_markers_hand_over(tf_compressor *c, uint32_t thread) {
+  tf_compressor_cst_markers(c, thread, buffered, tf_cst_nbuffered); /* a failure: the event's own call says it */
+  tf_cst_nbuffered = 0;
+}
+
+TF_CST_EXPORT void tf_cst_program(void) { atomic_store_explicit(&program_marked, 1, memory_order_relaxed); }
+
+int tf_cst_guided_program(void) { return !guide_off && atomic_load_explicit(&program_marked, memory_order_relaxed); }
 
 TF_CST_EXPORT void tf_cst_loop_enter(unsigned id) {
-  (void)id;
   atomic_fetch_add_explicit(&n_enter, 1, memory_order_relaxed);
+  buffer(TF_CST_ENTER, id);
 }
 
 TF_CST_EXPORT void tf_cst_loop_iter(unsigned id) {
-  (void)id;
   atomic_fetch_add_explicit(&n_iter, 1, memory_order_relaxed);
+  buffer(TF_CST_ITER, id);
 }
 
 TF_CST_EXPORT void tf_cst_loop_exit(unsigned id) {
-  (void)id;
   atomic_fetch_add_explicit(&n_exit, 1, memory_order_relaxed);
+  buffer(TF_CST_EXIT, id);
 }
 
 TF_CST_EXPORT void tf_cst_branch(unsigned id, int arm) {

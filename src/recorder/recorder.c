@@ -66,6 +66,7 @@
 
 #include "callsite.h"
 #include "config.h"
+#include "cst_markers.h"
 #include "format/compressor.h"
 #include "format/flat_writer.h"
 #include "object_ids.h"
@@ -278,6 +279,7 @@ void tf_call_end(tf_call *c) {
         }
       }
       if (!failure && g.comp) {
+        tf_cst_markers_deliver(&g.compressor, tc->index); /* CST-guided folding: this thread's loop markers first */
         rc = tf_compressor_event(&g.compressor, g.comp, c->fn, tc->index, si, compute, duration, nvals, vals);
         if (rc < 0) {
           int e = tf_file_writer_error(g.comp);
@@ -701,6 +703,7 @@ void tf_recorder_start(int init_rc) {
       return;
     }
     tf_compressor_set_timing(&g.compressor, (tf_timing_mode)g.cfg.timing, g.cfg.bins);
+    g.compressor.cst_guided = tf_cst_guided_program(); /* built by tracefold-cc: guided from the first event */
   }
   tf_state_recording();
   start_thread();

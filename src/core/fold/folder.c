@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fold/cst_guide.h"
 #include "util/hash.h"
 
 #define HASH_B 0x100000001b3ull /* odd multiplier of the window hash (mod 2^64) */
@@ -188,6 +189,8 @@ static void absorb(tf_folder *f, tf_fnode *x, tf_fnode *y) {
 static void absorb_list(tf_folder *f, tf_fnode **x, tf_fnode **y, uint32_t n) {
   for (uint32_t i = 0; i < n; i++) absorb(f, x[i], y[i]);
 }
+void tf_folder_absorb_list(tf_folder *f, tf_fnode **x, tf_fnode **y, uint32_t n) { absorb_list(f, x, y, n); }
+int tf_fnode_same_list(tf_fnode *const *a, tf_fnode *const *b, uint32_t n) { return same_list(a, b, n); }
 
 /* -------------------------------------------------------- K-gram index */
 
@@ -249,7 +252,8 @@ void tf_folder_reset(tf_folder *f) {
   free(f->kmap);
   free(f->held);
   free(f->held_vals);
-  int failed = m->failed, no_fast = f->no_fast;
+  tf_cst_guide_free(f);
+  int failed = m->failed, no_fast = f->no_fast, guided = f->guided;
   tf_timing_mode timing = f->timing;
   uint32_t bins = f->bins;
   memset(f, 0, sizeof *f);
@@ -257,6 +261,7 @@ void tf_folder_reset(tf_folder *f) {
   f->timing = timing;
   f->bins = bins;
   f->no_fast = no_fast;
+  f->guided = guided;
 }
 
 /* hash of the shapes of seq[a..b) */
@@ -328,28 +333,58 @@ static void truncate_to(tf_folder *f, uint32_t t) {
   f->n = t;
 }
 
+/* A loop of `count` iterations with body[0..d) (copied) whose shapes hash
+ * to bodyhash. NULL: it would nest too deep, or out of memory (mem.failed). */
+static tf_fnode *loop_of(tf_folder *f, tf_fnode *const *body, uint32_t d, uint64_t bodyhash, int64_t count) {
+  uint32_t depth = 0;
+  for (uint32_t i = 0; i < d; i++)
+    if (body[i]->depth > depth) depth = body[i]->depth;
+  if (depth + 1 > TF_FOLD_MAXDEPTH) return NULL; /* leave unfolded */
+  tf_fnode *l = tf_fnode_new_loop(&f->mem);
+  tf_fnode **copy = l ? malloc(d * sizeof *copy) : NULL;
+  if (!copy) {
+    f->mem.failed = 1;
+    tf_fnode_free(l, &f->mem);
+    return NULL;
+  }
+  f->mem.bytes += d * sizeof *copy;
+  memcpy(copy, body, d * sizeof *copy);
+  l->body = copy;
+  l->nbody = d;
+  l->depth = depth + 1;
+  l->bodyhash = bodyhash;
+  l->shape = tf_mix(tf_mix(K_LOOP, l->bodyhash), d);
+  tf_vseq_push(&l->iters, count, &f->mem);
+  return l;
+}
+
+tf_fnode *tf_folder_new_loop(tf_folder *f, tf_fnode *const *body, uint32_t n) {
+  uint64_t h = 0; /* what win() gives for these shapes on the top level */
+  for (uint32_t i = 0; i < n; i++) h = h * HASH_B + body[i]->shape;
+  return loop_of(f, body, n, h, 1);
+}
+
+int tf_folder_append(tf_folder *f, tf_fnode *x) {
+  if (reserve(f)) {
+    tf_fnode_free(x, &f->mem);
+    return -1;
+  }
+  /* not in the K-gram and extension indexes: a guided top level never folds
+   * (and a long loop's next-iteration length would be past the table) */
+  uint32_t i = f->n++;
+  f->seq[i] = x;
+  f->pre[i + 1] = f->pre[i] * HASH_B + x->shape;
+  f->kprev[i] = -1;
+  f->ext_next[i] = -2;
+  return 0;
+}
+
 /* seq[a..a+d) and seq[a+d..a+2d) are equal: make them one loop. 0 done,
  * 1 refused (the loop would nest too deep), -1 out of memory. */
 static int fold_new(tf_folder *f, uint32_t a, uint32_t d) {
-  uint32_t depth = 0;
-  for (uint32_t i = 0; i < d; i++)
-    if (f->seq[a + i]->depth > depth) depth = f->seq[a + i]->depth;
-  if (depth + 1 > TF_FOLD_MAXDEPTH) return 1; /* leave unfolded */
-  tf_fnode *l = tf_fnode_new_loop(&f->mem);
-  tf_fnode **body = l ? malloc(d * sizeof *body) : NULL;
-  if (!body) {
-    f->mem.failed = 1;
-    tf_fnode_free(l, &f->mem);
-    return -1;
-  }
-  f->mem.bytes += d * sizeof *body;
-  memcpy(body, f->seq + a, d * sizeof *body);
-  l->body = body;
-  l->nbody = d;
-  l->depth = depth + 1;
-  l->bodyhash = win(f, a, a + d);
-  l->shape = tf_mix(tf_mix(K_LOOP, l->bodyhash), d);
-  tf_vseq_push(&l->iters, 2, &f->mem);
+  tf_fnode *l = loop_of(f, f->seq + a, d, win(f, a, a + d), 2);
+  if (!l) return f->mem.failed ? -1 : 1;
+  tf_fnode **body = l->body;
   tf_fnode **y = f->seq + a + d;
   truncate_to(f, a);         /* indexes first: they read the nodes */
   absorb_list(f, body, y, d);
@@ -424,15 +459,24 @@ static void arm(tf_folder *f, tf_fnode *l) {
   f->nheld = f->nheld_vals = 0;
 }
 
+tf_fnode *tf_folder_new_occurrence(tf_folder *f, uint32_t fn, uint32_t thread, uint32_t site, uint64_t compute_ns,
+                                   uint64_t duration_ns, uint32_t prev_fn, uint32_t prev_site, uint32_t nvals,
+                                   const int64_t *vals) {
+  if (f->mem.failed) return NULL;
+  tf_fnode *x = new_event(f, fn, thread, site, nvals);
+  if (!x) return NULL;
+  x->nvals = (tf_vseq){.tcount = 1, .tbase = nvals, .nvalues = 1};
+  for (uint32_t j = 0; j < nvals; j++) x->slots[j] = (tf_vseq){.tcount = 1, .tbase = vals[j], .nvalues = 1};
+  x->sample = (tf_tsample){compute_ns, duration_ns, prev_fn, prev_site, 1};
+  return x;
+}
+
 static int slow_push(tf_folder *f, uint32_t fn, uint32_t thread, uint32_t site, uint64_t compute_ns,
                      uint64_t duration_ns, uint32_t prev_fn, uint32_t prev_site, uint32_t nvals, const int64_t *vals) {
   tf_mem *m = &f->mem;
   if (m->failed || reserve(f)) return -1;
-  tf_fnode *x = new_event(f, fn, thread, site, nvals);
+  tf_fnode *x = tf_folder_new_occurrence(f, fn, thread, site, compute_ns, duration_ns, prev_fn, prev_site, nvals, vals);
   if (!x) return -1;
-  x->nvals = (tf_vseq){.tcount = 1, .tbase = nvals, .nvalues = 1};
-  for (uint32_t j = 0; j < nvals; j++) x->slots[j] = (tf_vseq){.tcount = 1, .tbase = vals[j], .nvalues = 1};
-  x->sample = (tf_tsample){compute_ns, duration_ns, prev_fn, prev_site, 1};
   push_node(f, x);
   int folds = 0, first = 0, r;
   while (!m->failed && (r = fold_once(f)))
@@ -485,6 +529,7 @@ static void commit(tf_folder *f) {
 }
 
 int tf_folder_flush(tf_folder *f) {
+  if (f->guided) return tf_cst_guide_close_all(f); /* guided: the fast path is never armed */
   if (!f->fast) return f->mem.failed ? -1 : 0;
   uint32_t n = f->nheld;
   f->fast = NULL; /* the held events go the slow way, without arming (they are read from the buffers) */
@@ -505,6 +550,7 @@ int tf_folder_push(tf_folder *f, uint32_t fn, uint32_t thread, uint32_t site, ui
                    uint64_t duration_ns, uint32_t prev_fn, uint32_t prev_site, uint32_t nvals, const int64_t *vals) {
   if (f->mem.failed) return -1;
   f->nevents++;
+  if (f->guided) return tf_cst_guide_event(f, fn, thread, site, compute_ns, duration_ns, prev_fn, prev_site, nvals, vals);
   if (f->fast) {
     const tf_fnode *b = f->fast->body[f->nheld];
     if (b->fn == fn && b->thread == thread && b->site == site) {

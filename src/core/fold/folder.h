@@ -116,6 +116,10 @@ typedef struct tf_folder {
   uint64_t nfast; /* events the fast path took since the last reset */
   int flushing;   /* tf_folder_flush is pushing the held events */
   int no_fast;    /* tests: the slow path only */
+  /* CST-guided folding (cst_guide.h): set by the thread's first loop
+   * marker, kept across resets; then events go to the guide, not the search */
+  int guided;
+  struct tf_cst_guide *guide; /* its open loops, NULL until needed */
 } tf_folder;
 
 void tf_folder_init(tf_folder *f);
@@ -138,6 +142,21 @@ void tf_folder_seal(tf_folder *f);
  * top level, so that f->seq is the whole stream so far: before anything
  * reads the top level. 0, or -1 out of memory. */
 int tf_folder_flush(tf_folder *f);
+
+/* For CST-guided folding (cst_guide.c), which builds loops itself from
+ * the folder's nodes: a fresh event node for one occurrence (as a push
+ * makes it); 1 if two node lists have the same shapes (recursively); merge
+ * the later occurrence y[0..n) into x[0..n) (same shapes), y's nodes freed;
+ * a loop of one iteration whose body is body[0..n) (the array is copied),
+ * NULL when it would nest deeper than TF_FOLD_MAXDEPTH (or out of memory:
+ * f->mem.failed); append a node at the top level without folding. */
+tf_fnode *tf_folder_new_occurrence(tf_folder *f, uint32_t fn, uint32_t thread, uint32_t site, uint64_t compute_ns,
+                                   uint64_t duration_ns, uint32_t prev_fn, uint32_t prev_site, uint32_t nvals,
+                                   const int64_t *vals);
+int tf_fnode_same_list(tf_fnode *const *a, tf_fnode *const *b, uint32_t n);
+void tf_folder_absorb_list(tf_folder *f, tf_fnode **x, tf_fnode **y, uint32_t n);
+tf_fnode *tf_folder_new_loop(tf_folder *f, tf_fnode *const *body, uint32_t n);
+int tf_folder_append(tf_folder *f, tf_fnode *x);
 
 /* Nodes and value sequences (shared with the trace reader). */
 tf_fnode *tf_fnode_new_event(uint32_t fn, uint32_t thread, uint32_t site, tf_mem *m);

@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 
+#include "fold/cst_guide.h"
 #include "format/segment.h"
 #include "util/fields.h"
 
@@ -39,6 +40,7 @@ static tf_folder *folder_of(tf_compressor *c, uint32_t thread) {
     tf_folder_init(&f[t]);
     f[t].timing = c->timing;
     f[t].bins = c->bins;
+    f[t].guided = c->cst_guided;
   }
   c->nfolders = n;
   recount(c);
@@ -127,6 +129,19 @@ int tf_compressor_event(tf_compressor *c, tf_file_writer *w, uint32_t fn, uint32
   return write_segment(c, w) ? -1 : 1;
 }
 
+int tf_compressor_cst_markers(tf_compressor *c, uint32_t thread, const uint32_t *markers, uint32_t n) {
+  tf_folder *f = c->failed ? NULL : folder_of(c, thread);
+  if (!f) return -1;
+  size_t before = f->mem.bytes;
+  for (uint32_t i = 0; i < n; i++)
+    if (tf_cst_guide_marker(f, markers[i])) {
+      c->failed = 1;
+      return -1;
+    }
+  c->folded_bytes += f->mem.bytes - before;
+  return 0;
+}
+
 void tf_compressor_set_timing(tf_compressor *c, tf_timing_mode mode, uint32_t bins) {
   c->timing = mode;
   c->bins = bins;
@@ -141,23 +156,26 @@ int tf_compressor_snapshot(tf_compressor *c, tf_buf *seg, uint64_t *nevents) {
   if (c->failed || c->order_mem.failed) return -1;
   if (!c->nevents) return 0;
   uint32_t total = 0;
-  for (uint32_t t = 0; t < c->nthreads; t++) {
-    if (tf_folder_flush(&c->folders[t])) return -1;
-    total += c->folders[t].n;
+  for (uint32_t t = 0; t < c->nthreads; t++) { /* a guided folder's open loops are added as they are, unchanged */
+    if (!c->folders[t].guided && tf_folder_flush(&c->folders[t])) return -1;
+    total += c->folders[t].n + tf_cst_guide_pending(&c->folders[t], NULL);
   }
   /* the order as write_segment would end it, built on a copy of the builder */
   tf_mem m = {0};
   tf_order_builder b = c->order;
   tf_order order;
   if (tf_order_copy(&b.o, &c->order.o, &m)) return -1;
-  for (uint32_t t = 0; t < c->nthreads; t++) tf_order_build_stream(&b, c->folders[t].n, &m);
+  for (uint32_t t = 0; t < c->nthreads; t++)
+    tf_order_build_stream(&b, c->folders[t].n + tf_cst_guide_pending(&c->folders[t], NULL), &m);
   tf_order_build_end(&b, &order, &m);
   tf_fnode **nodes = malloc((total ? total : 1) * sizeof *nodes);
   int rc = !nodes || m.failed ? -1 : 0;
   if (!rc) {
     uint32_t k = 0;
-    for (uint32_t t = 0; t < c->nthreads; t++)
+    for (uint32_t t = 0; t < c->nthreads; t++) {
       for (uint32_t i = 0; i < c->folders[t].n; i++) nodes[k++] = c->folders[t].seq[i];
+      k += tf_cst_guide_pending(&c->folders[t], nodes + k);
+    }
     rc = tf_segment_encode_live(seg, nodes, total, &order, c->timing, c->bins) || seg->failed ? -1 : 0;
   }
   free(nodes);

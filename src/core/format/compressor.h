@@ -43,6 +43,7 @@ typedef struct tf_compressor {
   tf_buf seg;         /* encoding buffer of a segment */
   uint8_t *plain;     /* [fn]: 1 if the function has no array and no request field (no transform needed) */
   tf_prev_events prev; /* previous event of each thread, across segments (path timing) */
+  int cst_guided;     /* a program built by tracefold-cc: every thread's folder is CST-guided from its first event */
 } tf_compressor;
 
 /* 0, or -1 when out of memory. */
@@ -56,10 +57,16 @@ void tf_compressor_set_timing(tf_compressor *c, tf_timing_mode mode, uint32_t bi
  * -1: failure (memory or I/O; the caller stops recording). */
 int tf_compressor_event(tf_compressor *c, tf_file_writer *w, uint32_t fn, uint32_t thread, uint32_t site,
                         uint64_t compute_ns, uint64_t duration_ns, uint32_t nvals, const int64_t *vals);
+/* CST loop markers (fold/cst_guide.h, packed by tf_cst_pack) of `thread`,
+ * in their order and before its next event: from then on that thread's
+ * events fold by them. 0, or -1 out of memory. */
+int tf_compressor_cst_markers(tf_compressor *c, uint32_t thread, const uint32_t *markers, uint32_t n);
 /* What has been folded since the last segment, encoded (segment.c) into
  * seg without changing what will be written (*nevents events; seg stays
  * empty when there are none): for checkpoints. The only change: events
- * the fast path holds join the folded structure (tf_folder_flush). 0, or -1 out of memory or when the
+ * the fast path holds join the folded structure (tf_folder_flush); a CST-guided
+ * folder's open loops are encoded after its top level as they are
+ * (tf_cst_guide_pending), unchanged. 0, or -1 out of memory or when the
  * folder has failed. */
 int tf_compressor_snapshot(tf_compressor *c, tf_buf *seg, uint64_t *nevents);
 /* Write what remains as the last segment. 0 or -1. */
