@@ -11,7 +11,8 @@
 #     its own bench_callcost), measured the same way for a before/after table
 #   --write: the table goes to the section "## Recorder cost per call:
 #     callgrind instructions" of bench/RESULTS.md (else stdout only)
-# environment (optional): ITERS [20000], NPS ["1 2"], MPIRUN [mpirun.mpich]
+# environment (optional): ITERS [20000], NPS ["1 2"], MPIRUN [mpirun.mpich],
+#   BEFORE [the baseline's directory]: what the baseline is called in the table's note
 #
 # Per call, rank 0: "added" = (the loop's instructions traced - untraced) /
 # calls, everything the recorder makes the process do, MPI calls of its own
@@ -37,8 +38,10 @@ for d in "${dirs[@]}"; do
     [[ -e $f ]] || { echo "callgrind.sh: missing $f (build the project first)" >&2; exit 2; }
   done
 done
-command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null ||
-  { echo "callgrind.sh: needs valgrind (Debian: valgrind)" >&2; exit 2; }
+if ! command -v valgrind >/dev/null || ! command -v callgrind_annotate >/dev/null; then
+  echo "callgrind.sh: needs valgrind (Debian: valgrind)" >&2
+  exit 2
+fi
 MPIRUN=${MPIRUN:-mpirun.mpich}
 ITERS=${ITERS:-20000}
 NPS=${NPS:-1 2}
@@ -71,13 +74,13 @@ done
 commit=$(git -C "$here/.." rev-parse --short HEAD 2>/dev/null || echo unknown)
 
 PYTHONPATH=$here PYTHONDONTWRITEBYTECODE=1 python3 - "$tmp" "$here/RESULTS.md" "$write" "$ITERS" "$NPS" "$commit" \
-  "$(date -u '+%Y-%m-%d %H:%M UTC')" "${dirs[@]}" <<'EOF'
+  "$(date -u '+%Y-%m-%d %H:%M UTC')" "${BEFORE:-${dirs[1]:-}}" "${dirs[@]}" <<'EOF'
 import re, sys
 
 from results_section import update
 
-tmp, results, write, iters, nps, commit, date = sys.argv[1:8]
-builds = sys.argv[8:]
+tmp, results, write, iters, nps, commit, date, before = sys.argv[1:9]
+builds = sys.argv[9:]
 iters = int(iters)
 loops_iters = max(iters // 10, 5000) + iters  # bench_callcost's warm-up, then 1 repetition
 mpi_fns = {"p2p_loop": ("PMPI_Irecv", "PMPI_Isend", "PMPI_Waitall"), "allreduce_loop": ("PMPI_Allreduce",)}
@@ -122,7 +125,7 @@ table = head + "".join(f"| {np} | {label} | {what} | {base:.0f} | " + " | ".join
                        for np, label, what, base, cells in rows)
 section = f"""## Recorder cost per call: callgrind instructions
 
-Written by `bench/callgrind.sh` on {date}, at {commit}{' (before: ' + builds[1] + ')' if len(builds) == 2 else ''}.
+Written by `bench/callgrind.sh` on {date}, at {commit}{' (before: ' + before + ')' if len(builds) == 2 else ''}.
 Instructions the recorder adds per intercepted call (valgrind's callgrind, rank 0, only inside
 bench_callcost's loops: {iters} iterations after a warm-up of {max(iters // 10, 5000)}), traced minus untraced;
 "all": everything in the loop, the recorder's own MPI calls included (1 rank: the self-exchange
