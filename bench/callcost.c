@@ -35,8 +35,9 @@ static double median(double *v, int n) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* returns the number of mismatched payloads seen (0 when all is well) */
-static long p2p_loop(long iters, int partner, int rank) {
+/* returns the number of mismatched payloads seen (0 when all is well); not
+ * inlined, so that bench/callgrind.sh finds each loop's instructions */
+__attribute__((noinline)) static long p2p_loop(long iters, int partner, int rank) {
   double out = (double)rank, in = -1.0;
   long bad = 0;
   for (long i = 0; i < iters; i++) {
@@ -49,7 +50,7 @@ static long p2p_loop(long iters, int partner, int rank) {
   return bad;
 }
 
-static long allreduce_loop(long iters, int size) {
+__attribute__((noinline)) static long allreduce_loop(long iters, int size) {
   double one = 1.0, sum = 0.0;
   long bad = 0;
   for (long i = 0; i < iters; i++) {

@@ -20,10 +20,11 @@ cd "$(dirname "$0")/.."
 # pkg-config, groff-base (man -l): the install test (tests/install.sh)
 # graphviz: `tracefold efg -o FILE.svg` renders event flow graphs with dot; the efg.* tests render every workload's
 # linux-perf: bench/profile.sh (where the recorder's ns per call go)
+# valgrind: bench/callgrind.sh (the recorder's instructions per call)
 # autoconf, automake, libtool, autoconf-archive: bench/pilgrim.sh builds Pilgrim from source
 packages=(build-essential cmake libclang-14-dev gfortran python3 mpich libmpich-dev openmpi-bin libopenmpi-dev binutils zstd libzstd-dev
           clang libclang-rt-14-dev libpapi-dev libsimgrid-dev libopen-trace-format2-dev otf2-tools chromium pkg-config
-          groff-base man-db graphviz linux-perf autoconf automake libtool autoconf-archive)
+          groff-base man-db graphviz linux-perf valgrind autoconf automake libtool autoconf-archive)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

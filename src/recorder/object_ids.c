@@ -142,11 +142,11 @@ static tf_obj *register_comm(MPI_Comm c, int64_t id) {
 tf_comm_info tf_comm_get(MPI_Comm comm) {
   if (comm == MPI_COMM_WORLD) return h.world;
   if (comm == MPI_COMM_NULL) return (tf_comm_info){TF_NULL_HANDLE, 0, 0, 0, 0};
-  tf_lock();
+  tf_lock_tables();
   tf_obj *o = tf_map_find(&h.comms, key_of_comm(comm));
   if (!o) o = register_comm(comm, TF_NULL_HANDLE); /* made outside our view */
   tf_comm_info ci = o ? info_of(o) : (tf_comm_info){TF_NULL_HANDLE, 0, 0, 0, 0};
-  tf_unlock();
+  tf_unlock_tables();
   return ci;
 }
 
@@ -156,23 +156,23 @@ int64_t tf_comm_new(const tf_comm_info *parent, MPI_Comm newcomm, int how, int t
     /* the parent's child counter lives in its record, found by id
      * (communicators are few and creation is rare) */
     uint64_t n = 0;
-    tf_lock();
+    tf_lock_tables();
     for (size_t i = 0; i < h.comms.cap; i++)
       if (h.comms.slots[i].used == 1 && h.comms.slots[i].id == parent->id) {
         n = h.comms.slots[i].children++;
         break;
       }
-    tf_unlock();
+    tf_unlock_tables();
     id = mix_id((uint64_t)parent->id, n);
   } else if (how == TF_NEWCOMM_GROUP) {
     if (newcomm == MPI_COMM_NULL) return TF_NULL_HANDLE;
-    tf_lock();
+    tf_lock_tables();
     long long mine = (long long)h.next_group_comm, agreed = mine;
-    tf_unlock();
+    tf_unlock_tables();
     PMPI_Allreduce(&mine, &agreed, 1, MPI_LONG_LONG, MPI_MAX, newcomm);
-    tf_lock();
+    tf_lock_tables();
     if (agreed + 1 > h.next_group_comm) h.next_group_comm = agreed + 1;
-    tf_unlock();
+    tf_unlock_tables();
     id = mix_id(mix_id((uint64_t)parent->id, (uint64_t)tag), (uint64_t)agreed + 0x51ed);
   } else { /* TF_NEWCOMM_INTER: hash of both sides' local ids */
     if (newcomm == MPI_COMM_NULL) return TF_NULL_HANDLE;
@@ -182,16 +182,16 @@ int64_t tf_comm_new(const tf_comm_info *parent, MPI_Comm newcomm, int how, int t
     id = mix_id((uint64_t)lo, (uint64_t)hi);
   }
   if (newcomm == MPI_COMM_NULL) return TF_NULL_HANDLE;
-  tf_lock();
+  tf_lock_tables();
   register_comm(newcomm, id);
-  tf_unlock();
+  tf_unlock_tables();
   return id;
 }
 
 void tf_comm_forget(MPI_Comm comm) {
-  tf_lock();
+  tf_lock_tables();
   tf_map_remove(&h.comms, key_of_comm(comm));
-  tf_unlock();
+  tf_unlock_tables();
 }
 
 /* ---------------------------------------------------------------- windows */
@@ -217,18 +217,18 @@ static tf_obj *register_win(MPI_Win w, int64_t id) {
 
 tf_comm_info tf_win_get(MPI_Win win) {
   if (win == MPI_WIN_NULL) return (tf_comm_info){TF_NULL_HANDLE, 0, 0, 0, 0};
-  tf_lock();
+  tf_lock_tables();
   tf_obj *o = tf_map_find(&h.wins, key_of_win(win));
   if (!o) o = register_win(win, TF_NULL_HANDLE); /* made outside our view */
   tf_comm_info ci = o ? (tf_comm_info){o->id, o->rank, o->size, 0, 0} : (tf_comm_info){TF_NULL_HANDLE, 0, 0, 0, 0};
-  tf_unlock();
+  tf_unlock_tables();
   return ci;
 }
 
 int64_t tf_win_new(const tf_comm_info *parent, MPI_Win win) {
   if (win == MPI_WIN_NULL) return TF_NULL_HANDLE;
   uint64_t n = 0;
-  tf_lock();
+  tf_lock_tables();
   for (size_t i = 0; i < h.comms.cap; i++)
     if (h.comms.slots[i].used == 1 && h.comms.slots[i].id == parent->id) {
       n = h.comms.slots[i].windows++;
@@ -236,23 +236,23 @@ int64_t tf_win_new(const tf_comm_info *parent, MPI_Win win) {
     }
   int64_t id = mix_id((uint64_t)mix_id((uint64_t)parent->id, 0x57494eu /* "WIN" */), n);
   register_win(win, id);
-  tf_unlock();
+  tf_unlock_tables();
   return id;
 }
 
 void tf_win_forget(MPI_Win win) {
   uint64_t key = key_of_win(win);
-  tf_lock();
+  tf_lock_tables();
   tf_map_remove(&h.wins, key);
   size_t k = 0; /* its regions go with it */
   for (size_t i = 0; i < h.regions.n; i++)
     if (h.regions.v[i].win != key) h.regions.v[k++] = h.regions.v[i];
   h.regions.n = k;
-  tf_unlock();
+  tf_unlock_tables();
 }
 
 void tf_win_attach(MPI_Win win, const void *base) {
-  tf_lock();
+  tf_lock_tables();
   tf_obj *o = tf_map_find(&h.wins, key_of_win(win));
   if (o && h.regions.n == h.regions.cap) {
     size_t cap = h.regions.cap ? 2 * h.regions.cap : 16;
@@ -264,32 +264,32 @@ void tf_win_attach(MPI_Win win, const void *base) {
   }
   if (o && h.regions.n < h.regions.cap)
     h.regions.v[h.regions.n++] = (struct tf_region){key_of_win(win), base, (int64_t)++o->children};
-  tf_unlock();
+  tf_unlock_tables();
 }
 
 int64_t tf_win_region(MPI_Win win, const void *base) {
   uint64_t key = key_of_win(win);
   int64_t number = TF_NULL_HANDLE;
-  tf_lock();
+  tf_lock_tables();
   for (size_t i = h.regions.n; i-- > 0;)
     if (h.regions.v[i].win == key && h.regions.v[i].base == base) {
       number = h.regions.v[i].number;
       break;
     }
-  tf_unlock();
+  tf_unlock_tables();
   return number;
 }
 
 void tf_win_detach(MPI_Win win, const void *base) {
   uint64_t key = key_of_win(win);
-  tf_lock();
+  tf_lock_tables();
   for (size_t i = h.regions.n; i-- > 0;)
     if (h.regions.v[i].win == key && h.regions.v[i].base == base) {
       memmove(&h.regions.v[i], &h.regions.v[i + 1], (h.regions.n - i - 1) * sizeof *h.regions.v);
       h.regions.n--;
       break;
     }
-  tf_unlock();
+  tf_unlock_tables();
 }
 
 /* ------------------------------------------------------------------ files */
@@ -297,16 +297,16 @@ void tf_win_detach(MPI_Win win, const void *base) {
 tf_file_ref tf_file_get(MPI_File fh) {
   tf_file_ref r = {TF_NULL_HANDLE, {TF_NULL_HANDLE, 0, 0, 0, 0}};
   if (fh == MPI_FILE_NULL) return r;
-  tf_lock();
+  tf_lock_tables();
   tf_obj *o = tf_map_find(&h.files, key_of_file(fh));
   if (o) r = (tf_file_ref){o->id, {o->comm_id, o->rank, o->size, o->remote_size, o->is_inter}};
-  tf_unlock();
+  tf_unlock_tables();
   return r;
 }
 
 int64_t tf_file_new(const tf_comm_info *comm, MPI_File fh) {
   uint64_t n = 0;
-  tf_lock();
+  tf_lock_tables();
   /* the communicator's file counter lives in its record, found by id (as
    * the child counter of tf_comm_new): counted whether or not this rank's
    * open succeeded, as on every other member */
@@ -329,14 +329,14 @@ int64_t tf_file_new(const tf_comm_info *comm, MPI_File fh) {
       out_of_memory();
     }
   }
-  tf_unlock();
+  tf_unlock_tables();
   return fh == MPI_FILE_NULL ? TF_NULL_HANDLE : id;
 }
 
 void tf_file_forget(MPI_File fh) {
-  tf_lock();
+  tf_lock_tables();
   tf_map_remove(&h.files, key_of_file(fh));
-  tf_unlock();
+  tf_unlock_tables();
 }
 
 /* -------------------------------------------------------------- datatypes */
@@ -351,43 +351,43 @@ tf_dtype_ref tf_dtype_none(void) { return (tf_dtype_ref){TF_NONE, TF_NONE}; }
 
 tf_dtype_ref tf_dtype_get(MPI_Datatype t) {
   if (t == MPI_DATATYPE_NULL) return (tf_dtype_ref){TF_NULL_HANDLE, 0};
-  tf_lock();
+  tf_lock_tables();
   tf_obj *o = tf_map_find(&h.dtypes, key_of_dtype(t));
   tf_dtype_ref r;
   if (o) {
     r = (tf_dtype_ref){o->id, o->bytes};
-    tf_unlock();
+    tf_unlock_tables();
     return r;
   }
-  tf_unlock();
+  tf_unlock_tables();
   return tf_dtype_new(t); /* made outside our view (e.g. MPI_Type_match_size) */
 }
 
 tf_dtype_ref tf_dtype_new(MPI_Datatype t) {
   if (t == MPI_DATATYPE_NULL) return (tf_dtype_ref){TF_NULL_HANDLE, 0};
   int64_t size = type_size(t);
-  tf_lock();
+  tf_lock_tables();
   tf_obj *o = tf_map_put(&h.dtypes, key_of_dtype(t));
   int64_t id = h.next_dtype++;
   if (o) {
     o->id = id;
     o->bytes = size;
   }
-  tf_unlock();
+  tf_unlock_tables();
   if (!o) out_of_memory();
   return (tf_dtype_ref){id, size};
 }
 
 void tf_dtype_forget(MPI_Datatype t) {
-  tf_lock();
+  tf_lock_tables();
   tf_map_remove(&h.dtypes, key_of_dtype(t));
-  tf_unlock();
+  tf_unlock_tables();
 }
 
 /* ------------------------------------------------------ ops, groups, msgs */
 
 static int64_t simple_get(tf_handle_map *m, uint64_t key, int64_t *next) {
-  tf_lock();
+  tf_lock_tables();
   tf_obj *o = tf_map_find(m, key);
   int64_t id;
   if (o) {
@@ -397,25 +397,25 @@ static int64_t simple_get(tf_handle_map *m, uint64_t key, int64_t *next) {
     id = (*next)++;
     if (o) o->id = id;
   }
-  tf_unlock();
+  tf_unlock_tables();
   if (!o) out_of_memory();
   return id;
 }
 
 static int64_t simple_new(tf_handle_map *m, uint64_t key, int64_t *next) {
-  tf_lock();
+  tf_lock_tables();
   tf_obj *o = tf_map_put(m, key);
   int64_t id = (*next)++;
   if (o) o->id = id;
-  tf_unlock();
+  tf_unlock_tables();
   if (!o) out_of_memory();
   return id;
 }
 
 static void simple_forget(tf_handle_map *m, uint64_t key) {
-  tf_lock();
+  tf_lock_tables();
   tf_map_remove(m, key);
-  tf_unlock();
+  tf_unlock_tables();
 }
 
 int64_t tf_op_get(MPI_Op op) { return op == MPI_OP_NULL ? TF_NULL_HANDLE : simple_get(&h.ops, key_of_op(op), &h.next_op); }
@@ -436,7 +436,7 @@ void tf_group_forget(MPI_Group g) { simple_forget(&h.groups, key_of_group(g)); }
 int64_t tf_msg_new(MPI_Message m, const tf_comm_info *ci) {
   if (m == MPI_MESSAGE_NO_PROC) return TF_PROC_NULL;
   if (m == MPI_MESSAGE_NULL) return TF_NULL_HANDLE;
-  tf_lock();
+  tf_lock_tables();
   tf_obj *o = tf_map_put(&h.msgs, key_of_msg(m));
   int64_t id = h.next_msg++;
   if (o) {
@@ -447,7 +447,7 @@ int64_t tf_msg_new(MPI_Message m, const tf_comm_info *ci) {
     o->remote_size = ci->remote_size;
     o->is_inter = (uint8_t)ci->is_inter;
   }
-  tf_unlock();
+  tf_unlock_tables();
   if (!o) out_of_memory();
   return id;
 }
@@ -458,14 +458,14 @@ tf_msg_snap tf_msg_take(MPI_Message m) {
     s.id = TF_PROC_NULL;
     return s;
   }
-  tf_lock();
+  tf_lock_tables();
   tf_obj *o = tf_map_find(&h.msgs, key_of_msg(m));
   if (o) {
     s.id = o->id;
     s.ci = (tf_comm_info){o->comm_id, o->rank, o->size, o->remote_size, o->is_inter};
     tf_map_remove(&h.msgs, key_of_msg(m));
   }
-  tf_unlock();
+  tf_unlock_tables();
   return s;
 }
 
@@ -485,7 +485,7 @@ static void fill_req(tf_obj *o, int64_t id, int kind, int persistent, const tf_c
 int64_t tf_req_new(MPI_Request r, int kind, int persistent, const tf_comm_info *ci) {
   if (r == MPI_REQUEST_NULL) return TF_NULL_HANDLE;
   uint64_t key = key_of_req(r);
-  tf_lock();
+  tf_lock_tables();
   int64_t id = h.next_req++;
   tf_obj *o = tf_map_find(&h.reqs, key);
   if (o) { /* a live request has this handle too (shared, or completing meanwhile): this one queues behind it */
@@ -507,7 +507,7 @@ int64_t tf_req_new(MPI_Request r, int kind, int persistent, const tf_comm_info *
     fill_req(o, id, kind, persistent, ci);
     o->completing = 1; /* its call's own until tf_req_published */
   }
-  tf_unlock();
+  tf_unlock_tables();
   if (!o) out_of_memory();
   return id;
 }
@@ -545,9 +545,9 @@ static tf_req_snap snap_locked(MPI_Request r, int completing) {
 }
 
 tf_req_snap tf_req_get(MPI_Request r, int completing) {
-  tf_lock();
+  tf_lock_tables();
   tf_req_snap s = snap_locked(r, completing);
-  tf_unlock();
+  tf_unlock_tables();
   return s;
 }
 
@@ -555,10 +555,10 @@ tf_req_snap *tf_req_get_all(tf_call *c, const MPI_Request *rs, int n, int comple
   if (n <= 0) return NULL;
   tf_req_snap *snaps = tf_call_scratch(c, TF_SCRATCH_SNAPS, (size_t)n * sizeof *snaps);
   if (!snaps) return NULL;
-  tf_lock();
+  tf_lock_tables();
   /* a handle named twice is two requests that share it: each mention claims the next */
   for (int i = 0; i < n; i++) snaps[i] = snap_locked(rs[i], completing);
-  tf_unlock();
+  tf_unlock_tables();
   return snaps;
 }
 
@@ -577,7 +577,7 @@ static size_t shared_index(uint64_t key, int64_t id) {
 void tf_req_forget(const tf_req_snap *s) {
   if (s->handle == MPI_REQUEST_NULL) return;
   uint64_t key = key_of_req(s->handle);
-  tf_lock();
+  tf_lock_tables();
   tf_obj *o = tf_map_find(&h.reqs, key);
   if (!o || o->id != s->id) { /* not the one in the map: a waiting one, or replaced already (nothing) */
     size_t i = shared_index(key, s->id);
@@ -585,7 +585,7 @@ void tf_req_forget(const tf_req_snap *s) {
       memmove(&h.shared.v[i], &h.shared.v[i + 1], (h.shared.n - i - 1) * sizeof *h.shared.v);
       h.shared.n--;
     }
-    tf_unlock();
+    tf_unlock_tables();
     return;
   }
   tf_map_remove(&h.reqs, key);
@@ -600,18 +600,18 @@ void tf_req_forget(const tf_req_snap *s) {
     h.shared.n--;
     break;
   }
-  tf_unlock();
+  tf_unlock_tables();
 }
 
 void tf_req_settled(const tf_req_snap *s) {
   if (s->handle == MPI_REQUEST_NULL || s->id == TF_NULL_HANDLE) return;
   uint64_t key = key_of_req(s->handle);
-  tf_lock();
+  tf_lock_tables();
   tf_obj *o = tf_map_find(&h.reqs, key);
   if (o && o->id == s->id) o->completing = 0;
   size_t i = shared_index(key, s->id);
   if (i < h.shared.n) h.shared.v[i].completing = 0;
-  tf_unlock();
+  tf_unlock_tables();
 }
 
 /* ------------------------------------------------------------------ setup */

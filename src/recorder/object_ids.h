@@ -2,7 +2,8 @@
  * datatypes, ops, groups, matched messages): traces never hold MPI handle
  * values. How each kind of id is chosen is described in object_ids.c.
  *
- * Every function takes the runtime lock around its table; none calls an
+ * Every function takes the tables' lock around its table (tf_lock_tables:
+ * a mutex under MPI_THREAD_MULTIPLE only); none calls an
  * MPI routine that could fail on user data, and none aborts (out of memory
  * stops the recorder with a warning, tf_recorder_fail).
  */

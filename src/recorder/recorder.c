@@ -690,6 +690,7 @@ void tf_recorder_start(int init_rc) {
       return;
     }
     tf_file_writer_defer(g.flat); /* written outside the lock (tf_call_end) */
+    tf_file_writer_checked(g.flat); /* tf_call_end checks the values against tf_schema */
   }
   if (g.cfg.mode == TF_MODE_COMPRESSED || g.cfg.mode == TF_MODE_BOTH) {
     snprintf(g.tfc, sizeof g.tfc, "%s/rank-%d.tfc", g.path, g.rank);

@@ -184,6 +184,13 @@ void tf_unlock(void) {
   else atomic_store_explicit(&rt.busy, 0, memory_order_release);
 }
 
+void tf_lock_tables(void) {
+  if (rt.threaded) pthread_mutex_lock(&rt.lock);
+}
+void tf_unlock_tables(void) {
+  if (rt.threaded) pthread_mutex_unlock(&rt.lock);
+}
+
 void tf_lock_other(void) {
   pthread_mutex_lock(&rt.lock);
   if (rt.threaded) return;

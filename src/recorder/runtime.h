@@ -7,7 +7,8 @@
  *                    (tf_runtime_init); otherwise a flag that the
  *                    recorder's own thread (checkpoints, stops: recorder.c)
  *                    waits on after it claims the state with
- *                    tf_lock_other / tf_unlock_other
+ *                    tf_lock_other / tf_unlock_other; the object tables'
+ *                    lock (tf_lock_tables) is only that mutex
  *   the state        IDLE -> RECORDING (MPI_Init set up the output) -> DONE
  *                    (MPI_Finalize, or a stop without it); any internal
  *                    failure latches FAILED instead (tf_recorder_fail): the
@@ -47,6 +48,11 @@ void tf_unlock(void);
  * that arrives meanwhile waits until tf_unlock_other. */
 void tf_lock_other(void);
 void tf_unlock_other(void);
+/* The object tables (object_ids.c), which only threads that call MPI use
+ * (never the recorder's own): tf_lock's mutex under MPI_THREAD_MULTIPLE,
+ * nothing otherwise, where the application's MPI calls never overlap. */
+void tf_lock_tables(void);
+void tf_unlock_tables(void);
 
 /* ---- recording state and failure latch ---- */
 typedef enum tf_rec_state { TF_STATE_IDLE, TF_STATE_RECORDING, TF_STATE_FAILED, TF_STATE_DONE } tf_rec_state;

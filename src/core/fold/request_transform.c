@@ -3,6 +3,8 @@
 
 #include <stdlib.h>
 
+#include "util/fields.h"
+
 /* Non-special values N = [TF_SPECIAL_MAX+1, INT64_MAX] are the ring Z/M,
  * M = 2^64 - 7, through D(v) = v - (TF_SPECIAL_MAX+1). A difference r in
  * [0, M) is stored as r when it fits an int64 and as r - M (negative,
@@ -22,27 +24,38 @@ static inline uint64_t load(int64_t s) { return s >= 0 ? (uint64_t)s : (uint64_t
  * the heap. */
 #define STACK_FIELDS 64
 
+/* One value of a request field (kind TF_FIELD_REQ or TF_FIELD_REQ_NEW), in place. */
+static void transform_value(tf_req_transform *c, unsigned kind, int64_t *v, int decode) {
+  if (is_special(*v)) return;
+  uint64_t last = D(c->last_req);
+  if (kind == TF_FIELD_REQ_NEW) {
+    uint64_t expect = ring_add(last, 1);
+    int64_t id = decode ? Dinv(ring_add(expect, load(*v))) : *v;
+    *v = decode ? id : store(ring_sub(D(id), expect));
+    c->last_req = id;
+  } else {
+    *v = decode ? Dinv(ring_sub(last, load(*v))) : store(ring_sub(last, D(*v)));
+  }
+}
+
+static int is_req(unsigned kind) { return kind == TF_FIELD_REQ || kind == TF_FIELD_REQ_NEW; }
+
 static int transform(tf_req_transform *c, const tf_func_desc *fd, int64_t *vals, uint32_t nvals, int decode) {
+  if (nvals == fd->nfields && (vals || !nvals) && tf_func_all_scalar(fd)) {
+    /* the usual case, without the splitter: field k is value k (tf_event_fields would say so) */
+    for (uint32_t k = 0; k < nvals; k++)
+      if (is_req(fd->fields[k].kind)) transform_value(c, fd->fields[k].kind, &vals[k], decode);
+    return 0;
+  }
   tf_field_value stack[STACK_FIELDS];
   tf_field_value *f = fd->nfields <= STACK_FIELDS ? stack : malloc(fd->nfields * sizeof *f);
   if (!f) return -1;
   int rc = tf_event_fields(fd, vals, nvals, f) == TF_OK ? 0 : -1;
   for (uint32_t k = 0; rc == 0 && k < fd->nfields; k++) {
     unsigned kind = f[k].desc->kind;
-    if (kind != TF_FIELD_REQ && kind != TF_FIELD_REQ_NEW) continue;
+    if (!is_req(kind)) continue;
     int64_t *v = vals + (f[k].v - vals); /* the field's values, writable */
-    for (uint32_t j = 0; j < f[k].n; j++) {
-      if (is_special(v[j])) continue;
-      uint64_t last = D(c->last_req);
-      if (kind == TF_FIELD_REQ_NEW) {
-        uint64_t expect = ring_add(last, 1);
-        int64_t id = decode ? Dinv(ring_add(expect, load(v[j]))) : v[j];
-        v[j] = decode ? id : store(ring_sub(D(id), expect));
-        c->last_req = id;
-      } else {
-        v[j] = decode ? Dinv(ring_sub(last, load(v[j]))) : store(ring_sub(last, D(v[j])));
-      }
-    }
+    for (uint32_t j = 0; j < f[k].n; j++) transform_value(c, kind, &v[j], decode);
   }
   if (f != stack) free(f);
   return rc;

@@ -114,10 +114,8 @@ static void close_tail(tf_vseq *s, tf_mem *m) {
   fold_tail(s, m);
 }
 
-void tf_vseq_push(tf_vseq *s, int64_t v, tf_mem *m) {
-  if (s->tcount >= 2 && v == tf_wadd(s->tbase, tf_wmul(s->tstep, s->tcount))) {
-    s->tcount++;
-  } else if (s->tcount == 1) {
+void tf_vseq_push_other(tf_vseq *s, int64_t v, tf_mem *m) {
+  if (s->tcount == 1) {
     s->tstep = tf_wsub(v, s->tbase);
     s->tcount = 2;
   } else {

@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/hash.h"
 #include "util/mem.h"
 
 #define TF_VSEQ_MAXP 16 /* longest item period searched for repeats */
@@ -53,7 +54,18 @@ static inline void tf_vseq_init(tf_vseq *s) { *s = (tf_vseq){0}; }
 void tf_vseq_free(tf_vseq *s, tf_mem *m);
 
 /* Append one value / a run of `count` values base, base+step, ... */
-void tf_vseq_push(tf_vseq *s, int64_t v, tf_mem *m);
+/* tf_vseq_push when v does not extend the open run (vseq.c). */
+void tf_vseq_push_other(tf_vseq *s, int64_t v, tf_mem *m);
+/* Inline: a value that extends the open run (a loop's counter, a constant)
+ * is the common case of every folded event's every value. */
+static inline void tf_vseq_push(tf_vseq *s, int64_t v, tf_mem *m) {
+  if (s->tcount >= 2 && v == tf_wadd(s->tbase, tf_wmul(s->tstep, s->tcount))) {
+    s->tcount++;
+    s->nvalues++;
+    return;
+  }
+  tf_vseq_push_other(s, v, m);
+}
 void tf_vseq_push_run(tf_vseq *s, int64_t base, int64_t step, uint64_t count, tf_mem *m);
 /* Append all of `src` (left unchanged). */
 void tf_vseq_append(tf_vseq *dst, const tf_vseq *src, tf_mem *m);

@@ -49,6 +49,8 @@ struct tf_file_writer {
   pthread_mutex_t qlock; /* the queue: held for a push or a pop, never during I/O */
   pthread_mutex_t io;    /* the file: held while it is opened and written */
   pending *head, *tail;
+  _Atomic uint32_t queued; /* buffers in the queue: read without qlock (tf_file_writer_pending, every call) */
+  int checked;             /* tf_file_writer_checked: the caller checks that values fit their fields */
 };
 
 static void set_error(tf_file_writer *w, int e) {
@@ -72,16 +74,12 @@ static pending *pop(tf_file_writer *w) {
   pthread_mutex_lock(&w->qlock);
   pending *q = w->head;
   if (q && !(w->head = q->next)) w->tail = NULL;
+  if (q) atomic_fetch_sub(&w->queued, 1);
   pthread_mutex_unlock(&w->qlock);
   return q;
 }
 
-static int queue_empty(tf_file_writer *w) {
-  pthread_mutex_lock(&w->qlock);
-  int empty = w->head == NULL;
-  pthread_mutex_unlock(&w->qlock);
-  return empty;
-}
+static int queue_empty(tf_file_writer *w) { return atomic_load(&w->queued) == 0; }
 
 /* The queue, oldest first; w->io held. */
 static void write_queue(tf_file_writer *w) {
@@ -117,10 +115,13 @@ static void flush_buf(tf_file_writer *w) {
   if (w->tail) w->tail->next = q;
   else w->head = q;
   w->tail = q;
+  atomic_fetch_add(&w->queued, 1);
   pthread_mutex_unlock(&w->qlock);
 }
 
 void tf_file_writer_defer(tf_file_writer *w) { w->deferred = 1; }
+
+void tf_file_writer_checked(tf_file_writer *w) { w->checked = 1; }
 
 int tf_file_writer_pending(tf_file_writer *w) { return w->deferred && !queue_empty(w); }
 
@@ -239,18 +240,18 @@ int tf_file_writer_event(tf_file_writer *w, uint32_t fn, uint32_t thread, uint32
   tf_buf *b = &w->buf;
   /* what the reader would refuse is not written: the same checks, the same splitter */
   if (fn >= w->nfuncs || callsite_index >= w->ncallsites ||
-      tf_event_fields(&w->funcs[fn], vals, nvals, NULL) != TF_OK)
+      (!w->checked && tf_event_fields(&w->funcs[fn], vals, nvals, NULL) != TF_OK))
     return -2;
   /* reserve the worst case first: an event is written whole or not at all */
   if (w->io_error || tf_buf_reserve(b, 1 + 6 * 10 + (size_t)nvals * 10)) return -1;
-  tf_buf_put_u8(b, REC_EVENT);
-  tf_buf_put_uvar(b, fn);
-  tf_buf_put_uvar(b, thread);
-  tf_buf_put_uvar(b, callsite_index);
-  tf_buf_put_uvar(b, compute_ns);
-  tf_buf_put_uvar(b, duration_ns);
-  tf_buf_put_uvar(b, nvals);
-  for (uint32_t i = 0; i < nvals; i++) tf_buf_put_svar(b, vals[i]);
+  b->data[b->len++] = REC_EVENT;
+  tf_buf_put_uvar_reserved(b, fn);
+  tf_buf_put_uvar_reserved(b, thread);
+  tf_buf_put_uvar_reserved(b, callsite_index);
+  tf_buf_put_uvar_reserved(b, compute_ns);
+  tf_buf_put_uvar_reserved(b, duration_ns);
+  tf_buf_put_uvar_reserved(b, nvals);
+  for (uint32_t i = 0; i < nvals; i++) tf_buf_put_uvar_reserved(b, tf_zigzag(vals[i]));
   w->nevents++;
   if (b->len >= TF_FLUSH_AT) flush_buf(w);
   return w->io_error ? -1 : 0;

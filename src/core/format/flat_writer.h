@@ -46,6 +46,11 @@ int64_t tf_file_writer_function(tf_file_writer *w, uint32_t fn);
  * snapshot's writer calls tf_file_writer_write_out(w, 1) before
  * tf_file_snapshot_write, which copies the flushed bytes from the file. */
 void tf_file_writer_defer(tf_file_writer *w);
+/* The caller checks every event's values against the same function table
+ * with the same splitter (tf_event_fields) before tf_file_writer_event
+ * (the recorder does, in tf_call_end): the writer does not split them a
+ * second time. */
+void tf_file_writer_checked(tf_file_writer *w);
 /* A deferred writer has buffers waiting (read under the caller's lock). */
 int tf_file_writer_pending(tf_file_writer *w);
 /* Write the waiting buffers in order; safe to call without the caller's

@@ -110,7 +110,7 @@ double tf_dstat_stddev(const tf_dstat *d) { return d->n && d->m2 > 0 ? sqrt(d->m
 
 /* v * n - s, computed exactly in 128 bits, then rounded to a double: n times
  * the deviation of v from the mean s / n. */
-static double scaled_deviation(uint64_t v, uint64_t n, uint64_t s) {
+static inline double scaled_deviation(uint64_t v, uint64_t n, uint64_t s) {
   if (!((v | n) >> 32)) { /* the usual case, in 64 bits */
     uint64_t a = v * n;
     return a >= s ? (double)(a - s) : -(double)(s - a);
@@ -425,7 +425,8 @@ int tf_hist_add(tf_dstat *d, uint64_t v, uint32_t k, tf_mem *m) {
   tf_bin *b = d->bins;
   uint32_t nb = d->nbins, i = find_bin(b, nb, v);
   bin_add(&b[i], v);
-  if ((d->n & (smooth_interval(d->n, k) - 1)) == 0 && hist_rebalance(d, k, m)) rc = -1; /* a power of two */
+  /* the interval is a power of two, at least 4: most samples are ruled out by n's last two bits */
+  if ((d->n & 3) == 0 && (d->n & (smooth_interval(d->n, k) - 1)) == 0 && hist_rebalance(d, k, m)) rc = -1;
   return rc < 0 ? -1 : 0;
 }
 

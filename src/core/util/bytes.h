@@ -37,11 +37,8 @@ static inline void tf_buf_put_bytes(tf_buf *b, const void *p, size_t n) {
   b->len += n;
 }
 static inline void tf_buf_put_u8(tf_buf *b, uint8_t v) { tf_buf_put_bytes(b, &v, 1); }
-static inline void tf_buf_put_uvar(tf_buf *b, uint64_t v) {
-  if (tf_buf_reserve(b, 10)) {
-    b->failed = 1;
-    return;
-  }
+/* A varint into room reserved beforehand (tf_buf_reserve: 10 bytes each). */
+static inline void tf_buf_put_uvar_reserved(tf_buf *b, uint64_t v) {
   uint8_t *p = b->data + b->len;
   while (v >= 0x80) {
     *p++ = (uint8_t)(v | 0x80);
@@ -49,6 +46,13 @@ static inline void tf_buf_put_uvar(tf_buf *b, uint64_t v) {
   }
   *p++ = (uint8_t)v;
   b->len = (size_t)(p - b->data);
+}
+static inline void tf_buf_put_uvar(tf_buf *b, uint64_t v) {
+  if (tf_buf_reserve(b, 10)) {
+    b->failed = 1;
+    return;
+  }
+  tf_buf_put_uvar_reserved(b, v);
 }
 static inline void tf_buf_put_svar(tf_buf *b, int64_t v) { tf_buf_put_uvar(b, tf_zigzag(v)); }
 static inline void tf_buf_put_u32(tf_buf *b, uint32_t v) {
