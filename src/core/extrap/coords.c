@@ -189,6 +189,17 @@ static int by_value_then_rank(const void *a, const void *b) {
 
 int tf_coord_expand(tf_vset *v, const tf_vseq *ranks, const tf_vseq *shape, const int64_t *coef, int nd,
                     const int64_t *dims, tf_mem *m) {
+  int constant = 1;
+  for (int j = 1; j <= nd; j++) constant &= coef[j] == 0;
+  if (constant) { /* one value over the whole class: its rank list as it is */
+    tf_vseq seq = {0}, group = {0};
+    tf_vseq_append_items(&seq, shape, coef[0], m);
+    if (tf_vseq_copy(&group, ranks, m)) {
+      tf_vseq_free(&seq, m);
+      return -1;
+    }
+    return tf_vset_add(v, &seq, &group, tf_vseq_hash(&seq), m) || m->failed ? -1 : 0;
+  }
   uint64_t nr;
   int64_t *r = values_of(ranks, &nr);
   rank_value *rv = r ? malloc((nr ? nr : 1) * sizeof *rv) : NULL;
