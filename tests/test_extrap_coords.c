@@ -132,6 +132,17 @@ static void test_edge_row(void) {
     tf_vset_free(&out, &m);
     tf_vseq_free(&top, &m);
     tf_vseq_free(&rest, &m);
+    /* at 100x100: the top row is long enough for the counting sort */
+    const int64_t d100[2] = {100, 100}, inner100[3] = {-100, 0, 0};
+    tf_vseq_push_run(&top, 0, 1, 100, &m);
+    tf_vseq_push_run(&rest, 100, 1, 9900, &m);
+    CHECK(tf_coord_expand(&out, &top, &e[0].shape, e[0].coef, 2, d100, &m) == 0);
+    CHECK(tf_coord_expand(&out, &rest, &e[1].shape, inner100, 2, d100, &m) == 0);
+    CHECKF(out.n == 101, "%u groups at 100x100, expected 101", out.n);
+    check_set(&out, 10000, north_source, d100, 5);
+    tf_vset_free(&out, &m);
+    tf_vseq_free(&top, &m);
+    tf_vseq_free(&rest, &m);
   }
   tf_coord_free(e, n, &m);
   tf_vset_free(&v, &m);

@@ -187,8 +187,50 @@ static int by_value_then_rank(const void *a, const void *b) {
   return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
+/* rv by value, then rank. A counting sort (linear: the values of a
+ * class over a grid span about as many numbers as it has ranks) when
+ * the ranks come increasing and the span is small; else qsort. 0 or -1. */
+static int sort_by_value(rank_value *rv, uint64_t n) {
+  int64_t lo = n ? rv[0].value : 0, hi = lo;
+  int increasing = 1;
+  for (uint64_t i = 1; i < n; i++) {
+    lo = rv[i].value < lo ? rv[i].value : lo;
+    hi = rv[i].value > hi ? rv[i].value : hi;
+    increasing &= rv[i].rank > rv[i - 1].rank;
+  }
+  uint64_t span = n ? (uint64_t)hi - (uint64_t)lo + 1 : 0;
+  if (!increasing || n < 64 || span > 4 * n) {
+    qsort(rv, n, sizeof *rv, by_value_then_rank);
+    return 0;
+  }
+  uint64_t *at = calloc(span + 1, sizeof *at); /* first slot of each value */
+  rank_value *sorted = at ? malloc(n * sizeof *sorted) : NULL;
+  if (!sorted) {
+    free(at);
+    return -1;
+  }
+  for (uint64_t i = 0; i < n; i++) at[(uint64_t)rv[i].value - (uint64_t)lo + 1]++;
+  for (uint64_t k = 1; k <= span; k++) at[k] += at[k - 1];
+  for (uint64_t i = 0; i < n; i++) sorted[at[(uint64_t)rv[i].value - (uint64_t)lo]++] = rv[i];
+  memcpy(rv, sorted, n * sizeof *rv);
+  free(sorted);
+  free(at);
+  return 0;
+}
+
 int tf_coord_expand(tf_vset *v, const tf_vseq *ranks, const tf_vseq *shape, const int64_t *coef, int nd,
                     const int64_t *dims, tf_mem *m) {
+  int constant = 1;
+  for (int j = 1; j <= nd; j++) constant &= coef[j] == 0;
+  if (constant) { /* one value over the whole class: its rank list as it is */
+    tf_vseq seq = {0}, group = {0};
+    tf_vseq_append_items(&seq, shape, coef[0], m);
+    if (tf_vseq_copy(&group, ranks, m)) {
+      tf_vseq_free(&seq, m);
+      return -1;
+    }
+    return tf_vset_add(v, &seq, &group, tf_vseq_hash(&seq), m) || m->failed ? -1 : 0;
+  }
   uint64_t nr;
   int64_t *r = values_of(ranks, &nr);
   rank_value *rv = r ? malloc((nr ? nr : 1) * sizeof *rv) : NULL;
@@ -204,7 +246,10 @@ int tf_coord_expand(tf_vset *v, const tf_vseq *ranks, const tf_vseq *shape, cons
     for (int j = 0; j <= nd; j++) rv[i].value += coef[j] * x[j];
   }
   free(r);
-  qsort(rv, nr, sizeof *rv, by_value_then_rank);
+  if (sort_by_value(rv, nr)) {
+    free(rv);
+    return -1;
+  }
   int rc = 0;
   for (uint64_t i = 0; i < nr && !rc;) {
     tf_vseq seq = {0}, group = {0};
