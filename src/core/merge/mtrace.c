@@ -313,31 +313,7 @@ void tf_mtrace_free(tf_mtrace *t) {
 
 /* ------------------------------------------------------------ one rank */
 
-int64_t tf_mtrace_rank_index(const tf_mtrace *t, int32_t rank) {
-  if (!tf_ranks_contains(&t->present, rank)) return -1;
-  tf_vseq_iter *it = malloc(tf_vseq_iter_size(&t->present));
-  if (!it) return -1;
-  tf_vseq_iter_init(it, &t->present);
-  int64_t v, k = 0;
-  while (tf_vseq_iter_next(it, &v) && v != rank) k++;
-  free(it);
-  return k;
-}
-
-/* Value number k of a sequence (0 if it has fewer). */
-int64_t tf_vseq_value_at(const tf_vseq *s, int64_t k) {
-  tf_vseq_iter *it = malloc(tf_vseq_iter_size(s));
-  int64_t v = 0;
-  if (!it) return 0;
-  tf_vseq_iter_init(it, s);
-  for (int64_t i = 0; i <= k; i++)
-    if (!tf_vseq_iter_next(it, &v)) {
-      v = 0;
-      break;
-    }
-  free(it);
-  return v;
-}
+int64_t tf_mtrace_rank_index(const tf_mtrace *t, int32_t rank) { return tf_ranks_index(&t->present, rank); }
 
 /* Projection: per-rank nodes that borrow the merged value sequences. They
  * are encoded as a per-rank segment at once and decoded again (validated,

@@ -120,8 +120,6 @@ int tf_mtrace_add_callsite(tf_mtrace *t, const tf_callsite *c); /* copies the mo
  * they are freed); the sequence for `rank`, or NULL. */
 int tf_vset_add(tf_vset *v, tf_vseq *seq, tf_vseq *ranks, uint64_t hash, tf_mem *m);
 const tf_vseq *tf_vset_find(const tf_vset *v, int64_t rank);
-/* Value number k (from 0) of a sequence; 0 if it has fewer. */
-int64_t tf_vseq_value_at(const tf_vseq *s, int64_t k);
 
 /* A renumbering of functions or call sites: index i < n becomes to[i];
  * indices from n on (only a forged trace has them) become new_n + i - n,
