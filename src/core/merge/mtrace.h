@@ -101,6 +101,12 @@ tf_status tf_mtrace_decode(const uint8_t *data, size_t len, const char *name, tf
 int tf_mtrace_project(const tf_mtrace *t, int32_t rank, tf_fnode ***nodes, uint32_t *n, tf_order *order,
                       uint64_t *nevents, tf_mem *m, const char **why);
 
+/* What tf_mtrace_project decodes for `rank`: its projection encoded as a
+ * per-rank segment into b (empty when the rank has no nodes), and its event
+ * count. Ranks with equal bytes and counts project alike. 0, or -1 with a
+ * reason in *why. */
+int tf_mtrace_project_bytes(const tf_mtrace *t, int32_t rank, tf_buf *b, uint64_t *nevents, const char **why);
+
 #define TF_TRACE_ZSTD_LEVEL 9 /* sections of merged trace files */
 
 /* The merged structure behind an opened trace (flat input: tables only). */
