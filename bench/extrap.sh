@@ -74,16 +74,16 @@ for spec in "${specs[@]}"; do
   IFS='|' read -r name mpi launcher rlib wl args inputs <<<"$spec"
   # shellcheck disable=SC2086 # inputs: a list of rank counts
   record "$name" "$launcher" "$rlib" "$wl" "$args" -- $inputs
-  traces=() inbytes=()
+  traces=() inbytes=""
   for np in $inputs; do
     traces+=("$tmp/$name.$np/trace.tf")
-    inbytes+=("$(stat -c %s "$tmp/$name.$np/trace.tf")")
+    largest=$(stat -c %s "$tmp/$name.$np/trace.tf")
+    inbytes+="${inbytes:+, }$largest"
   done
   for P in 16384 1048576; do
     s=$(seconds "$cli" extrapolate --ranks "$P" -o "$tmp/$name.x$P.tf" "${traces[@]}")
     b=$(stat -c %s "$tmp/$name.x$P.tf")
-    largest=${inbytes[${#inbytes[@]}-1]}
-    rows+="| $name ($mpi, \`$args\`) | ${inputs// /, } | ${inbytes[*]// /, } | $(printf "%'d" "$P") | $s | $b | $(echo "$b $largest" | awk '{ printf "%.2f", $1 / $2 }') |"$'\n'
+    rows+="| $name ($mpi, \`$args\`) | ${inputs// /, } | $inbytes | $(printf "%'d" "$P") | $s | $b | $(echo "$b $largest" | awk '{ printf "%.2f", $1 / $2 }') |"$'\n'
   done
   x=$tmp/$name.x1048576.tf
   reads+="| $name | $(seconds "$cli" show "$x") | $(seconds "$cli" unroll --rank 5 "$x") |"
@@ -94,12 +94,19 @@ done
 # simulate the last workload's extrapolation to SIM_RANKS
 "$cli" extrapolate --ranks "$SIM_RANKS" -o "$tmp/sim.tf" "${traces[@]}" >/dev/null
 simrc=0
+if [[ ! -x $build/src/replay/tracefold-sim ]]; then
+  simrc=127 # no SimGrid in this build
+else
 /usr/bin/time -v -o "$tmp/sim.time" timeout "$SIM_TIMEOUT" "$build/src/cli/tracefold" simulate --quiet \
   --ranks-limit "$SIM_RANKS" --cfg "$SIM_CFG" "$tmp/sim.tf" >"$tmp/sim.out" 2>"$tmp/sim.err" || simrc=$?
-wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$tmp/sim.time")
-rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$tmp/sim.time")
+fi
+wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$tmp/sim.time" 2>/dev/null)
+rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$tmp/sim.time" 2>/dev/null)
+rss=${rss:-0}
 if ((simrc == 0)); then
   sim="completed in $wall (wall), peak resident memory $((rss / 1024)) MiB; simulated time: $(grep -m1 -i "simulated" "$tmp/sim.out" || true)"
+elif ((simrc == 127)); then
+  sim="not run: $build has no tracefold-sim (SimGrid)"
 elif ((simrc == 124)); then
   sim="did NOT complete within $SIM_TIMEOUT s (stopped by timeout; peak resident memory so far $((rss / 1024)) MiB)"
   status=1

@@ -72,8 +72,8 @@ for pair in "last $((small - 1)) $big $((target - 1))" "one 1 1 1"; do
 done
 
 events() { awk '$1 == "events:" { print $2 }' "$1"; }
-"$cli" stats "$work/t$small/trace.tf" >"$work/s.stats" && "$cli" stats "$work/t$big/trace.tf" >"$work/b.stats" ||
-  fail "stats of the recorded traces failed"
+"$cli" stats "$work/t$small/trace.tf" >"$work/s.stats" || fail "stats of the recorded trace failed"
+"$cli" stats "$work/t$big/trace.tf" >"$work/b.stats" || fail "stats of the recorded trace failed"
 want=$(($(events "$work/s.stats") + ($(events "$work/b.stats") - $(events "$work/s.stats")) * (target - small)))
 read_x stats stats "$work/x.tf"
 [ "$(events "$work/stats")" = "$want" ] || fail "stats: $(events "$work/stats") events on $target ranks, expected $want"
