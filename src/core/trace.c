@@ -331,16 +331,20 @@ int tf_trace_rank_runs(tf_trace *t, tf_rank_run **runs, uint32_t *n) {
 }
 
 /* The projections already checked: their segment bytes and event counts. */
+typedef struct checked_one {
+  tf_buf seg;
+  uint64_t nevents;
+} checked_one;
 typedef struct checked {
-  tf_buf *seg;
-  uint64_t *nevents;
+  checked_one *at;
   uint32_t n, cap;
 } checked;
 
 static int checked_has(const checked *k, const tf_buf *b, uint64_t nevents) {
-  for (uint32_t i = 0; i < k->n; i++)
-    if (k->nevents[i] == nevents && k->seg[i].len == b->len && (!b->len || !memcmp(k->seg[i].data, b->data, b->len)))
-      return 1;
+  for (uint32_t i = 0; i < k->n; i++) {
+    const checked_one *c = &k->at[i];
+    if (c->nevents == nevents && c->seg.len == b->len && (!b->len || !memcmp(c->seg.data, b->data, b->len))) return 1;
+  }
   return 0;
 }
 
@@ -348,15 +352,12 @@ static int checked_has(const checked *k, const tf_buf *b, uint64_t nevents) {
 static int checked_add(checked *k, tf_buf *b, uint64_t nevents) {
   if (k->n == k->cap) {
     uint32_t cap = k->cap ? 2 * k->cap : 16;
-    tf_buf *seg = realloc(k->seg, cap * sizeof *seg);
-    if (seg) k->seg = seg;
-    uint64_t *ne = seg ? realloc(k->nevents, cap * sizeof *ne) : NULL;
-    if (ne) k->nevents = ne;
-    if (!seg || !ne) return -1;
+    checked_one *at = realloc(k->at, cap * sizeof *at);
+    if (!at) return -1;
+    k->at = at;
     k->cap = cap;
   }
-  k->seg[k->n] = *b;
-  k->nevents[k->n++] = nevents;
+  k->at[k->n++] = (checked_one){*b, nevents};
   *b = (tf_buf){0};
   return 0;
 }
@@ -396,9 +397,8 @@ tf_status tf_trace_validate(tf_trace *t, char *err, size_t errlen) {
     }
     tf_buf_free(&b);
   }
-  for (uint32_t i = 0; i < seen.n; i++) tf_buf_free(&seen.seg[i]);
-  free(seen.seg);
-  free(seen.nevents);
+  for (uint32_t i = 0; i < seen.n; i++) tf_buf_free(&seen.at[i].seg);
+  free(seen.at);
   free(runs);
   return st;
 }
