@@ -82,6 +82,11 @@ static int vseq_equals(const tf_vseq *s, const int64_t *vals, size_t n, const ch
     } else if (v != vals[i]) {
       CHECKF(0, "seed %" PRIu64 " %s: value %zu is %" PRId64 ", expected %" PRId64, seed, what, i, v, vals[i]);
       ok = 0;
+    } else if ((i % (n / 32 + 1) == 0 || i == n - 1) && tf_vseq_value_at(s, (int64_t)i) != vals[i]) {
+      /* random access agrees (at ~32 places: it costs O(items)) */
+      CHECKF(0, "seed %" PRIu64 " %s: tf_vseq_value_at(%zu) is %" PRId64 ", expected %" PRId64, seed, what, i,
+             tf_vseq_value_at(s, (int64_t)i), vals[i]);
+      ok = 0;
     }
   }
   if (ok && tf_vseq_iter_next(it, &v)) {

@@ -1391,12 +1391,20 @@ static int check_ranklist(const tf_vseq *s, const uint8_t *bit, int64_t limit, i
       last = r;
       n++;
     }
-  for (int64_t r = -3; r < limit + 3 && ok; r++) {
+  for (int64_t r = -3, k = 0; r < limit + 3 && ok; r++) {
     int want = r >= 0 && r < limit && bit[r];
     if (tf_ranks_contains(s, base + r) != want) {
       CHECKF(0, "%s: tf_ranks_contains(%" PRId64 ") = %d", what, base + r, !want);
       ok = 0;
     }
+    /* position and random access: the k-th rank held */
+    int64_t at = tf_ranks_index(s, base + r);
+    if (at != (want ? k : -1) || (want && tf_vseq_value_at(s, k) != base + r)) {
+      CHECKF(0, "%s: rank %" PRId64 ": tf_ranks_index %" PRId64 ", tf_vseq_value_at(%" PRId64 ") %" PRId64
+                ", expected position %" PRId64, what, base + r, at, k, tf_vseq_value_at(s, k), want ? k : -1);
+      ok = 0;
+    }
+    k += want;
   }
   if (n > 0) {
     CHECKF(tf_ranks_first(s) == base + first && tf_ranks_last(s) == base + last,

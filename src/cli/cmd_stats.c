@@ -19,6 +19,7 @@ const char tf_help_stats[] =
     "example: tracefold stats tracefold-app-16p\n";
 #include "format/functable.h"
 #include "merge/mtrace.h"
+#include "merge/rank_runs.h"
 
 static size_t uvar_len(uint64_t v) {
   size_t n = 1;
@@ -64,28 +65,40 @@ int cmd_stats(int argc, char **argv) {
   tf_functable_encode(&ft, ti->funcs, ti->nfuncs);
   uint64_t flat = 0, events = 0;
   int bad = 0;
-  for (int i = 0; i < in.n && !bad; i++) {
-    tf_rank_cursor *c = tf_input_cursor(&in, in.ranks[i]);
+  /* one rank per run of ranks that read alike (merge/rank_runs.h), counted for all of them */
+  tf_rank_run *runs;
+  uint32_t nruns;
+  if (tf_trace_rank_runs(in.t, &runs, &nruns)) {
+    fprintf(stderr, "tracefold: out of memory\n");
+    bad = 1;
+    nruns = 0;
+    runs = NULL;
+  }
+  for (uint32_t i = 0; i < nruns && !bad; i++) {
+    tf_rank_cursor *c = tf_input_cursor(&in, runs[i].first);
     if (!c) {
       bad = 1;
       break;
     }
-    flat += 12 + 4 * 10 + strlen(ti->exe) + strlen(ti->mpi) + ft.len + 10 + 4;
+    uint64_t w = (uint64_t)runs[i].n;
+    flat += w * (12 + 4 * 10 + strlen(ti->exe) + strlen(ti->mpi) + ft.len + 10 + 4);
     tf_event ev;
     int rc;
     while ((rc = tf_input_next(&in, c, &ev)) == 1) {
-      calls[ev.fn]++;
-      events++;
+      calls[ev.fn] += w;
+      events += w;
       uint32_t site = 0;
       while (site < ti->ncallsites && ti->callsites[site].sig != ev.callsite) site++;
-      if (site < ti->ncallsites) sitecalls[site]++;
-      flat += 1 + uvar_len(ev.fn) + uvar_len(ev.thread) + uvar_len(site) + uvar_len(ev.compute_ns) +
-              uvar_len(ev.duration_ns) + uvar_len(ev.nvals);
-      for (uint32_t k = 0; k < ev.nvals; k++) flat += uvar_len(tf_zigzag(ev.vals[k]));
+      if (site < ti->ncallsites) sitecalls[site] += w;
+      uint64_t len = 1 + uvar_len(ev.fn) + uvar_len(ev.thread) + uvar_len(site) + uvar_len(ev.compute_ns) +
+                     uvar_len(ev.duration_ns) + uvar_len(ev.nvals);
+      for (uint32_t k = 0; k < ev.nvals; k++) len += uvar_len(tf_zigzag(ev.vals[k]));
+      flat += w * len;
     }
     bad = rc < 0;
     tf_rank_cursor_close(c);
   }
+  free(runs);
   for (uint32_t s = 0; s < ti->ncallsites; s++) /* each rank declares the sites it uses */
     flat += (uint64_t)in.n * (1 + 2 + 8 + 1 + strlen(ti->callsites[s].module) + uvar_len(ti->callsites[s].offset));
   tf_buf_free(&ft);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "merge/rank_runs.h"
 
 const char tf_help_summary[] =
     "usage: tracefold summary TRACE\n"
@@ -19,7 +20,8 @@ const char tf_help_counts[] =
     "  --rank R    the rank (needed when the trace has several ranks)\n"
     "example: tracefold counts --rank 0 tracefold-app-16p\n";
 
-/* calls[f * n + i] for the i-th rank counted, bytes[f] */
+/* calls[f * n + i] for one rank of the i-th run of ranks counted (each of its ranks has those calls:
+ * merge/rank_runs.h), bytes[f] and events over all the ranks */
 typedef struct tally {
   uint32_t nfuncs;
   int n;
@@ -27,7 +29,7 @@ typedef struct tally {
   uint64_t *calls, *bytes, events;
 } tally;
 
-static int count_all(tf_input *in, const int32_t *ranks, int n, tally *t) {
+static int count_all(tf_input *in, const tf_rank_run *runs, int n, tally *t) {
   t->nfuncs = in->info->nfuncs;
   t->funcs = in->info->funcs;
   t->n = n;
@@ -39,22 +41,24 @@ static int count_all(tf_input *in, const int32_t *ranks, int n, tally *t) {
     return -1;
   }
   for (int r = 0; r < n; r++) {
-    tf_rank_cursor *c = tf_input_cursor(in, ranks[r]);
+    tf_rank_cursor *c = tf_input_cursor(in, runs[r].first);
     if (!c) return -1;
     tf_event ev;
     int rc;
+    uint64_t w = (uint64_t)runs[r].n;
     while ((rc = tf_input_next(in, c, &ev)) == 1) {
       t->calls[(size_t)ev.fn * (size_t)n + (size_t)r]++;
-      t->events++;
+      t->events += w;
       const tf_func_desc *fd = &t->funcs[ev.fn];
       if (tf_event_fields(fd, ev.vals, ev.nvals, in->fields) != TF_OK) { /* the readers let none through */
-        fprintf(stderr, "tracefold: rank %d: the values of a %s event do not fit its fields\n", ranks[r], fd->name);
+        fprintf(stderr, "tracefold: rank %d: the values of a %s event do not fit its fields\n", runs[r].first,
+                fd->name);
         rc = -1;
         break;
       }
       for (uint32_t k = 0; k < fd->nfields; k++) {
         const tf_field_value *f = &in->fields[k];
-        if (!f->desc->is_array && f->desc->kind == TF_FIELD_BYTES && f->v[0] > 0) t->bytes[ev.fn] += (uint64_t)f->v[0];
+        if (!f->desc->is_array && f->desc->kind == TF_FIELD_BYTES && f->v[0] > 0) t->bytes[ev.fn] += w * (uint64_t)f->v[0];
       }
     }
     tf_rank_cursor_close(c);
@@ -73,14 +77,18 @@ int cmd_summary(int argc, char **argv) {
   int orc = tf_options(&argc, argv, "summary", NULL, 0);
   if (orc || (orc = tf_input_open(argc, argv, 0, "summary", &in))) return orc;
   tally t = {0};
-  if (count_all(&in, in.ranks, in.n, &t)) {
+  tf_rank_run *runs = NULL;
+  uint32_t nruns = 0;
+  if (tf_trace_rank_runs(in.t, &runs, &nruns)) fprintf(stderr, "tracefold: out of memory\n");
+  if (!runs || count_all(&in, runs, (int)nruns, &t)) {
+    free(runs);
     tally_free(&t);
     tf_input_close(&in);
     return 1;
   }
   printf("trace: %d of %d ranks, %" PRIu64 " events\nprogram: %s\nMPI: %s\n\n", in.n, in.info->nranks, t.events,
          in.info->exe, in.info->mpi);
-  int per_rank = in.n <= 8;
+  int per_rank = in.n <= 8, n = (int)nruns;
   printf("%-26s %10s", "function", "calls");
   if (per_rank)
     for (int r = 0; r < in.n; r++) printf(" %8s%d", "rank", in.ranks[r]);
@@ -89,20 +97,22 @@ int cmd_summary(int argc, char **argv) {
   printf(" %14s\n", "bytes");
   for (uint32_t f = 0; f < t.nfuncs; f++) {
     uint64_t total = 0, lo = UINT64_MAX, hi = 0;
-    for (int r = 0; r < in.n; r++) {
-      uint64_t c = t.calls[(size_t)f * (size_t)in.n + (size_t)r];
-      total += c;
+    for (int i = 0; i < n; i++) {
+      uint64_t c = t.calls[(size_t)f * (size_t)n + (size_t)i];
+      total += c * (uint64_t)runs[i].n;
       lo = c < lo ? c : lo;
       hi = c > hi ? c : hi;
     }
     if (!total) continue;
     printf("%-26s %10" PRIu64, t.funcs[f].name, total);
-    if (per_rank)
-      for (int r = 0; r < in.n; r++) printf(" %9" PRIu64, t.calls[(size_t)f * (size_t)in.n + (size_t)r]);
+    if (per_rank) /* every rank of run i has its calls */
+      for (int i = 0; i < n; i++)
+        for (int32_t k = 0; k < runs[i].n; k++) printf(" %9" PRIu64, t.calls[(size_t)f * (size_t)n + (size_t)i]);
     else
       printf(" %10" PRIu64 " %10" PRIu64, lo, hi);
     printf(" %14" PRIu64 "\n", t.bytes[f]);
   }
+  free(runs);
   tally_free(&t);
   tf_input_close(&in);
   return 0;
@@ -130,7 +140,8 @@ int cmd_counts(int argc, char **argv) {
     return orc;
   }
   tally t = {0};
-  int rc = count_all(&in, ranks, 1, &t);
+  tf_rank_run one = {.first = ranks[0], .n = 1};
+  int rc = count_all(&in, &one, 1, &t);
   if (!rc) {
     const tf_func_desc **order = malloc(t.nfuncs * sizeof *order);
     for (uint32_t f = 0; order && f < t.nfuncs; f++) order[f] = &t.funcs[f];

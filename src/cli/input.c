@@ -1,11 +1,13 @@
 /* input.c — open the trace named on the command line; common options. */
 #define _POSIX_C_SOURCE 200809L
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "merge/mtrace.h"
 
 static const char *partial_reason(uint32_t why) {
   switch (why) {
@@ -86,8 +88,17 @@ int tf_input_open_progress(int argc, char **argv, unsigned flags, const char *ve
     tf_input_close(in);
     return TF_EXIT_FAILED;
   }
-  for (int32_t r = 0; r < in->info->nranks && in->n < in->info->nranks_present; r++)
-    if (tf_trace_rank(in->t, r, NULL, NULL)) in->ranks[in->n++] = r;
+  /* the present ranks in one pass over their list (not a look-up per rank of the run) */
+  const tf_vseq *present = &tf_trace_mtrace(in->t)->present;
+  tf_vseq_iter *it = malloc(tf_vseq_iter_size(present));
+  if (!it) {
+    fprintf(stderr, "tracefold: out of memory\n");
+    tf_input_close(in);
+    return TF_EXIT_FAILED;
+  }
+  tf_vseq_iter_init(it, present);
+  for (int64_t r; in->n < in->info->nranks_present && tf_vseq_iter_next(it, &r);) in->ranks[in->n++] = (int32_t)r;
+  free(it);
   if (in->info->partial) {
     fprintf(stderr, "tracefold: note: partial trace: the run stopped before MPI_Finalize (%s); %d of %d ranks wrote "
                     "what they had\n", partial_reason(in->info->partial), in->info->nranks_present, in->info->nranks);
@@ -104,7 +115,7 @@ int tf_input_open_progress(int argc, char **argv, unsigned flags, const char *ve
     }
     free(ck);
   }
-  for (int i = 0; i < in->n; i++) {
+  for (int i = 0; in->info->lost_events && i < in->n; i++) {
     uint64_t lost = 0;
     tf_trace_rank(in->t, in->ranks[i], NULL, &lost);
     if (lost && lossy.ranks < 8)
@@ -153,12 +164,12 @@ int tf_input_pick(tf_input *in, long rank, const char *verb, int32_t **ranks, in
     *n = in->n;
     return 0;
   }
-  for (int i = 0; i < in->n; i++)
-    if (in->ranks[i] == rank) {
-      *ranks = &in->ranks[i];
-      *n = 1;
-      return 0;
-    }
+  int64_t i = rank <= INT32_MAX ? tf_mtrace_rank_index(tf_trace_mtrace(in->t), (int32_t)rank) : -1;
+  if (i >= 0 && i < in->n && in->ranks[i] == rank) {
+    *ranks = &in->ranks[i];
+    *n = 1;
+    return 0;
+  }
   char list[256];
   rank_list(in->ranks, in->n, list, sizeof list);
   fprintf(stderr, "tracefold %s: rank %ld is not in the trace (its ranks: %s)\n", verb, rank, list);

@@ -18,6 +18,7 @@
 #include "util/file_io.h"
 #include "format/rank_reader.h"
 #include "merge/mtrace.h"
+#include "merge/rank_runs.h"
 #include "merge/ranklist.h"
 #include "fold/unroll.h"
 
@@ -50,16 +51,8 @@ struct times_memo {
   tf_time_path out;
 };
 
-static uint64_t vseq_sum(const tf_vseq *s) {
-  tf_vseq_iter *it = malloc(tf_vseq_iter_size(s));
-  uint64_t sum = 0;
-  int64_t v;
-  if (!it) return 0;
-  tf_vseq_iter_init(it, s);
-  while (tf_vseq_iter_next(it, &v)) sum += (uint64_t)v;
-  free(it);
-  return sum;
-}
+/* Sum of a per-rank count from its items (not its values). */
+static uint64_t vseq_sum(const tf_vseq *s) { return (uint64_t)tf_vseq_sum(s); }
 
 static void fill_info(tf_trace *t, int32_t source, uint64_t bytes) {
   tf_mtrace *m = &t->mt;
@@ -319,30 +312,94 @@ uint32_t tf_trace_rank_partial(const tf_trace *t, int32_t rank) {
   return k < 0 ? 0 : (uint32_t)tf_vseq_value_at(&t->mt.why, k);
 }
 
+int tf_trace_rank_runs(tf_trace *t, tf_rank_run **runs, uint32_t *n) {
+  if (!t->nflat) return tf_mtrace_rank_runs(&t->mt, runs, n);
+  /* flat files: each rank reads its own file */
+  *n = 0;
+  *runs = malloc((t->mt.present.nvalues + 1) * sizeof **runs);
+  tf_vseq_iter *it = malloc(tf_vseq_iter_size(&t->mt.present));
+  if (!*runs || !it) {
+    free(*runs);
+    free(it);
+    *runs = NULL;
+    return -1;
+  }
+  tf_vseq_iter_init(it, &t->mt.present);
+  for (int64_t r; tf_vseq_iter_next(it, &r);) (*runs)[(*n)++] = (tf_rank_run){.first = (int32_t)r, .n = 1};
+  free(it);
+  return 0;
+}
+
+/* The projections already checked: their segment bytes and event counts. */
+typedef struct checked_one {
+  tf_buf seg;
+  uint64_t nevents;
+} checked_one;
+typedef struct checked {
+  checked_one *at;
+  uint32_t n, cap;
+} checked;
+
+static int checked_has(const checked *k, const tf_buf *b, uint64_t nevents) {
+  for (uint32_t i = 0; i < k->n; i++) {
+    const checked_one *c = &k->at[i];
+    if (c->nevents == nevents && c->seg.len == b->len && (!b->len || !memcmp(c->seg.data, b->data, b->len))) return 1;
+  }
+  return 0;
+}
+
+/* b moved in; 0 or -1 out of memory */
+static int checked_add(checked *k, tf_buf *b, uint64_t nevents) {
+  if (k->n == k->cap) {
+    uint32_t cap = k->cap ? 2 * k->cap : 16;
+    checked_one *at = realloc(k->at, cap * sizeof *at);
+    if (!at) return -1;
+    k->at = at;
+    k->cap = cap;
+  }
+  k->at[k->n++] = (checked_one){*b, nevents};
+  *b = (tf_buf){0};
+  return 0;
+}
+
+/* Every rank of a run projects as its first (rank_runs.h), and runs whose
+ * first ranks' projections have the same bytes and event count alike: one
+ * full check (decoding) per distinct projection. */
 tf_status tf_trace_validate(tf_trace *t, char *err, size_t errlen) {
   if (t->nflat) return TF_OK; /* every flat file was validated whole when the trace was opened */
-  tf_vseq_iter *it = malloc(tf_vseq_iter_size(&t->mt.present));
-  if (!it) return tf_failf(err, errlen, TF_ERR_NOMEM, "out of memory");
-  tf_vseq_iter_init(it, &t->mt.present);
+  tf_rank_run *runs;
+  uint32_t nruns;
+  if (tf_mtrace_rank_runs(&t->mt, &runs, &nruns)) return tf_failf(err, errlen, TF_ERR_NOMEM, "out of memory");
+  checked seen = {0};
   tf_status st = TF_OK;
-  int64_t rank;
-  while (st == TF_OK && tf_vseq_iter_next(it, &rank)) {
+  for (uint32_t i = 0; st == TF_OK && i < nruns; i++) {
+    int32_t rank = runs[i].first;
+    tf_buf b = {0};
+    uint64_t nevents;
     tf_fnode **nodes;
     uint32_t n;
-    uint64_t nevents;
     tf_order order;
     tf_mem m = {0};
     const char *why = NULL;
-    if (tf_mtrace_project(&t->mt, (int32_t)rank, &nodes, &n, &order, &nevents, &m, &why)) {
+    if (!tf_mtrace_project_bytes(&t->mt, rank, &b, &nevents, &why) && checked_has(&seen, &b, nevents)) {
+      tf_buf_free(&b);
+      continue;
+    }
+    if (tf_mtrace_project(&t->mt, rank, &nodes, &n, &order, &nevents, &m, &why)) {
       st = tf_failf(err, errlen, why && strcmp(why, "out of memory") == 0 ? TF_ERR_NOMEM : TF_ERR_FORMAT,
                     "rank %d: malformed content: %s", (int)rank, why ? why : "?");
     } else {
-      for (uint32_t i = 0; i < n; i++) tf_fnode_free(nodes[i], &m);
+      for (uint32_t j = 0; j < n; j++) tf_fnode_free(nodes[j], &m);
       tf_order_free(&order, &m);
+      free(nodes);
+      if (!b.failed && checked_add(&seen, &b, nevents))
+        st = tf_failf(err, errlen, TF_ERR_NOMEM, "out of memory");
     }
-    if (st == TF_OK) free(nodes);
+    tf_buf_free(&b);
   }
-  free(it);
+  for (uint32_t i = 0; i < seen.n; i++) tf_buf_free(&seen.at[i].seg);
+  free(seen.at);
+  free(runs);
   return st;
 }
 

@@ -311,6 +311,39 @@ int tf_vseq_iter_next(tf_vseq_iter *it, int64_t *v) {
   return 1;
 }
 
+/* ---- random access ---- */
+
+uint64_t tf_vitem_nvalues(const tf_vitem *it) {
+  if (!it->nbody) return it->count;
+  uint64_t n = 0;
+  for (uint32_t i = 0; i < it->nbody; i++) n += tf_vitem_nvalues(&it->body[i]);
+  return n * it->count;
+}
+
+/* Value k of items[0..n) (k below their number of values), offset added. */
+static int64_t items_value_at(const tf_vitem *items, uint32_t n, uint64_t k, int64_t offset) {
+  for (uint32_t i = 0; i < n; i++) {
+    const tf_vitem *x = &items[i];
+    uint64_t nv = tf_vitem_nvalues(x);
+    if (k >= nv) {
+      k -= nv;
+      continue;
+    }
+    if (!x->nbody) return tf_wadd(tf_wadd(offset, x->base), tf_wmul(x->step, k));
+    uint64_t per = nv / x->count; /* values of one repetition */
+    return items_value_at(x->body, x->nbody, k % per, tf_wadd(offset, tf_wmul(x->step, k / per)));
+  }
+  return 0;
+}
+
+int64_t tf_vseq_value_at(const tf_vseq *s, int64_t k) {
+  if (k < 0 || (uint64_t)k >= s->nvalues) return 0;
+  uint64_t in_items = s->nvalues - s->tcount;
+  if ((uint64_t)k < in_items) return items_value_at(s->items, s->n, (uint64_t)k, 0);
+  tf_vitem tail = tf_vseq_tail(s);
+  return tf_wadd(tail.base, tf_wmul(tail.step, (uint64_t)k - in_items));
+}
+
 /* ---- copies, comparison, hashing (merging across ranks) ---- */
 
 static tf_vitem *copy_items(const tf_vitem *it, uint32_t n, tf_mem *m) {

@@ -125,6 +125,12 @@ void tf_vseq_iter_init(tf_vseq_iter *it, const tf_vseq *s);
 /* Next value: 1 and *v, or 0 at the end. */
 int tf_vseq_iter_next(tf_vseq_iter *it, int64_t *v);
 
+/* Random access in O(items x depth), without reading the values before:
+ * the number of values an item stands for, and value number k (from 0) of
+ * a sequence (0 if it has fewer). */
+uint64_t tf_vitem_nvalues(const tf_vitem *it);
+int64_t tf_vseq_value_at(const tf_vseq *s, int64_t k);
+
 /* Nesting depth of repeats (0: only runs). */
 uint32_t tf_vseq_depth(const tf_vseq *s);
 

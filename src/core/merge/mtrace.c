@@ -313,31 +313,7 @@ void tf_mtrace_free(tf_mtrace *t) {
 
 /* ------------------------------------------------------------ one rank */
 
-int64_t tf_mtrace_rank_index(const tf_mtrace *t, int32_t rank) {
-  if (!tf_ranks_contains(&t->present, rank)) return -1;
-  tf_vseq_iter *it = malloc(tf_vseq_iter_size(&t->present));
-  if (!it) return -1;
-  tf_vseq_iter_init(it, &t->present);
-  int64_t v, k = 0;
-  while (tf_vseq_iter_next(it, &v) && v != rank) k++;
-  free(it);
-  return k;
-}
-
-/* Value number k of a sequence (0 if it has fewer). */
-int64_t tf_vseq_value_at(const tf_vseq *s, int64_t k) {
-  tf_vseq_iter *it = malloc(tf_vseq_iter_size(s));
-  int64_t v = 0;
-  if (!it) return 0;
-  tf_vseq_iter_init(it, s);
-  for (int64_t i = 0; i <= k; i++)
-    if (!tf_vseq_iter_next(it, &v)) {
-      v = 0;
-      break;
-    }
-  free(it);
-  return v;
-}
+int64_t tf_mtrace_rank_index(const tf_mtrace *t, int32_t rank) { return tf_ranks_index(&t->present, rank); }
 
 /* Projection: per-rank nodes that borrow the merged value sequences. They
  * are encoded as a per-rank segment at once and decoded again (validated,
@@ -422,12 +398,9 @@ static int project_list(tf_mnode *const *in, uint32_t nin, int64_t rank, tf_fnod
   return 0;
 }
 
-int tf_mtrace_project(const tf_mtrace *t, int32_t rank, tf_fnode ***nodes, uint32_t *n, tf_order *order,
-                      uint64_t *nevents, tf_mem *m, const char **why) {
-  *nodes = NULL;
-  *n = 0;
+int tf_mtrace_project_bytes(const tf_mtrace *t, int32_t rank, tf_buf *b, uint64_t *nevents, const char **why) {
   *why = NULL;
-  tf_order_init(order);
+  b->len = 0;
   int64_t idx = tf_mtrace_rank_index(t, rank);
   if (idx < 0) {
     *why = "rank not in this trace";
@@ -450,28 +423,35 @@ int tf_mtrace_project(const tf_mtrace *t, int32_t rank, tf_fnode ***nodes, uint3
       const tf_vseq *s = tf_vset_find(&t->order[k], rank);
       if (s) *parts[k] = *s;
     }
-    tf_buf b = {0};
-    tf_segment_encode(&b, shell, nshell, &mine);
-    if (b.failed) {
-      *why = "out of memory";
-      rc = -1;
-    } else {
-      tf_cursor c = {b.data, b.data + b.len, 0};
-      rc = tf_segment_decode(&c, *nevents, t->ft.n, t->ncallsites, t->timing | TF_SEGMENT_MERGED_TIMING, t->bins,
-                             TF_TRACE_VERSION, nodes, n, order, m, why);
-      if (!rc && c.p != c.end) rc = (*why = "trailing bytes", -1);
-      if (rc) {
-        for (uint32_t i = 0; i < *n; i++) tf_fnode_free((*nodes)[i], m);
-        free(*nodes);
-        *nodes = NULL;
-        *n = 0;
-        tf_order_free(order, m);
-      }
-    }
-    tf_buf_free(&b);
+    tf_segment_encode(b, shell, nshell, &mine);
+    if (b->failed) rc = (*why = "out of memory", -1);
   }
   for (uint32_t i = 0; i < nshell; i++) shell_free(shell[i]);
   free(shell);
+  return rc;
+}
+
+int tf_mtrace_project(const tf_mtrace *t, int32_t rank, tf_fnode ***nodes, uint32_t *n, tf_order *order,
+                      uint64_t *nevents, tf_mem *m, const char **why) {
+  *nodes = NULL;
+  *n = 0;
+  tf_order_init(order);
+  tf_buf b = {0};
+  int rc = tf_mtrace_project_bytes(t, rank, &b, nevents, why);
+  if (!rc && b.len) {
+    tf_cursor c = {b.data, b.data + b.len, 0};
+    rc = tf_segment_decode(&c, *nevents, t->ft.n, t->ncallsites, t->timing | TF_SEGMENT_MERGED_TIMING, t->bins,
+                           TF_TRACE_VERSION, nodes, n, order, m, why);
+    if (!rc && c.p != c.end) rc = (*why = "trailing bytes", -1);
+    if (rc) {
+      for (uint32_t i = 0; i < *n; i++) tf_fnode_free((*nodes)[i], m);
+      free(*nodes);
+      *nodes = NULL;
+      *n = 0;
+      tf_order_free(order, m);
+    }
+  }
+  tf_buf_free(&b);
   return rc;
 }
 

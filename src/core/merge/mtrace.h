@@ -105,6 +105,12 @@ tf_status tf_mtrace_decode(const uint8_t *data, size_t len, const char *name, tf
 int tf_mtrace_project(const tf_mtrace *t, int32_t rank, tf_fnode ***nodes, uint32_t *n, tf_order *order,
                       uint64_t *nevents, tf_mem *m, const char **why);
 
+/* What tf_mtrace_project decodes for `rank`: its projection encoded as a
+ * per-rank segment into b (empty when the rank has no nodes), and its event
+ * count. Ranks with equal bytes and counts project alike. 0, or -1 with a
+ * reason in *why. */
+int tf_mtrace_project_bytes(const tf_mtrace *t, int32_t rank, tf_buf *b, uint64_t *nevents, const char **why);
+
 #define TF_TRACE_ZSTD_LEVEL 9 /* sections of merged trace files */
 
 /* The merged structure behind an opened trace (flat input: tables only). */
@@ -124,8 +130,6 @@ int tf_mtrace_add_callsite(tf_mtrace *t, const tf_callsite *c); /* copies the mo
  * they are freed); the sequence for `rank`, or NULL. */
 int tf_vset_add(tf_vset *v, tf_vseq *seq, tf_vseq *ranks, uint64_t hash, tf_mem *m);
 const tf_vseq *tf_vset_find(const tf_vset *v, int64_t rank);
-/* Value number k (from 0) of a sequence; 0 if it has fewer. */
-int64_t tf_vseq_value_at(const tf_vseq *s, int64_t k);
 
 /* A renumbering of functions or call sites: index i < n becomes to[i];
  * indices from n on (only a forged trace has them) become new_n + i - n,

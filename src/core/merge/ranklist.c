@@ -1,4 +1,4 @@
-/* ranklist.c — membership and ends of rank lists; see ranklist.h (their text is in vseq_text.c). */
+/* ranklist.c — membership, position and ends of rank lists; see ranklist.h (their text is in vseq_text.c). */
 #include "merge/ranklist.h"
 
 static int64_t item_last(const tf_vitem *it) {
@@ -6,32 +6,45 @@ static int64_t item_last(const tf_vitem *it) {
   return item_last(&it->body[it->nbody - 1]) + it->step * (int64_t)(it->count - 1);
 }
 
-static int items_contain(const tf_vitem *it, uint32_t n, int64_t r);
+static int64_t items_index(const tf_vitem *it, uint32_t n, int64_t r);
 
-/* Lists are strictly increasing: a run has step > 0, and a repeat's shift
+/* Position of r in an item that spans it (base <= r <= last), or -1.
+ * Lists are strictly increasing: a run has step > 0, and a repeat's shift
  * exceeds its body's span, so at most one repetition can hold r. */
-static int item_contains(const tf_vitem *it, int64_t r) {
-  if (r < it->base || r > item_last(it)) return 0;
-  if (!it->nbody) return it->count == 1 ? r == it->base : it->step > 0 && (r - it->base) % it->step == 0;
+static int64_t item_index(const tf_vitem *it, int64_t r) {
+  if (!it->nbody) {
+    if (it->count == 1) return r == it->base ? 0 : -1;
+    return it->step > 0 && (r - it->base) % it->step == 0 ? (r - it->base) / it->step : -1;
+  }
   int64_t k = it->step > 0 ? (r - it->base) / it->step : 0;
   if (k >= (int64_t)it->count) k = (int64_t)it->count - 1;
-  return items_contain(it->body, it->nbody, r - k * it->step);
+  int64_t j = items_index(it->body, it->nbody, r - k * it->step);
+  return j < 0 ? -1 : k * (int64_t)(tf_vitem_nvalues(it) / it->count) + j;
 }
 
-static int items_contain(const tf_vitem *it, uint32_t n, int64_t r) {
+static int64_t items_index(const tf_vitem *it, uint32_t n, int64_t r) {
+  int64_t before = 0;
   for (uint32_t i = 0; i < n; i++) {
-    if (r < it[i].base) return 0;
-    if (item_contains(&it[i], r)) return 1;
+    if (r < it[i].base) return -1;
+    if (r <= item_last(&it[i])) {
+      int64_t j = item_index(&it[i], r);
+      return j < 0 ? -1 : before + j;
+    }
+    before += (int64_t)tf_vitem_nvalues(&it[i]);
   }
-  return 0;
+  return -1;
 }
 
-int tf_ranks_contains(const tf_vseq *ranks, int64_t r) {
-  if (items_contain(ranks->items, ranks->n, r)) return 1;
-  if (!ranks->tcount) return 0;
+int64_t tf_ranks_index(const tf_vseq *ranks, int64_t r) {
+  int64_t k = items_index(ranks->items, ranks->n, r);
+  if (k >= 0 || !ranks->tcount) return k;
   tf_vitem t = tf_vseq_tail(ranks);
-  return item_contains(&t, r);
+  if (r < t.base || r > item_last(&t)) return -1;
+  int64_t j = item_index(&t, r);
+  return j < 0 ? -1 : (int64_t)(ranks->nvalues - ranks->tcount) + j;
 }
+
+int tf_ranks_contains(const tf_vseq *ranks, int64_t r) { return tf_ranks_index(ranks, r) >= 0; }
 
 int64_t tf_ranks_first(const tf_vseq *ranks) { return ranks->n ? ranks->items[0].base : ranks->tbase; }
 

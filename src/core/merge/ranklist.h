@@ -17,6 +17,8 @@
 
 /* 1 if the (strictly increasing) list holds rank r. O(items x depth). */
 int tf_ranks_contains(const tf_vseq *ranks, int64_t r);
+/* Position of rank r in the list (from 0), or -1 if it does not hold r. O(items x depth). */
+int64_t tf_ranks_index(const tf_vseq *ranks, int64_t r);
 /* First and last rank (the list is not empty). */
 int64_t tf_ranks_first(const tf_vseq *ranks);
 int64_t tf_ranks_last(const tf_vseq *ranks);

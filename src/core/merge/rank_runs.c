@@ -1,0 +1,151 @@
+/* rank_runs.c — runs of consecutive ranks that read alike; see rank_runs.h. */
+#include "merge/rank_runs.h"
+
+#include <stdlib.h>
+
+#include "util/hash.h"
+#include "merge/ranklist.h"
+
+/* The places where a rank list or a per-rank count may change: ranks b
+ * such that b - 1 and b may differ. Kept below 2 (nranks + 2) entries by
+ * sorting out repeats as it grows, so a forged trace costs O(P) memory. */
+typedef struct cuts {
+  int64_t *at;
+  size_t n, cap, limit;
+  int64_t nranks;
+  int failed;
+} cuts;
+
+static int cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+static void cuts_unique(cuts *c) {
+  qsort(c->at, c->n, sizeof *c->at, cmp_i64);
+  size_t k = 0;
+  for (size_t i = 0; i < c->n; i++)
+    if (!k || c->at[i] != c->at[k - 1]) c->at[k++] = c->at[i];
+  c->n = k;
+}
+
+static void cut(cuts *c, int64_t r) {
+  if (c->failed || r <= 0 || r >= c->nranks) return; /* 0 and nranks are always places */
+  if (c->n == c->cap) {
+    if (c->n >= c->limit) cuts_unique(c); /* at most nranks - 1 distinct places */
+    if (c->n == c->cap) {
+      size_t cap = c->cap ? 2 * c->cap : 256;
+      int64_t *at = realloc(c->at, cap * sizeof *at);
+      if (!at) {
+        c->failed = 1;
+        return;
+      }
+      c->at = at;
+      c->cap = cap;
+    }
+  }
+  c->at[c->n++] = r;
+}
+
+/* The places of a rank list: the ends of its blocks of consecutive ranks
+ * (a run of step 1 is one block; other runs are one block per rank). */
+static void cut_items(cuts *c, const tf_vitem *it, uint32_t n, int64_t offset) {
+  for (uint32_t i = 0; i < n && !c->failed; i++) {
+    const tf_vitem *x = &it[i];
+    if (x->nbody) {
+      for (uint64_t k = 0; k < x->count && !c->failed; k++)
+        cut_items(c, x->body, x->nbody, tf_wadd(offset, tf_wmul(x->step, k)));
+    } else if (x->count == 1 || x->step == 1) {
+      int64_t first = tf_wadd(offset, x->base);
+      cut(c, first);
+      cut(c, tf_wadd(first, tf_wmul(x->step, x->count - 1)) + 1);
+    } else {
+      for (uint64_t k = 0; k < x->count && !c->failed; k++) {
+        int64_t r = tf_wadd(tf_wadd(offset, x->base), tf_wmul(x->step, k));
+        cut(c, r);
+        cut(c, r + 1);
+      }
+    }
+  }
+}
+
+static void cut_list(cuts *c, const tf_vseq *ranks) {
+  cut_items(c, ranks->items, ranks->n, 0);
+  tf_vitem tail = tf_vseq_tail(ranks);
+  if (tail.count) cut_items(c, &tail, 1, 0);
+}
+
+/* The places of a per-present-rank sequence (events, lost, partial): where
+ * its value may change, as ranks. Values index the present ranks. */
+static void cut_values_items(cuts *c, const tf_vseq *present, const tf_vitem *it, uint32_t n, uint64_t *index) {
+  for (uint32_t i = 0; i < n && !c->failed; i++) {
+    const tf_vitem *x = &it[i];
+    if (x->nbody) {
+      for (uint64_t k = 0; k < x->count && !c->failed; k++) cut_values_items(c, present, x->body, x->nbody, index);
+    } else if (x->count == 1 || x->step == 0) { /* one value on these ranks */
+      cut(c, tf_vseq_value_at(present, (int64_t)*index));
+      cut(c, tf_vseq_value_at(present, (int64_t)(*index + x->count - 1)) + 1);
+      *index += x->count;
+    } else {
+      for (uint64_t k = 0; k < x->count && !c->failed; k++, (*index)++) {
+        int64_t r = tf_vseq_value_at(present, (int64_t)*index);
+        cut(c, r);
+        cut(c, r + 1);
+      }
+    }
+  }
+}
+
+static void cut_values(cuts *c, const tf_vseq *present, const tf_vseq *values) {
+  uint64_t index = 0;
+  cut_values_items(c, present, values->items, values->n, &index);
+  tf_vitem tail = tf_vseq_tail(values);
+  if (tail.count) cut_values_items(c, present, &tail, 1, &index);
+}
+
+static void cut_vset(cuts *c, const tf_vset *v) {
+  for (uint32_t i = 0; i < v->n; i++) cut_list(c, &v->ranks[i]);
+}
+
+static void cut_nodes(cuts *c, tf_mnode *const *x, uint32_t n) {
+  for (uint32_t i = 0; i < n && !c->failed; i++) {
+    cut_list(c, &x[i]->ranks);
+    cut_vset(c, &x[i]->count);
+    for (uint32_t j = 0; j < x[i]->nslots; j++) cut_vset(c, &x[i]->slots[j]);
+    const tf_gtiming *g = &x[i]->timing;
+    for (uint32_t p = 0; p < g->npaths; p++)
+      for (uint32_t k = 0; k < g->paths[p].n; k++) cut_list(c, &g->paths[p].g[k].ranks);
+    cut_nodes(c, x[i]->body, x[i]->nbody);
+  }
+}
+
+int tf_mtrace_rank_runs(const tf_mtrace *t, tf_rank_run **runs, uint32_t *n) {
+  *runs = NULL;
+  *n = 0;
+  cuts c = {.nranks = t->nranks, .limit = 2 * ((size_t)t->nranks + 2)};
+  cut_list(&c, &t->present);
+  cut_values(&c, &t->present, &t->nevents);
+  cut_values(&c, &t->present, &t->lost);
+  cut_values(&c, &t->present, &t->why);
+  for (int k = 0; k < 3; k++) cut_vset(&c, &t->order[k]);
+  cut_nodes(&c, t->top, t->ntop);
+  if (c.failed) {
+    free(c.at);
+    return -1;
+  }
+  cuts_unique(&c);
+  /* the pieces [0, at[0]), [at[0], at[1]), ... [at[n-1], nranks) that are present */
+  tf_rank_run *out = malloc((c.n + 1) * sizeof *out);
+  if (!out) {
+    free(c.at);
+    return -1;
+  }
+  for (size_t i = 0; i <= c.n; i++) {
+    int64_t first = i ? c.at[i - 1] : 0, end = i < c.n ? c.at[i] : t->nranks;
+    if (end > first && tf_ranks_contains(&t->present, first))
+      out[(*n)++] = (tf_rank_run){.first = (int32_t)first, .n = (int32_t)(end - first)};
+  }
+  free(c.at);
+  *runs = out;
+  return 0;
+}
