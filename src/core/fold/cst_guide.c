@@ -12,12 +12,11 @@
  *     iterations, 1 unless a branch alternates): waits in tail until the
  *     period is complete, then is absorbed into it (the values of every
  *     node appended, as folder.c's extension does), count + 1;
- *   - else, when the last 2p iterations of tail repeat (p <= GUIDE_PERIOD),
- *     the first p become a run of count 2 and the second p are absorbed;
- *     the iterations before them become runs of count 1, as does the oldest
- *     when tail grows past 2 GUIDE_PERIOD (an iteration that would nest
- *     loops too deep stays unrolled).
- * At the loop's end its tail becomes runs of count 1, and its runs move
+ *   - else, when tail holds 2 GUIDE_PERIOD iterations, the period p <=
+ *     GUIDE_PERIOD whose repetitions cover most of its start becomes a run
+ *     (its repetitions absorbed), or, none, the oldest iteration a run of
+ *     count 1 (an iteration that would nest loops too deep stays unrolled).
+ * At the loop's end its tail is folded the same way, and its runs move
  * into the enclosing frame's `cur`, or to the folder's top level, which
  * does not fold when guided: a source loop is never a repeat of other nodes. A loop with a run of count 1 stays a loop
  * (x1), so that an outer iteration whose inner loop ran once has the same
