@@ -720,6 +720,49 @@ static void test_cst_guide(void) {
   remove("folding_rt.tfc");
 }
 
+/* A loop whose iterations repeat in a period longer than 4 (stencil2d: 4
+ * exchanges, then an exchange and an Allreduce): guided, `iters` iterations
+ * with an ITER marker after each (MPI_Barrier at site 0, then at site 1
+ * every fifth); bytes of the compressed file. */
+static long guided_period5_size(uint32_t iters) {
+  const char *path = "folding_period5.tfc";
+  tf_file_info info = {.rank = 0, .nranks = 1, .exe = "period5", .mpi = "none", .timing = TF_TIMING_NONE,
+                       .bins = TF_BINS_DEFAULT, .nfuncs = NFUNCS, .funcs = funcs};
+  char err[512];
+  fresh(path);
+  tf_file_writer *w = tf_file_writer_open(path, TF_FILE_COMPRESSED, &info, err, sizeof err);
+  CHECK(w != NULL);
+  if (!w) return -1;
+  for (uint32_t site = 0; site < 2; site++) CHECK(tf_file_writer_callsite(w, site, site_sig(site), "p5", site) == 0);
+  tf_compressor c;
+  tf_compressor_init(&c, funcs, NFUNCS, (size_t)64 << 20);
+  tf_compressor_set_timing(&c, TF_TIMING_NONE, TF_BINS_DEFAULT);
+  c.cst_guided = 1;
+  uint32_t enter = tf_cst_pack(TF_CST_ENTER, 1), iter = tf_cst_pack(TF_CST_ITER, 1), exit_ = tf_cst_pack(TF_CST_EXIT, 1);
+  CHECK(tf_compressor_cst_markers(&c, 0, &enter, 1) == 0);
+  for (uint32_t i = 0; i < iters; i++) {
+    CHECK(tf_compressor_event(&c, w, 0, 0, 0, 1000, 7, 0, NULL) >= 0);
+    if (i % 5 == 4) CHECK(tf_compressor_event(&c, w, 0, 0, 1, 1000, 7, 0, NULL) >= 0);
+    CHECK(tf_compressor_cst_markers(&c, 0, i + 1 < iters ? &iter : &exit_, 1) == 0);
+  }
+  CHECK(tf_compressor_event(&c, w, 0, 0, 1, 1000, 7, 0, NULL) >= 0); /* the markers go in with the next event */
+  CHECK(tf_compressor_finish(&c, w) == 0);
+  tf_compressor_free(&c);
+  CHECK(tf_file_writer_close(w, err, sizeof err) == TF_OK);
+  long size = file_size(path);
+  remove(path);
+  return size;
+}
+
+/* A period of 5 iterations folds into one run: 10x the iterations, the
+ * same file up to the run's count (the greedy periods <= 4 made a pair of
+ * runs per 5 iterations: 8,000 iterations cost more than 100 kB). */
+static void test_cst_guide_period(void) {
+  long small = guided_period5_size(100), large = guided_period5_size(1000);
+  printf("cst_guide_period: 100 iterations %ld bytes, 1000 iterations %ld bytes\n", small, large);
+  CHECKF(small > 0 && large <= small + 16, "period 5: %ld bytes at 100 iterations, %ld at 1000", small, large);
+}
+
 /* ======================================= 3. long bodies, near-linear time */
 
 /* A body of nbody events from 50 call sites, without two equal neighbours,
@@ -1532,6 +1575,7 @@ int main(int argc, char **argv) {
       {"event_fields", test_event_fields},
       {"pipeline", test_pipeline_all},
       {"cst_guide", test_cst_guide},
+      {"cst_guide_period", test_cst_guide_period},
       {"long_body", test_long_body},
       {"linear_time", test_linear_time},
       {"accounting", test_accounting},

@@ -12,12 +12,11 @@
  *     iterations, 1 unless a branch alternates): waits in tail until the
  *     period is complete, then is absorbed into it (the values of every
  *     node appended, as folder.c's extension does), count + 1;
- *   - else, when the last 2p iterations of tail repeat (p <= GUIDE_PERIOD),
- *     the first p become a run of count 2 and the second p are absorbed;
- *     the iterations before them become runs of count 1, as does the oldest
- *     when tail grows past 2 GUIDE_PERIOD (an iteration that would nest
- *     loops too deep stays unrolled).
- * At the loop's end its tail becomes runs of count 1, and its runs move
+ *   - else, when tail holds 2 GUIDE_PERIOD iterations, the period p <=
+ *     GUIDE_PERIOD whose repetitions cover most of its start becomes a run
+ *     (its repetitions absorbed), or, none, the oldest iteration a run of
+ *     count 1 (an iteration that would nest loops too deep stays unrolled).
+ * At the loop's end its tail is folded the same way, and its runs move
  * into the enclosing frame's `cur`, or to the folder's top level, which
  * does not fold when guided: a source loop is never a repeat of other nodes. A loop with a run of count 1 stays a loop
  * (x1), so that an outer iteration whose inner loop ran once has the same
@@ -43,14 +42,14 @@ typedef struct node_list {
   uint32_t n, cap;
 } node_list;
 
-#define GUIDE_PERIOD 4 /* runs whose body is up to this many iterations (branches that alternate) */
+#define GUIDE_PERIOD 8 /* runs whose body is up to this many iterations (branches, patterns such as 4 x A, B) */
 
 typedef struct guide_frame {
   uint32_t loop;  /* CST id */
   node_list cur;  /* the iteration in progress */
   node_list out;  /* this occurrence's runs so far, in order */
   node_list tail; /* the iterations ended since the last run, not yet in one (their nodes in order) */
-  uint32_t tbeg[2 * GUIDE_PERIOD + 2]; /* iteration k of tail: tail.v[tbeg[k] .. tbeg[k + 1]) */
+  uint32_t tbeg[2 * GUIDE_PERIOD + 1]; /* iteration k of tail: tail.v[tbeg[k] .. tbeg[k + 1]) */
   uint32_t ntail;
   tf_fnode *last_run; /* the last node of out while the iterations in tail may still extend it, else NULL */
   uint32_t period;    /* its body: `period` iterations, the k-th at body[pbeg[k] .. pbeg[k + 1]) */
@@ -144,13 +143,51 @@ static int tail_flush(tf_folder *f, guide_frame *fr, uint32_t k) {
   return 0;
 }
 
+/* How many iterations from the start of tail repeat with period p: the
+ * first p, then every one equal in shape to the one p before. */
+static uint32_t periodic_prefix(const guide_frame *fr, uint32_t p) {
+  uint32_t i = p;
+  while (i < fr->ntail && same_iterations(fr, i - p, i, 1)) i++;
+  return i;
+}
+
+/* Fold the start of tail: the period p <= GUIDE_PERIOD whose whole
+ * repetitions (at least 2) cover the most iterations from the start (the
+ * smallest on a tie) becomes a run; its repetitions are absorbed. When the
+ * repetition reaches the end of tail, the run stays open (last_run) with
+ * the rest of a period waiting in tail. No period: the oldest iteration
+ * becomes a run of count 1. */
+static int fold_tail(tf_folder *f, guide_frame *fr) {
+  uint32_t n = fr->ntail, best = 0, best_cover = 0, best_reach = 0;
+  for (uint32_t p = 1; p <= GUIDE_PERIOD && 2 * p <= n; p++) {
+    uint32_t reach = periodic_prefix(fr, p), cover = reach / p * p;
+    if (cover >= 2 * p && cover > best_cover) best = p, best_cover = cover, best_reach = reach;
+  }
+  if (!best) return tail_flush(f, fr, 1);
+  tf_fnode *r;
+  if (add_run(f, fr, fr->tail.v, fr->tbeg[best], &r)) return -1;
+  if (!r) { /* nested too deep: every copy stays unrolled */
+    if (f->mem.failed) return -1;
+    tail_drop(fr, best);
+    return tail_flush(f, fr, best_cover - best);
+  }
+  for (uint32_t j = best; j < best_cover; j += best)
+    tf_folder_absorb_list(f, r->body, fr->tail.v + fr->tbeg[j], r->nbody);
+  tf_vseq_set_single(&r->iters, best_cover / best);
+  memcpy(fr->pbeg, fr->tbeg, (best + 1) * sizeof *fr->pbeg);
+  fr->period = best;
+  fr->last_run = best_reach == n ? r : NULL;
+  tail_drop(fr, best_cover);
+  return f->mem.failed ? -1 : 0;
+}
+
 /* The iteration in cur has ended: into tail, then
  *   1. the next iteration of the last run's period? when the period is
  *      complete, it is absorbed: count + 1;
- *   2. else the last 2p iterations of tail, p <= GUIDE_PERIOD, repeat: the
- *      first p become a run of count 2 (the iterations before them runs of
- *      count 1), the second absorbed;
- *   3. tail stays shorter than 2 GUIDE_PERIOD + 1 iterations. */
+ *   2. else, when tail holds 2 GUIDE_PERIOD iterations, its start is
+ *      folded (fold_tail): the period is chosen over that many iterations,
+ *      so that a pattern such as 4 x A then B is one period of 5, not runs
+ *      of A broken by B. */
 static int end_iteration(tf_folder *f, guide_frame *fr) {
   if (!fr->cur.n) return 0;
   if (!fr->ntail) fr->tbeg[0] = 0;
@@ -171,25 +208,15 @@ static int end_iteration(tf_folder *f, guide_frame *fr) {
     }
     fr->last_run = NULL;
   }
-  for (uint32_t p = 1; p <= GUIDE_PERIOD && 2 * p <= n; p++) {
-    if (!same_iterations(fr, n - 2 * p, n - p, p)) continue;
-    if (tail_flush(f, fr, n - 2 * p)) return -1;
-    if (add_run(f, fr, fr->tail.v, fr->tbeg[p], &r)) return -1;
-    if (r) {
-      tf_folder_absorb_list(f, r->body, fr->tail.v + fr->tbeg[p], r->nbody);
-      tf_vseq_set_single(&r->iters, 2);
-      fr->last_run = r;
-      fr->period = p;
-      memcpy(fr->pbeg, fr->tbeg, (p + 1) * sizeof *fr->pbeg);
-      fr->tail.n = fr->ntail = 0;
-    } else {
-      if (f->mem.failed) return -1;
-      tail_drop(fr, p); /* nested too deep: both copies stay unrolled */
-      return tail_flush(f, fr, p);
-    }
-    return f->mem.failed ? -1 : 0;
-  }
-  return n > 2 * GUIDE_PERIOD ? tail_flush(f, fr, 1) : 0;
+  return n >= 2 * GUIDE_PERIOD ? fold_tail(f, fr) : 0;
+}
+
+/* The loop occurrence ends: fold what waits in tail. */
+static int fold_all(tf_folder *f, guide_frame *fr) {
+  while (fr->ntail)
+    if (fold_tail(f, fr)) return -1;
+  fr->last_run = NULL;
+  return 0;
 }
 
 /* Close the innermost frame: its runs go to the enclosing iteration. */
@@ -197,7 +224,7 @@ static int close_top(tf_folder *f) {
   struct tf_cst_guide *g = f->guide;
   guide_frame *fr = &g->frames[g->n - 1];
   int rc = end_iteration(f, fr);
-  if (!rc) rc = tail_flush(f, fr, fr->ntail);
+  if (!rc) rc = fold_all(f, fr);
   g->n--; /* put() now sees the enclosing frame; fr's lists stay for reuse */
   for (uint32_t i = 0; i < fr->out.n && !rc; i++) {
     rc = put(f, fr->out.v[i]);
