@@ -1,7 +1,7 @@
 /* summary_compact.c — the compact form of one time summary, in merged
  * traces from version 5 (doc/FORMAT.md 4.10): the sum relative to min x n,
  * a summary of one or two samples without its sum and deviation (min and
- * max are its samples),
+ * max are its samples), of three without its deviation (min, max, sum),
  * bin edges and means on a grid of 2^e steps from min, cut to [min, max]
  * (e so that max - min spans at most TF_QUANTA_MAX steps, implied by them;
  * between ranks exact edges), the last bin's count implied, the per-rank
@@ -125,7 +125,8 @@ void tf_dstat_encode_compact(tf_buf *b, const tf_dstat *d, int merged, int quant
   if (d->n >= 3) { /* one or two samples: min and max are the samples, sum and sd follow from them */
     u128 lowest = (u128)d->min * d->n;
     tf_buf_put_uvar(b, d->sum - (lowest > UINT64_MAX ? UINT64_MAX : (uint64_t)lowest));
-    tf_buf_put_uvar(b, round_within(tf_dstat_stddev(d), 0, (d->max - d->min) / 2 + 1));
+    if (d->n >= 4) /* three samples: min, max and sum are all three, the deviation follows (three_m2) */
+      tf_buf_put_uvar(b, round_within(tf_dstat_stddev(d), 0, (d->max - d->min) / 2 + 1));
   }
   if (quantise && d->n <= 2 && d->nbins && d->max <= UINT64_MAX / 4)
     tf_buf_put_uvar(b, 0); /* a file: the bins of one or two samples are the samples (implied_bins) */
@@ -232,6 +233,18 @@ static void implied(tf_dstat *d) {
   d->m2 = d->n == 2 ? (double)range * (double)range / 2 : 0;
 }
 
+/* The M2 of three samples: min, max and the third from the sum (clamped to
+ * [min, max] should the sum have saturated). */
+static double three_m2(const tf_dstat *d) {
+  u128 ends = (u128)d->min + d->max;
+  uint64_t mid = d->sum < ends ? d->min : d->sum - (uint64_t)ends;
+  if (mid < d->min) mid = d->min;
+  if (mid > d->max) mid = d->max;
+  double x[3] = {(double)d->min, (double)mid, (double)d->max}, mean = (x[0] + x[1] + x[2]) / 3, m2 = 0;
+  for (int i = 0; i < 3; i++) m2 += (x[i] - mean) * (x[i] - mean);
+  return m2;
+}
+
 int tf_dstat_decode_compact(tf_cursor *c, tf_dstat *d, uint64_t n, tf_timing_mode mode, uint32_t k, int merged,
                             int32_t nranks, tf_mem *m, const char **why) {
   *d = (tf_dstat){0};
@@ -239,7 +252,7 @@ int tf_dstat_decode_compact(tf_cursor *c, tf_dstat *d, uint64_t n, tf_timing_mod
   uint64_t min, range = 0, sumx = 0, sd = 0;
   int rc = 0;
   if (!n) rc = reject(&x, "time statistics: a path without samples");
-  else if (get(&x, &min) || (n >= 2 && get(&x, &range)) || (n >= 3 && (get(&x, &sumx) || get(&x, &sd)))) rc = -1;
+  else if (get(&x, &min) || (n >= 2 && get(&x, &range)) || (n >= 3 && get(&x, &sumx)) || (n >= 4 && get(&x, &sd))) rc = -1;
   else if (range > UINT64_MAX - min) rc = reject(&x, "time statistics: maximum above 2^64 - 1");
   if (!rc && n <= 2) {
     d->n = n;
@@ -257,8 +270,9 @@ int tf_dstat_decode_compact(tf_cursor *c, tf_dstat *d, uint64_t n, tf_timing_mod
     else
       d->sum = (uint64_t)lowest + sumx;
   }
-  if (!rc && n >= 3 && sd > range / 2 + 1) rc = reject(&x, "time statistics: standard deviation above what the range allows");
-  if (!rc && n >= 3) d->m2 = (double)sd * (double)sd * (double)n;
+  if (!rc && n >= 4 && sd > range / 2 + 1) rc = reject(&x, "time statistics: standard deviation above what the range allows");
+  if (!rc && n >= 4) d->m2 = (double)sd * (double)sd * (double)n;
+  if (!rc && n == 3) d->m2 = three_m2(d);
   if (!rc) rc = get_bins(&x, d, mode_bins(mode, k), m);
   if (!rc && merged) {
     uint64_t f, r[4], lo_off, range_m;
