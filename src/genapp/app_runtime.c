@@ -210,13 +210,16 @@ typedef union tfg_handle {
   MPI_Op op;
   MPI_Group group;
   MPI_Request req;
+  MPI_File file;
+  MPI_Message msg;
+  void *p; /* a window (tfg_win) or a dynamic window's region (its memory) */
 } tfg_handle;
 typedef struct tfg_map {
   int64_t *ids; /* 0: empty slot */
   tfg_handle *h;
   size_t cap, used;
 } tfg_map;
-static tfg_map tfg_comms, tfg_dtypes, tfg_ops, tfg_groups, tfg_reqs;
+static tfg_map tfg_comms, tfg_dtypes, tfg_ops, tfg_groups, tfg_reqs, tfg_files, tfg_msgs, tfg_wins, tfg_regions;
 
 static inline size_t tfg_slot(const tfg_map *m, int64_t id) {
   size_t i = (size_t)(((uint64_t)id * 0x9E3779B97F4A7C15ull) >> 20) & (m->cap - 1);
@@ -413,6 +416,221 @@ void rp_reqs_back(rp_thread *T, int i, const MPI_Request *r) {
 }
 void rp_req_forget(rp_thread *T, int i) { req_set(scalar(T, i), MPI_REQUEST_NULL); }
 
+/* ---- MPI-IO files (src/replay/handles.c, io.c): opened under their recorded ids, in a scratch
+ * directory the program makes (rank 0, under $TMPDIR), enters after MPI_Init, leaves and removes
+ * before MPI_Finalize ---- */
+MPI_File rp_file(rp_thread *T, int i) {
+  int64_t id = scalar(T, i);
+  if (id <= TF_SPECIAL_MAX) return MPI_FILE_NULL;
+  return tfg_get(&tfg_files, id, "file")->file;
+}
+void rp_file_new(rp_thread *T, int i, MPI_File f) {
+  int64_t id = scalar(T, i);
+  if (id > TF_SPECIAL_MAX) tfg_put(&tfg_files, id, (tfg_handle){.file = f});
+}
+void rp_file_forget(rp_thread *T, int i) { tfg_drop(&tfg_files, scalar(T, i)); }
+/* string field i as a C string */
+const char *rp_string(rp_thread *T, int i) {
+  const tf_field_value *f = &T->field[i];
+  char *s = rp_alloc(T, (size_t)f->n + 1);
+  for (uint32_t k = 0; k < f->n; k++) s[k] = (char)f->v[k];
+  return s;
+}
+/* a recorded file name inside the scratch directory: itself when a plain name, else '/' made '_' */
+const char *rp_io_name(rp_thread *T, int i) {
+  char *s = (char *)rp_string(T, i);
+  if (*s && !strchr(s, '/') && strcmp(s, ".") && strcmp(s, "..")) return s;
+  for (char *p = s; *p; p++)
+    if (*p == '/') *p = '_';
+  if (*s == '.' || !*s) {
+    char *t = rp_alloc(T, strlen(s) + 2);
+    t[0] = '_';
+    strcpy(t + 1, s);
+    s = t;
+  }
+  return s;
+}
+static char tfg_io_dir[4096], tfg_io_cwd[4096];
+static inline void tfg_io_begin(void) {
+  int failed = 0;
+  if (tfg_rank == 0) {
+    const char *tmp = getenv("TMPDIR");
+    snprintf(tfg_io_dir, sizeof tfg_io_dir, "%s/genapp-io-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(tfg_io_dir)) failed = errno;
+  }
+  PMPI_Bcast(tfg_io_dir, (int)sizeof tfg_io_dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+  PMPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (failed) tfg_die("cannot make a scratch directory for the MPI-IO calls under $TMPDIR: %s", strerror(failed));
+  if (!getcwd(tfg_io_cwd, sizeof tfg_io_cwd)) tfg_die("cannot read the working directory: %s", strerror(errno));
+  if (chdir(tfg_io_dir) != 0) tfg_die("cannot enter the scratch directory %s: %s", tfg_io_dir, strerror(errno));
+}
+static inline void tfg_io_end(void) {
+  if (chdir(tfg_io_cwd) != 0) tfg_die("cannot return to %s: %s", tfg_io_cwd, strerror(errno));
+  PMPI_Barrier(MPI_COMM_WORLD); /* every rank's files closed */
+  if (tfg_rank != 0) return;
+  DIR *d = opendir(tfg_io_dir);
+  if (d) {
+    struct dirent *e;
+    char file[8192];
+    while ((e = readdir(d)))
+      if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+        snprintf(file, sizeof file, "%s/%s", tfg_io_dir, e->d_name);
+        unlink(file);
+      }
+    closedir(d);
+  }
+  rmdir(tfg_io_dir);
+}
+
+/* ---- matched messages ---- */
+MPI_Message rp_msg(rp_thread *T, int i) {
+  int64_t id = scalar(T, i);
+  if (id == TF_PROC_NULL) return MPI_MESSAGE_NO_PROC;
+  if (id == TF_NONE || id == TF_NULL_HANDLE) return MPI_MESSAGE_NULL;
+  return tfg_get(&tfg_msgs, id, "message")->msg;
+}
+void rp_msg_new(rp_thread *T, int i, MPI_Message m) {
+  int64_t id = scalar(T, i);
+  if (id > TF_SPECIAL_MAX && m != MPI_MESSAGE_NULL) tfg_put(&tfg_msgs, id, (tfg_handle){.msg = m});
+}
+void rp_msg_forget(rp_thread *T, int i) { tfg_drop(&tfg_msgs, scalar(T, i)); }
+
+/* ---- windows: their memory (MPI_Win_create, dynamic regions) the program's; regions known by their
+ * number on the window (1, 2, ... in attach order, as recorded) ---- */
+typedef struct tfg_win {
+  MPI_Win win;
+  int rank, group_size;
+  void *mem;
+  int64_t nregions;
+  int over; /* its exposure epoch completed (MPI_Win_test) earlier than recorded */
+} tfg_win;
+static inline tfg_win *win_of(rp_thread *T, int i) { return tfg_get(&tfg_wins, scalar(T, i), "window")->p; }
+static inline int64_t region_key(int64_t win, int64_t n) { return (int64_t)((uint64_t)win << 32 | ((uint64_t)n & 0xffffffffu)); }
+void *rp_win_mem(rp_thread *T, rp_span s) {
+  size_t n = s.hi > 0 ? (size_t)s.hi : 0;
+  return rp_alloc_kept(T, n + 64);
+}
+MPI_Win rp_win(rp_thread *T, int i) {
+  int64_t id = scalar(T, i);
+  if (id == TF_NONE || id == TF_NULL_HANDLE) return MPI_WIN_NULL;
+  return win_of(T, i)->win;
+}
+int rp_win_peer(rp_thread *T, int win_i, int i) {
+  int64_t v = scalar(T, i), id = scalar(T, win_i);
+  if (v == TF_PROC_NULL) return MPI_PROC_NULL;
+  if (v <= TF_SPECIAL_MAX) return 0;
+  if (id <= TF_SPECIAL_MAX) return (int)v;
+  tfg_win *w = win_of(T, win_i);
+  int64_t r = w->rank + v;
+  if (r < 0 || r >= w->group_size)
+    tfg_die("target rank %lld (offset %lld from %d) is outside window %lld of %d ranks", (long long)r, (long long)v,
+            w->rank, (long long)id, w->group_size);
+  return (int)r;
+}
+void rp_win_new(rp_thread *T, int i, MPI_Win win, void *mem) {
+  int64_t id = scalar(T, i);
+  if (id <= TF_SPECIAL_MAX || win == MPI_WIN_NULL) {
+    free(mem);
+    return;
+  }
+  tfg_win *w = rp_alloc_kept(T, sizeof *w);
+  MPI_Group g = MPI_GROUP_NULL;
+  w->win = win;
+  w->mem = mem;
+  if (PMPI_Win_get_group(win, &g) == MPI_SUCCESS) {
+    PMPI_Group_rank(g, &w->rank);
+    PMPI_Group_size(g, &w->group_size);
+    PMPI_Group_free(&g);
+  }
+  tfg_put(&tfg_wins, id, (tfg_handle){.p = w});
+}
+void rp_win_forget(rp_thread *T, int i) {
+  int64_t id = scalar(T, i);
+  tfg_win *w = win_of(T, i);
+  for (int64_t n = 1; n <= w->nregions; n++) { /* regions still attached go with it */
+    int64_t key = region_key(id, n);
+    size_t s = tfg_regions.cap ? tfg_slot(&tfg_regions, key) : 0;
+    if (tfg_regions.cap && tfg_regions.ids[s] == key) free(tfg_regions.h[s].p);
+    tfg_drop(&tfg_regions, key);
+  }
+  free(w->mem);
+  free(w);
+  tfg_drop(&tfg_wins, id);
+}
+void rp_win_attached(rp_thread *T, int win_i, void *mem) {
+  tfg_win *w = win_of(T, win_i);
+  tfg_put(&tfg_regions, region_key(scalar(T, win_i), ++w->nregions), (tfg_handle){.p = mem});
+}
+void *rp_win_region(rp_thread *T, int win_i, int i) {
+  int64_t n = scalar(T, i);
+  if (n <= TF_SPECIAL_MAX) tfg_die("MPI_Win_detach of a region the recording did not see attached");
+  return tfg_get(&tfg_regions, region_key(scalar(T, win_i), n), "region")->p;
+}
+void rp_win_detached(rp_thread *T, int win_i, int i) {
+  int64_t key = region_key(scalar(T, win_i), scalar(T, i));
+  free(tfg_get(&tfg_regions, key, "region")->p);
+  tfg_drop(&tfg_regions, key);
+}
+int rp_assert(const rp_thread *T, int i) { /* TF_MODE_* bits -> MPI_MODE_* bits */
+  int64_t v = scalar(T, i);
+  if (v <= TF_SPECIAL_MAX) return 0;
+  static const struct { int64_t tf; int mpi; } modes[] = {
+      {TF_MODE_NOCHECK, MPI_MODE_NOCHECK},     {TF_MODE_NOSTORE, MPI_MODE_NOSTORE},
+      {TF_MODE_NOPUT, MPI_MODE_NOPUT},         {TF_MODE_NOPRECEDE, MPI_MODE_NOPRECEDE},
+      {TF_MODE_NOSUCCEED, MPI_MODE_NOSUCCEED}};
+  int bits = (int)(v >> 5); /* bits MPI does not define, as recorded */
+  for (size_t k = 0; k < sizeof modes / sizeof *modes; k++)
+    if (v & modes[k].tf) bits |= modes[k].mpi;
+  return bits;
+}
+int rp_lock_type(const rp_thread *T, int i) { /* TF_LOCK_* -> MPI_LOCK_* */
+  int64_t v = scalar(T, i);
+  if (v == TF_LOCK_EXCLUSIVE) return MPI_LOCK_EXCLUSIVE;
+  if (v == TF_LOCK_SHARED) return MPI_LOCK_SHARED;
+  return v == TF_UNDEFINED ? MPI_UNDEFINED : (int)(v - 1000);
+}
+/* MPI_Win_test (the replay engine makes it itself, src/replay/outcome.c): a test the recording saw
+ * succeed waits for the epoch's end; one that succeeds where the recording's failed marks the epoch
+ * over, and the MPI_Win_test that saw it succeed or the MPI_Win_wait is then skipped */
+static inline int rp_call_Win_test(rp_thread *T) {
+  MPI_Win w = rp_win(T, 0);
+  int flag = 0, rc = MPI_Win_test(w, &flag);
+  T->last_return = rp_now();
+  if (rc != MPI_SUCCESS) return rc;
+  if (rp_int(T, 1) && !flag) return PMPI_Win_wait(w);
+  if (!rp_int(T, 1) && flag) win_of(T, 0)->over = 1;
+  return MPI_SUCCESS;
+}
+static inline int tfg_win_epoch_skip(rp_thread *T, const char *name) {
+  int is_wait = strcmp(name, "MPI_Win_wait") == 0;
+  if (!is_wait && strcmp(name, "MPI_Win_test") != 0) return 0;
+  tfg_win *w = win_of(T, 0);
+  if (!w->over) return 0;
+  if (is_wait || rp_int(T, 1)) w->over = 0; /* where the recording saw it end */
+  return 1;
+}
+/* MPI_Pcontrol and the attached buffer (the replay engine's own calls too) */
+static inline int rp_call_Pcontrol(rp_thread *T) {
+  int rc = MPI_Pcontrol(rp_int(T, 0));
+  T->last_return = rp_now();
+  return rc;
+}
+static void *tfg_bsend_buf;
+static inline int rp_call_Buffer_attach(rp_thread *T) {
+  int size = rp_int(T, 0);
+  tfg_bsend_buf = rp_alloc_kept(T, size > 0 ? (size_t)size : 1);
+  int rc = MPI_Buffer_attach(tfg_bsend_buf, size);
+  T->last_return = rp_now();
+  return rc;
+}
+static inline int rp_call_Buffer_detach(rp_thread *T) {
+  void *b = NULL;
+  int size = 0, rc = MPI_Buffer_detach(&b, &size);
+  T->last_return = rp_now();
+  if (rc == MPI_SUCCESS && b == tfg_bsend_buf) free(b), tfg_bsend_buf = NULL;
+  return rc;
+}
+
 /* ---- what the recording saw ---- */
 int rp_peer(rp_thread *T, MPI_Comm comm, int i, int src, int req) {
   (void)req; /* a wildcard receive request's source is told by a later completion: kept as a wildcard */
@@ -448,6 +666,23 @@ static inline int tfg_field_of_kind(const rp_thread *T, unsigned kind) {
  * any/some call reports is MPI's choice. */
 void rp_outcome_before(rp_thread *T, int fn, MPI_Request *reqs) {
   (void)fn;
+  int iprobe = strcmp(T->fname, "MPI_Iprobe") == 0, improbe = strcmp(T->fname, "MPI_Improbe") == 0;
+  if (iprobe || improbe) { /* fields: source, tag, comm, flag[, message], status */
+    if (scalar(T, 3) != 1) return;
+    MPI_Comm comm = rp_comm(T, 2); /* the recording found a message: wait for it, so that the probe does too */
+    PMPI_Probe(rp_peer(T, comm, 0, iprobe ? 4 : 5, -1), rp_tag(T, 1), comm, MPI_STATUS_IGNORE);
+    return;
+  }
+  if (strcmp(T->fname, "MPI_Parrived") == 0) { /* fields: request, partition, flag; completes no request */
+#if MPI_VERSION >= 4
+    MPI_Request r = rp_req(T, 0);
+    int arrived = 0;
+    if (scalar(T, 2) == 1)
+      while (r != MPI_REQUEST_NULL && PMPI_Parrived(r, rp_int(T, 1), &arrived) == MPI_SUCCESS && !arrived) {
+      }
+#endif
+    return;
+  }
   int flag = tfg_field_of_kind(T, TF_K_FLAG), r = tfg_field_of_kind(T, TF_K_REQ);
   if (flag < 0 || r < 0 || scalar(T, flag) != 1 || !reqs) return;
   for (uint32_t k = 0; k < T->field[r].n; k++) {
@@ -459,6 +694,7 @@ void rp_outcome_before(rp_thread *T, int fn, MPI_Request *reqs) {
 }
 void rp_outcome_after(rp_thread *T, int fn, int rc, MPI_Request *live) {
   (void)fn;
+  if (strcmp(T->fname, "MPI_Parrived") == 0) return;
   int r = tfg_field_of_kind(T, TF_K_REQ);
   if (rc != MPI_SUCCESS || !live || r < 0) return;
   for (uint32_t k = 0; k < T->field[r].n; k++) req_set(T->field[r].v[k], live[k]);
@@ -581,7 +817,9 @@ static inline void tfg_call(const char *name, const unsigned char *kinds, const 
     }
   }
   if (at != nv) tfg_die("the values do not fit the fields");
-  int rc = call(T);
+  int rc = MPI_SUCCESS;
+  if (tfg_win_epoch_skip(T, name)) T->last_return = rp_now(); /* an exposure epoch that ended earlier */
+  else rc = call(T);
   if (rc != MPI_SUCCESS) tfg_die("the call failed (MPI error %d)", rc);
   for (int k = 0; k < T->nscratch; k++) free(T->scratch[k]);
   T->nscratch = 0;
