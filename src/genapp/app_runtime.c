@@ -609,7 +609,8 @@ static inline int tfg_win_epoch_skip(rp_thread *T, const char *name) {
   if (is_wait || rp_int(T, 1)) w->over = 0; /* where the recording saw it end */
   return 1;
 }
-/* MPI_Pcontrol and the attached buffer (the replay engine's own calls too) */
+/* MPI_Abort, MPI_Pcontrol and the attached buffer (the replay engine's own calls too) */
+static inline int rp_call_Abort(rp_thread *T) { return MPI_Abort(rp_comm(T, 0), rp_int(T, 1)); }
 static inline int rp_call_Pcontrol(rp_thread *T) {
   int rc = MPI_Pcontrol(rp_int(T, 0));
   T->last_return = rp_now();
