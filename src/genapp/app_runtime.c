@@ -108,10 +108,14 @@ static inline int tfg_in(tfg_ranks *r) {
 }
 
 /* ---- the current call ---- */
-typedef struct tf_field_value {
+typedef struct tf_field_desc { /* what the shared helpers (args.c) read of a field's description */
+  int is_array;
+} tf_field_desc;
+static const tf_field_desc tfg_scalar_field = {0}, tfg_array_field = {1};
+typedef struct tf_field_value { /* as tracefold.h's */
+  const tf_field_desc *desc;
   uint32_t n;
   const int64_t *v;
-  int is_array;
 } tf_field_value;
 typedef struct rp_typespan {
   MPI_Aint extent, true_lb, true_ub;
@@ -166,42 +170,12 @@ static inline void *rp_alloc_kept(rp_thread *T, size_t bytes) { /* lives as long
   return p;
 }
 
-static inline int64_t scalar(const rp_thread *T, int i) { return T->field[i].n ? T->field[i].v[0] : TF_NONE; }
-int64_t rp_int64(const rp_thread *T, int i) {
-  int64_t v = scalar(T, i);
-  if (v == TF_UNDEFINED) return MPI_UNDEFINED;
-  return v <= TF_SPECIAL_MAX ? 0 : v;
-}
-int rp_int(const rp_thread *T, int i) { return (int)rp_int64(T, i); }
-int rp_tag(const rp_thread *T, int i) { return scalar(T, i) == TF_ANY_TAG ? MPI_ANY_TAG : rp_int(T, i); }
-int rp_root(const rp_thread *T, int i) {
-  int64_t v = scalar(T, i);
-  return v == TF_ROOT ? MPI_ROOT : v == TF_PROC_NULL ? MPI_PROC_NULL : rp_int(T, i);
-}
-int rp_max_int(const rp_thread *T) {
-  int64_t m = 16;
-  for (uint32_t i = 0; i < T->nf; i++)
-    if (!T->field[i].is_array && T->field[i].v[0] > m && T->field[i].v[0] < (1 << 24)) m = T->field[i].v[0];
-  return (int)m;
-}
-static inline int *ints_in(rp_thread *T, int i, int keep) {
-  const tf_field_value *f = &T->field[i];
-  size_t bytes = (f->n + 1) * sizeof(int);
-  int *a = keep ? rp_alloc_kept(T, bytes) : rp_alloc(T, bytes);
-  for (uint32_t k = 0; k < f->n; k++) a[k] = f->v[k] == TF_UNDEFINED ? MPI_UNDEFINED : (int)f->v[k];
-  return a;
-}
-int *rp_ints(rp_thread *T, int i) { return ints_in(T, i, 0); }
-int *rp_ints_kept(rp_thread *T, int i) { return ints_in(T, i, 1); }
-static inline MPI_Aint *aints_in(rp_thread *T, int i, int keep) {
-  size_t bytes = (T->field[i].n + 1) * sizeof(MPI_Aint);
-  MPI_Aint *a = keep ? rp_alloc_kept(T, bytes) : rp_alloc(T, bytes);
-  for (uint32_t k = 0; k < T->field[i].n; k++) a[k] = (MPI_Aint)T->field[i].v[k];
-  return a;
-}
-MPI_Aint *rp_aints(rp_thread *T, int i) { return aints_in(T, i, 0); }
-MPI_Aint *rp_aints_kept(rp_thread *T, int i) { return aints_in(T, i, 1); }
-int *rp_scratch_ints(rp_thread *T, int n) { return rp_alloc(T, (size_t)(n > 0 ? n : 1) * sizeof(int)); }
+/* ---- the event's fields as MPI arguments, the payload spans, file names: src/replay/args.c,
+ * shared with the replay engine (embedded here by gen/emit_genapp.py, at the line below) ---- */
+#define rp_die(T, ...) ((void)(T), tfg_die(__VA_ARGS__))
+static inline rp_typespan rp_dtype_span(rp_thread *T, int64_t id);
+int rp_comm_rank(MPI_Comm c);
+/* @args.c */
 
 /* ---- recorded object ids -> live objects ---- */
 typedef union tfg_handle {
@@ -349,7 +323,8 @@ static inline rp_typespan tfg_span_of(MPI_Datatype d) {
   return (rp_typespan){ext, tlb, tlb + text};
 }
 /* a datatype's extent and true bounds; the predefined ones' found once */
-static inline rp_typespan rp_dtype_span(int64_t id) {
+static inline rp_typespan rp_dtype_span(rp_thread *T, int64_t id) {
+  (void)T;
   static rp_typespan predef[128];
   static unsigned char known[128];
   if (id >= 1 && id < 128) {
@@ -429,27 +404,6 @@ void rp_file_new(rp_thread *T, int i, MPI_File f) {
   if (id > TF_SPECIAL_MAX) tfg_put(&tfg_files, id, (tfg_handle){.file = f});
 }
 void rp_file_forget(rp_thread *T, int i) { tfg_drop(&tfg_files, scalar(T, i)); }
-/* string field i as a C string */
-const char *rp_string(rp_thread *T, int i) {
-  const tf_field_value *f = &T->field[i];
-  char *s = rp_alloc(T, (size_t)f->n + 1);
-  for (uint32_t k = 0; k < f->n; k++) s[k] = (char)f->v[k];
-  return s;
-}
-/* a recorded file name inside the scratch directory: itself when a plain name, else '/' made '_' */
-const char *rp_io_name(rp_thread *T, int i) {
-  char *s = (char *)rp_string(T, i);
-  if (*s && !strchr(s, '/') && strcmp(s, ".") && strcmp(s, "..")) return s;
-  for (char *p = s; *p; p++)
-    if (*p == '/') *p = '_';
-  if (*s == '.' || !*s) {
-    char *t = rp_alloc(T, strlen(s) + 2);
-    t[0] = '_';
-    strcpy(t + 1, s);
-    s = t;
-  }
-  return s;
-}
 static char tfg_io_dir[4096], tfg_io_cwd[4096];
 static inline void tfg_io_begin(void) {
   int failed = 0;
@@ -571,24 +525,6 @@ void rp_win_detached(rp_thread *T, int win_i, int i) {
   free(tfg_get(&tfg_regions, key, "region")->p);
   tfg_drop(&tfg_regions, key);
 }
-int rp_assert(const rp_thread *T, int i) { /* TF_MODE_* bits -> MPI_MODE_* bits */
-  int64_t v = scalar(T, i);
-  if (v <= TF_SPECIAL_MAX) return 0;
-  static const struct { int64_t tf; int mpi; } modes[] = {
-      {TF_MODE_NOCHECK, MPI_MODE_NOCHECK},     {TF_MODE_NOSTORE, MPI_MODE_NOSTORE},
-      {TF_MODE_NOPUT, MPI_MODE_NOPUT},         {TF_MODE_NOPRECEDE, MPI_MODE_NOPRECEDE},
-      {TF_MODE_NOSUCCEED, MPI_MODE_NOSUCCEED}};
-  int bits = (int)(v >> 5); /* bits MPI does not define, as recorded */
-  for (size_t k = 0; k < sizeof modes / sizeof *modes; k++)
-    if (v & modes[k].tf) bits |= modes[k].mpi;
-  return bits;
-}
-int rp_lock_type(const rp_thread *T, int i) { /* TF_LOCK_* -> MPI_LOCK_* */
-  int64_t v = scalar(T, i);
-  if (v == TF_LOCK_EXCLUSIVE) return MPI_LOCK_EXCLUSIVE;
-  if (v == TF_LOCK_SHARED) return MPI_LOCK_SHARED;
-  return v == TF_UNDEFINED ? MPI_UNDEFINED : (int)(v - 1000);
-}
 /* MPI_Win_test (the replay engine makes it itself, src/replay/outcome.c): a test the recording saw
  * succeed waits for the epoch's end; one that succeeds where the recording's failed marks the epoch
  * over, and the MPI_Win_test that saw it succeed or the MPI_Win_wait is then skipped */
@@ -702,54 +638,6 @@ void rp_outcome_after(rp_thread *T, int fn, int rc, MPI_Request *live) {
 }
 
 /* ---- payload buffers (src/replay/payload.c) ---- */
-rp_span rp_span_union(rp_span a, rp_span b) { return (rp_span){a.lo < b.lo ? a.lo : b.lo, a.hi > b.hi ? a.hi : b.hi}; }
-static inline rp_span elements(int64_t n, rp_typespan ts, int64_t off) {
-  if (n <= 0) return RP_SPAN_NONE;
-  int64_t last = (n - 1) * (int64_t)ts.extent;
-  return (rp_span){off + ts.true_lb + (last < 0 ? last : 0), off + ts.true_ub + (last > 0 ? last : 0)};
-}
-static inline rp_typespan span_at(rp_thread *T, int dtype, uint32_t k) {
-  const tf_field_value *f = &T->field[dtype];
-  return rp_dtype_span(k < f->n ? f->v[k] : TF_NONE);
-}
-rp_span rp_span_block(rp_thread *T, int count, int dtype, int64_t times) {
-  int64_t n = scalar(T, count), id = scalar(T, dtype);
-  if (n <= 0 || times <= 0 || id == TF_NONE) return RP_SPAN_NONE;
-  return elements(n * times, rp_dtype_span(id), 0);
-}
-rp_span rp_span_displs(rp_thread *T, int counts, int displs, int dtype) {
-  const tf_field_value *c = &T->field[counts], *d = &T->field[displs];
-  int w = T->field[dtype].is_array;
-  rp_typespan one = w ? (rp_typespan){1, 0, 1} : span_at(T, dtype, 0);
-  rp_span s = RP_SPAN_NONE;
-  for (uint32_t k = 0; k < c->n && k < d->n; k++) {
-    if (c->v[k] <= 0 || d->v[k] <= TF_SPECIAL_MAX) continue;
-    rp_typespan ts = w ? span_at(T, dtype, k) : one;
-    s = rp_span_union(s, elements(c->v[k], ts, w ? d->v[k] : d->v[k] * (int64_t)ts.extent));
-  }
-  return s;
-}
-rp_span rp_span_sum(rp_thread *T, int counts, int dtype) {
-  const tf_field_value *c = &T->field[counts];
-  int64_t n = 0;
-  for (uint32_t k = 0; k < c->n; k++)
-    if (c->v[k] > 0) n += c->v[k];
-  return scalar(T, dtype) == TF_NONE ? RP_SPAN_NONE : elements(n, span_at(T, dtype, 0), 0);
-}
-rp_span rp_span_mine(rp_thread *T, int counts, int dtype, MPI_Comm comm) {
-  const tf_field_value *c = &T->field[counts];
-  int r = rp_comm_rank(comm);
-  if (r < 0 || (uint32_t)r >= c->n || scalar(T, dtype) == TF_NONE) return RP_SPAN_NONE;
-  return elements(c->v[r], span_at(T, dtype, 0), 0);
-}
-rp_span rp_span_bytes(rp_thread *T, int n) {
-  int64_t b = scalar(T, n);
-  return b > 0 ? (rp_span){0, b} : RP_SPAN_NONE;
-}
-rp_span rp_span_one(rp_thread *T, int dtype) {
-  int64_t id = scalar(T, dtype);
-  return id == TF_NONE ? RP_SPAN_NONE : elements(1, rp_dtype_span(id), 0);
-}
 /* A buffer holding s; a grown one replaces the old, which is kept (a pending call may use it). */
 static inline void *hold(void **buf, size_t *cap, rp_span s) {
   if (s.lo > s.hi) s = (rp_span){0, 0};
@@ -793,7 +681,7 @@ static inline void tfg_call(const char *name, const unsigned char *kinds, const 
   uint32_t at = 0;
   for (uint32_t k = 0; k < nfields; k++) {
     tf_field_value *f = &T->field[k];
-    f->is_array = arrays[k];
+    f->desc = arrays[k] ? &tfg_array_field : &tfg_scalar_field;
     if (arrays[k]) {
       if (at >= nv || v[at] < 0 || (uint64_t)v[at] > nv - at - 1) tfg_die("the values do not fit the fields");
       f->n = (uint32_t)v[at];

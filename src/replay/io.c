@@ -119,24 +119,3 @@ int rp_io_call(rp_thread *T, int (*call)(rp_thread *T)) {
   if (!back) rp_die(T, "cannot return to %s: %s", E->cwd, strerror(errno));
   return rc;
 }
-
-const char *rp_string(rp_thread *T, int i) {
-  const tf_field_value *f = &T->field[i];
-  char *s = rp_alloc(T, (size_t)f->n + 1);
-  for (uint32_t k = 0; k < f->n; k++) s[k] = (char)f->v[k];
-  return s;
-}
-
-const char *rp_io_name(rp_thread *T, int i) {
-  char *s = (char *)rp_string(T, i);
-  if (*s && !strchr(s, '/') && strcmp(s, ".") && strcmp(s, "..")) return s;
-  for (char *p = s; *p; p++)
-    if (*p == '/') *p = '_';
-  if (*s == '.' || !*s) {
-    char *t = rp_alloc(T, strlen(s) + 2);
-    t[0] = '_';
-    strcpy(t + 1, s);
-    s = t;
-  }
-  return s;
-}
