@@ -133,8 +133,10 @@ typedef struct rp_thread {
   double last_return;
   void *scratch[64];
   int nscratch;
-  void *sbuf, *rbuf;
+  void *sbuf, *rbuf; /* payload buffers (args.c) */
   size_t scap, rcap;
+  void **retired; /* outgrown ones a pending call may still use */
+  size_t nretired;
   int64_t last_req; /* the request-id transform's state (src/core/fold/request_transform.c) */
   int any_source;
 } rp_thread;
@@ -174,7 +176,6 @@ static inline void *rp_alloc_kept(rp_thread *T, size_t bytes) { /* lives as long
  * shared with the replay engine (embedded here by gen/emit_genapp.py, at the line below) ---- */
 #define rp_die(T, ...) ((void)(T), tfg_die(__VA_ARGS__))
 static inline rp_typespan rp_dtype_span(rp_thread *T, int64_t id);
-int rp_comm_rank(MPI_Comm c);
 /* @args.c */
 
 /* ---- recorded object ids -> live objects ---- */
@@ -232,41 +233,6 @@ static inline void tfg_drop(tfg_map *m, int64_t id) { /* a tombstone: probing go
   if (m->ids[i] == id) m->ids[i] = INT64_MIN + 7;
 }
 
-int rp_comm_rank(MPI_Comm c) {
-  int r = -1;
-  if (c != MPI_COMM_NULL) PMPI_Comm_rank(c, &r);
-  return r;
-}
-int rp_coll_size(MPI_Comm c) {
-  int inter = 0, n = 0;
-  if (c == MPI_COMM_NULL) return 0;
-  PMPI_Comm_test_inter(c, &inter);
-  if (inter) PMPI_Comm_remote_size(c, &n);
-  else PMPI_Comm_size(c, &n);
-  return n;
-}
-int rp_local_size(MPI_Comm c) {
-  int n = 0;
-  if (c != MPI_COMM_NULL) PMPI_Comm_size(c, &n);
-  return n;
-}
-/* in-degree (out 0) or out-degree (1) of c's topology; 0 without one */
-int rp_neighbors(MPI_Comm c, int out) {
-  int topo = MPI_UNDEFINED, in = 0, outd = 0;
-  if (c == MPI_COMM_NULL || PMPI_Topo_test(c, &topo) != MPI_SUCCESS) return 0;
-  if (topo == MPI_CART) {
-    PMPI_Cartdim_get(c, &in);
-    in = outd = 2 * in;
-  } else if (topo == MPI_GRAPH) {
-    PMPI_Graph_neighbors_count(c, rp_comm_rank(c), &in);
-    outd = in;
-  } else if (topo == MPI_DIST_GRAPH) {
-    int weighted = 0;
-    PMPI_Dist_graph_neighbors_count(c, &in, &outd, &weighted);
-  }
-  return out ? outd : in;
-}
-int *rp_unweighted(void) { return MPI_UNWEIGHTED; }
 MPI_Comm rp_comm(rp_thread *T, int i) {
   int64_t id = scalar(T, i);
   if (id == TF_NONE || id == TF_NULL_HANDLE) return MPI_COMM_NULL;
@@ -354,7 +320,6 @@ void rp_op_new(rp_thread *T, int i, MPI_Op o) {
   if (id > TF_SPECIAL_MAX) tfg_put(&tfg_ops, id, (tfg_handle){.op = o});
 }
 void rp_op_forget(rp_thread *T, int i) { tfg_drop(&tfg_ops, scalar(T, i)); }
-void rp_user_function(void *in, void *inout, int *len, MPI_Datatype *dt) { (void)in, (void)inout, (void)len, (void)dt; }
 
 MPI_Group rp_group(rp_thread *T, int i) {
   int64_t id = scalar(T, i);
@@ -582,17 +547,6 @@ int rp_peer(rp_thread *T, MPI_Comm comm, int i, int src, int req) {
   if (v <= TF_SPECIAL_MAX) return 0;
   return (int)(rp_comm_rank(comm) + v);
 }
-MPI_Status *rp_status(rp_thread *T, int src) {
-  if (src < 0 || !T->field[src].n || T->field[src].v[0] == TF_NONE) return MPI_STATUS_IGNORE;
-  return &T->status;
-}
-MPI_Status *rp_statuses(rp_thread *T, int src, int count) {
-  if (src < 0 || T->field[src].n == 0) return MPI_STATUSES_IGNORE;
-  int n = count >= 0 ? rp_int(T, count) : (int)T->field[src].n;
-  return rp_alloc(T, (size_t)(n > 0 ? n : 1) * sizeof(MPI_Status));
-}
-MPI_Status *rp_last_status(rp_thread *T) { return &T->last_status; }
-
 static inline int tfg_field_of_kind(const rp_thread *T, unsigned kind) {
   for (uint32_t i = 0; i < T->nf; i++)
     if (T->kinds[i] == kind) return (int)i;
@@ -636,25 +590,6 @@ void rp_outcome_after(rp_thread *T, int fn, int rc, MPI_Request *live) {
   if (rc != MPI_SUCCESS || !live || r < 0) return;
   for (uint32_t k = 0; k < T->field[r].n; k++) req_set(T->field[r].v[k], live[k]);
 }
-
-/* ---- payload buffers (src/replay/payload.c) ---- */
-/* A buffer holding s; a grown one replaces the old, which is kept (a pending call may use it). */
-static inline void *hold(void **buf, size_t *cap, rp_span s) {
-  if (s.lo > s.hi) s = (rp_span){0, 0};
-  int64_t lo = s.lo < 0 ? s.lo : 0, hi = s.hi > 0 ? s.hi : 0;
-  size_t need = (size_t)(hi - lo) + 64;
-  if (*cap < need || !*buf) {
-    size_t ncap = *cap ? *cap : 4096;
-    while (ncap < need) ncap *= 2;
-    void *nb = calloc(1, ncap);
-    if (!nb) tfg_die("out of memory (a payload buffer of %zu bytes)", ncap);
-    *buf = nb;
-    *cap = ncap;
-  }
-  return (char *)*buf - lo;
-}
-void *rp_sbuf(rp_thread *T, rp_span s) { return hold(&T->sbuf, &T->scap, s); }
-void *rp_rbuf(rp_thread *T, rp_span s) { return hold(&T->rbuf, &T->rcap, s); }
 
 /* ---- one call ---- */
 /* Undo the request-id transform (src/core/fold/request_transform.c) on the

@@ -1,12 +1,13 @@
 /* args.c — an event's fields as MPI arguments (ints, tags, roots,
- * arrays, one-sided assertions and lock types, file names) and the memory
- * its buffers span (rp_span_*): the rp_* helpers the replay engine's calls
+ * arrays, one-sided assertions and lock types, file names, statuses,
+ * communicator sizes), the memory its buffers span (rp_span_*) and the
+ * payload buffers that hold it: the rp_* helpers the replay engine's calls
  * and the programs `tracefold genapp` writes share. The replay engine
  * compiles this file (declared in fields.h, payload.h, io.h);
  * gen/emit_genapp.py embeds its text, without the #include lines, into
  * every generated program's runtime (src/genapp/app_runtime.c), which
- * defines the same rp_thread fields, rp_alloc, rp_alloc_kept, rp_die,
- * rp_dtype_span and rp_comm_rank. Rules of the text: those of
+ * defines the same rp_thread fields, rp_alloc, rp_alloc_kept, rp_die and
+ * rp_dtype_span. Rules of the text: those of
  * app_runtime.c (C11, <mpi.h> and the C library, warning-free). */
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,55 @@
 #include "handles.h"
 #include "io.h"
 #include "payload.h"
+#include "replay.h"
 #include "scratch.h"
+
+/* ------------------------------------------------------------ communicators */
+
+int rp_comm_rank(MPI_Comm c) {
+  int r = 0;
+  if (c != MPI_COMM_NULL) PMPI_Comm_rank(c, &r);
+  return r;
+}
+
+int rp_coll_size(MPI_Comm c) {
+  int inter = 0, n = 0;
+  if (c == MPI_COMM_NULL) return 0;
+  PMPI_Comm_test_inter(c, &inter);
+  if (inter)
+    PMPI_Comm_remote_size(c, &n);
+  else
+    PMPI_Comm_size(c, &n);
+  return n;
+}
+
+int rp_local_size(MPI_Comm c) {
+  int n = 0;
+  if (c != MPI_COMM_NULL) PMPI_Comm_size(c, &n);
+  return n;
+}
+
+int rp_neighbors(MPI_Comm c, int out) {
+  int topo = MPI_UNDEFINED, in = 0, outd = 0;
+  if (c == MPI_COMM_NULL || PMPI_Topo_test(c, &topo) != MPI_SUCCESS) return 0;
+  if (topo == MPI_CART) {
+    PMPI_Cartdim_get(c, &in);
+    in = outd = 2 * in;
+  } else if (topo == MPI_GRAPH) {
+    PMPI_Graph_neighbors_count(c, rp_comm_rank(c), &in);
+    outd = in;
+  } else if (topo == MPI_DIST_GRAPH) {
+    int weighted = 0;
+    PMPI_Dist_graph_neighbors_count(c, &in, &outd, &weighted);
+  }
+  return out ? outd : in;
+}
+
+int *rp_unweighted(void) { return MPI_UNWEIGHTED; }
+
+void rp_user_function(void *in, void *inout, int *len, MPI_Datatype *dt) {
+  (void)in, (void)inout, (void)len, (void)dt; /* contents are arbitrary in a replay */
+}
 
 /* ------------------------------------------------------------ scalars and arrays */
 
@@ -173,3 +222,46 @@ const char *rp_io_name(rp_thread *T, int i) {
   }
   return s;
 }
+
+/* ------------------------------------------------------------ statuses */
+
+MPI_Status *rp_status(rp_thread *T, int src) {
+  if (src < 0 || !T->field[src].n || T->field[src].v[0] == TF_NONE) return MPI_STATUS_IGNORE;
+  return &T->status;
+}
+
+MPI_Status *rp_statuses(rp_thread *T, int src, int count) {
+  if (src < 0 || T->field[src].n == 0) return MPI_STATUSES_IGNORE;
+  int n = count >= 0 ? rp_int(T, count) : (int)T->field[src].n;
+  return rp_alloc(T, (size_t)(n > 0 ? n : 1) * sizeof(MPI_Status));
+}
+
+MPI_Status *rp_last_status(rp_thread *T) { return &T->last_status; }
+
+/* ------------------------------------------------------------ payload buffers */
+
+/* A buffer of *cap bytes at *buf holding s: the pointer p with [p + s.lo,
+ * p + s.hi) inside it (p itself inside too, for the calls' sake). */
+static inline void *hold(rp_thread *T, void **buf, size_t *cap, rp_span s) {
+  if (s.lo > s.hi) s = (rp_span){0, 0};
+  int64_t lo = s.lo < 0 ? s.lo : 0, hi = s.hi > 0 ? s.hi : 0;
+  size_t need = (size_t)(hi - lo) + 64;
+  if (*cap < need || !*buf) {
+    size_t ncap = *cap ? *cap : 4096;
+    while (ncap < need) ncap *= 2;
+    void *nb = calloc(1, ncap);
+    if (!nb) rp_die(T, "out of memory (a payload buffer of %zu bytes)", ncap);
+    if (*buf) { /* a pending nonblocking call may still use the old one */
+      void **nr = realloc(T->retired, (T->nretired + 1) * sizeof *nr);
+      if (!nr) rp_die(T, "out of memory");
+      T->retired = nr;
+      T->retired[T->nretired++] = *buf;
+    }
+    *buf = nb;
+    *cap = ncap;
+  }
+  return (char *)*buf - lo;
+}
+
+void *rp_sbuf(rp_thread *T, rp_span s) { return hold(T, &T->sbuf, &T->scap, s); }
+void *rp_rbuf(rp_thread *T, rp_span s) { return hold(T, &T->rbuf, &T->rcap, s); }
