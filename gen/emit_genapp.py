@@ -39,12 +39,13 @@ def c_string(text):
 
 
 def runtime_text(runtime, shared):
-    """app_runtime.c with shared's text (no #include lines) at its "@args.c" line."""
+    """app_runtime.c with shared's text (no #include lines, no feature macro) at its "@args.c" line."""
     marker = "/* @args.c */\n"
     text = open(runtime).read()
     if text.count(marker) != 1:
         sys.exit("emit_genapp.py: %s must have one line %r" % (runtime, marker.strip()))
-    body = "".join(l for l in open(shared).read().splitlines(True) if not l.startswith("#include"))
+    body = "".join(l for l in open(shared).read().splitlines(True)
+                   if not l.startswith(("#include", "#define _POSIX_C_SOURCE")))
     return text.replace(marker, body)
 
 

@@ -386,19 +386,7 @@ static inline void tfg_io_begin(void) {
 static inline void tfg_io_end(void) {
   if (chdir(tfg_io_cwd) != 0) tfg_die("cannot return to %s: %s", tfg_io_cwd, strerror(errno));
   PMPI_Barrier(MPI_COMM_WORLD); /* every rank's files closed */
-  if (tfg_rank != 0) return;
-  DIR *d = opendir(tfg_io_dir);
-  if (d) {
-    struct dirent *e;
-    char file[8192];
-    while ((e = readdir(d)))
-      if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-        snprintf(file, sizeof file, "%s/%s", tfg_io_dir, e->d_name);
-        unlink(file);
-      }
-    closedir(d);
-  }
-  rmdir(tfg_io_dir);
+  if (tfg_rank == 0) rp_remove_dir(tfg_io_dir);
 }
 
 /* ---- matched messages ---- */

@@ -1,5 +1,6 @@
 /* args.c — an event's fields as MPI arguments (ints, tags, roots,
- * arrays, one-sided assertions and lock types, file names, statuses,
+ * arrays, one-sided assertions and lock types, file names and the
+ * scratch directory's removal, statuses,
  * communicator sizes), the memory its buffers span (rp_span_*) and the
  * payload buffers that hold it: the rp_* helpers the replay engine's calls
  * and the programs `tracefold genapp` writes share. The replay engine
@@ -9,8 +10,12 @@
  * defines the same rp_thread fields, rp_alloc, rp_alloc_kept, rp_die and
  * rp_dtype_span. Rules of the text: those of
  * app_runtime.c (C11, <mpi.h> and the C library, warning-free). */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fields.h"
 #include "handles.h"
@@ -221,6 +226,22 @@ const char *rp_io_name(rp_thread *T, int i) {
     s = t;
   }
   return s;
+}
+
+/* Remove dir and the files in it (the scratch directory of the MPI-IO calls: no subdirectories). */
+void rp_remove_dir(const char *dir) {
+  DIR *d = opendir(dir);
+  if (d) {
+    struct dirent *e;
+    char file[8192];
+    while ((e = readdir(d)))
+      if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+        snprintf(file, sizeof file, "%s/%s", dir, e->d_name);
+        unlink(file);
+      }
+    closedir(d);
+  }
+  rmdir(dir);
 }
 
 /* ------------------------------------------------------------ statuses */

@@ -57,26 +57,10 @@ int rp_io_init(rp_engine *E, char *err, size_t errlen) {
   return 0;
 }
 
-/* Remove dir and the files in it (the replay makes no subdirectories). */
-static void remove_dir(const char *dir) {
-  DIR *d = opendir(dir);
-  if (d) {
-    struct dirent *e;
-    char file[PATH_MAX];
-    while ((e = readdir(d)))
-      if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-        snprintf(file, sizeof file, "%s/%s", dir, e->d_name);
-        unlink(file);
-      }
-    closedir(d);
-  }
-  rmdir(dir);
-}
-
 void rp_io_finish(rp_engine *E) {
   if (E->opt.io_skip) return; /* the same on every rank: the barrier is collective */
   PMPI_Barrier(MPI_COMM_WORLD); /* every rank's files closed */
-  if (E->io_dir && E->io_dir_made) remove_dir(E->io_dir);
+  if (E->io_dir && E->io_dir_made) rp_remove_dir(E->io_dir);
   free(E->io_dir);
   free(E->cwd);
   E->io_dir = E->cwd = NULL;
