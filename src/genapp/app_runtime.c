@@ -4,13 +4,17 @@
  *
  * The per-function calls of the app are the replay engine's, generated
  * from gen/mpi.table by gen/emit_replay.py (gen/emit_genapp.py keeps them
- * as text): they read an event's fields through the rp_* helpers below,
- * which mirror src/replay's (fields.c, handles.c, payload.c, outcome.c) in
- * a single-threaded, trace-free form. A helper a function's call needs
- * and this file lacks makes the generator refuse that function, so the
- * set of supported functions is what this file defines.
+ * as text): they read an event's fields through the rp_* helpers. Those
+ * that do not depend on how objects are kept are src/replay/args.c, the
+ * replay engine's own source, which gen/emit_genapp.py puts at the line
+ * "@args.c" below; the others (object maps, outcomes, one-sided epochs,
+ * the MPI-IO directory) are here, in a single-threaded, trace-free form
+ * of src/replay's handles.c, outcome.c and io.c. A helper a function's
+ * call needs that neither defines makes the generator refuse that
+ * function, so the set of supported functions is what they define.
  *
- * Rules of the text: C11, only <mpi.h> and the C standard library, warning
+ * Rules of the text: C11, only <mpi.h>, the C standard library and the
+ * POSIX <unistd.h>, <dirent.h> (the MPI-IO scratch directory), warning
  * free under -Wall -Wextra; everything the runtime does for itself goes
  * through PMPI_ so that a recorder preloaded into the app sees exactly the
  * trace's calls. Value sequences (tfg_seq) are the trace's own items
