@@ -14,20 +14,38 @@
 #      run under the recorder, records the workload's calls again.
 # With --refused FUNCTION the workload calls a function genapp does not
 # support: genapp must fail naming it, and write no program.
+# With --extrap "P1 P2 P3" the program is generated from the trace
+# `tracefold extrapolate` makes for P ranks from the workload recorded at
+# P1, P2 and P3 ranks (doc/EXTRAPOLATE.md); the oracle is still the
+# workload recorded at P ranks.
 #
 # usage: genapp.sh --mpirun "CMD ARGS" --np P --lib LIBTRACEFOLD --cli TRACEFOLD --mpicc MPICC
-#                  [--also-cc MPICC2]... [--refused FUNCTION] -- PROGRAM [ARGS...]
+#                  [--also-cc MPICC2]... [--refused FUNCTION] [--extrap "P1 P2 P3"] -- PROGRAM [ARGS...]
 # shellcheck disable=SC2154 # the option variables: set by tf_options (lib.sh)
 set -euo pipefail
 
 # shellcheck source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 refused=""
+extrap=""
 also=()
-tf_options "mpirun np lib cli mpicc refused also-cc:also+ --:prog" "$@"
+tf_options "mpirun np lib cli mpicc refused extrap also-cc:also+ --:prog" "$@"
 tf_workdir genapp
 
 tf_record "$work/traced" "$work/trace" -- "${prog[@]}" -c "$work/counts"
+source="$work/trace" # what the program is generated from
+if [ -n "$extrap" ]; then
+  inputs=()
+  target=$np
+  for np in $extrap; do
+    tf_record "$work/traced$np" "$work/trace$np" -- "${prog[@]}"
+    inputs+=("$work/trace$np/trace.tf")
+  done
+  np=$target
+  tf_must "$work/extrap" "tracefold extrapolate failed" \
+    "$cli" extrapolate --ranks "$np" -o "$work/extrapolated.tf" "${inputs[@]}"
+  source="$work/extrapolated.tf"
+fi
 
 if [ -n "$refused" ]; then
   "$cli" genapp --compute none -o "$work/app.c" "$work/trace" 2>"$work/genapp.err" &&
@@ -40,16 +58,22 @@ fi
 
 events() { "$cli" unroll --rank "$2" --no-time "$1" | sed -E 's/ cs=[^ ]+//'; }
 
-tf_must "$work/gen" "genapp failed" "$cli" genapp --compute none -o "$work/app.c" "$work/trace"
+tf_must "$work/gen" "genapp failed" "$cli" genapp --compute none -o "$work/app.c" "$source"
 tf_must "$work/cc" "the generated program does not build warning-free with $mpicc" \
   $mpicc -std=c11 -Wall -Wextra -Werror -O1 -o "$work/app" "$work/app.c"
+needs=$(sed -n 's/^#error "this program calls .*, an \(MPI [0-9.]*\) function.*/\1/p' "$work/app.c")
 for cc in ${also[@]+"${also[@]}"}; do
+  if [ -n "$needs" ] && ! $cc -E -o /dev/null "$work/app.c" 2>/dev/null; then # another MPI of an older version
+    ! $cc -c -o "$work/app2.o" "$work/app.c" >"$work/cc2.err" 2>&1 && grep -q "an $needs function" "$work/cc2.err" ||
+      fail "the program needs $needs: its build with $cc does not fail saying so"
+    continue
+  fi
   tf_must "$work/cc2" "the generated program does not build warning-free with $cc" \
     $cc -std=c11 -Wall -Wextra -Werror -c -o "$work/app2.o" "$work/app.c"
 done
 for mode in mean histogram; do # the compute modes' busy-waits build warning-free too
   tf_must "$work/gen-$mode" "genapp --compute $mode failed" \
-    "$cli" genapp --compute "$mode" --scale 0.5 -o "$work/app-$mode.c" "$work/trace"
+    "$cli" genapp --compute "$mode" --scale 0.5 -o "$work/app-$mode.c" "$source"
   tf_must "$work/cc-$mode" "the --compute $mode program does not build warning-free with $mpicc" \
     $mpicc -std=c11 -Wall -Wextra -Werror -c -o "$work/app-$mode.o" "$work/app-$mode.c"
 done
@@ -79,4 +103,4 @@ for ((r = 0; r < np; r++)); do
     fail "rank $r: the calls of the program generated from the program's trace differ (no fixed point)"
   }
 done
-say "$name at $np ranks: $(wc -l <"$work/want.0") calls on rank 0 reproduced, $(wc -l <"$work/app.c") lines, fixed point"
+say "$name at $np ranks${extrap:+ (extrapolated from ${extrap// /,})}: $(wc -l <"$work/want.0") calls on rank 0 reproduced, $(wc -l <"$work/app.c") lines, fixed point"

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/addr2line.h"
 #include "util/bytes.h"
 #include "cli.h"
 
@@ -29,21 +30,13 @@ static size_t uvar_len(uint64_t v) {
 
 /* "function at file:line" for a module-relative return address, or "" */
 static void resolve(const char *module, uint64_t offset, char *out, size_t len) {
+  tf_where w;
   out[0] = 0;
-  if (!module || !*module || strchr(module, '\'')) return;
-  char cmd[4200];
-  snprintf(cmd, sizeof cmd, "addr2line -f -C -e '%s' 0x%" PRIx64 " 2>/dev/null", module, offset ? offset - 1 : 0);
-  FILE *p = popen(cmd, "r");
-  if (!p) return;
-  char fn[512] = "", line[1024] = "";
-  if (fgets(fn, sizeof fn, p) && fgets(line, sizeof line, p)) {
-    fn[strcspn(fn, "\n")] = 0;
-    line[strcspn(line, "\n")] = 0;
-    const char *base = strrchr(line, '/');
-    if (strcmp(fn, "??") != 0 || strncmp(line, "??", 2) != 0)
-      snprintf(out, len, "%s at %s", fn, base ? base + 1 : line);
-  }
-  pclose(p);
+  if (tf_addr2line(module, &offset, 1, &w)) return;
+  const char *base = strrchr(w.line, '/');
+  if ((strcmp(w.func, "??") != 0 || strncmp(w.line, "??", 2) != 0) &&
+      snprintf(out, len, "%s at %s", w.func, base ? base + 1 : w.line) >= (int)len)
+    out[len - 1] = 0; /* a long name, cut */
 }
 
 int cmd_stats(int argc, char **argv) {

@@ -4,13 +4,17 @@
  *
  * The per-function calls of the app are the replay engine's, generated
  * from gen/mpi.table by gen/emit_replay.py (gen/emit_genapp.py keeps them
- * as text): they read an event's fields through the rp_* helpers below,
- * which mirror src/replay's (fields.c, handles.c, payload.c, outcome.c) in
- * a single-threaded, trace-free form. A helper a function's call needs
- * and this file lacks makes the generator refuse that function, so the
- * set of supported functions is what this file defines.
+ * as text): they read an event's fields through the rp_* helpers. Those
+ * that do not depend on how objects are kept are src/replay/args.c, the
+ * replay engine's own source, which gen/emit_genapp.py puts at the line
+ * "@args.c" below; the others (object maps, outcomes, one-sided epochs,
+ * the MPI-IO directory) are here, in a single-threaded, trace-free form
+ * of src/replay's handles.c, outcome.c and io.c. A helper a function's
+ * call needs that neither defines makes the generator refuse that
+ * function, so the set of supported functions is what they define.
  *
- * Rules of the text: C11, only <mpi.h> and the C standard library, warning
+ * Rules of the text: C11, only <mpi.h>, the C standard library and the
+ * POSIX <unistd.h>, <dirent.h> (the MPI-IO scratch directory), warning
  * free under -Wall -Wextra; everything the runtime does for itself goes
  * through PMPI_ so that a recorder preloaded into the app sees exactly the
  * trace's calls. Value sequences (tfg_seq) are the trace's own items
@@ -108,10 +112,14 @@ static inline int tfg_in(tfg_ranks *r) {
 }
 
 /* ---- the current call ---- */
-typedef struct tf_field_value {
+typedef struct tf_field_desc { /* what the shared helpers (args.c) read of a field's description */
+  int is_array;
+} tf_field_desc;
+static const tf_field_desc tfg_scalar_field = {0}, tfg_array_field = {1};
+typedef struct tf_field_value { /* as tracefold.h's */
+  const tf_field_desc *desc;
   uint32_t n;
   const int64_t *v;
-  int is_array;
 } tf_field_value;
 typedef struct rp_typespan {
   MPI_Aint extent, true_lb, true_ub;
@@ -129,8 +137,10 @@ typedef struct rp_thread {
   double last_return;
   void *scratch[64];
   int nscratch;
-  void *sbuf, *rbuf;
+  void *sbuf, *rbuf; /* payload buffers (args.c) */
   size_t scap, rcap;
+  void **retired; /* outgrown ones a pending call may still use */
+  size_t nretired;
   int64_t last_req; /* the request-id transform's state (src/core/fold/request_transform.c) */
   int any_source;
 } rp_thread;
@@ -166,42 +176,11 @@ static inline void *rp_alloc_kept(rp_thread *T, size_t bytes) { /* lives as long
   return p;
 }
 
-static inline int64_t scalar(const rp_thread *T, int i) { return T->field[i].n ? T->field[i].v[0] : TF_NONE; }
-int64_t rp_int64(const rp_thread *T, int i) {
-  int64_t v = scalar(T, i);
-  if (v == TF_UNDEFINED) return MPI_UNDEFINED;
-  return v <= TF_SPECIAL_MAX ? 0 : v;
-}
-int rp_int(const rp_thread *T, int i) { return (int)rp_int64(T, i); }
-int rp_tag(const rp_thread *T, int i) { return scalar(T, i) == TF_ANY_TAG ? MPI_ANY_TAG : rp_int(T, i); }
-int rp_root(const rp_thread *T, int i) {
-  int64_t v = scalar(T, i);
-  return v == TF_ROOT ? MPI_ROOT : v == TF_PROC_NULL ? MPI_PROC_NULL : rp_int(T, i);
-}
-int rp_max_int(const rp_thread *T) {
-  int64_t m = 16;
-  for (uint32_t i = 0; i < T->nf; i++)
-    if (!T->field[i].is_array && T->field[i].v[0] > m && T->field[i].v[0] < (1 << 24)) m = T->field[i].v[0];
-  return (int)m;
-}
-static inline int *ints_in(rp_thread *T, int i, int keep) {
-  const tf_field_value *f = &T->field[i];
-  size_t bytes = (f->n + 1) * sizeof(int);
-  int *a = keep ? rp_alloc_kept(T, bytes) : rp_alloc(T, bytes);
-  for (uint32_t k = 0; k < f->n; k++) a[k] = f->v[k] == TF_UNDEFINED ? MPI_UNDEFINED : (int)f->v[k];
-  return a;
-}
-int *rp_ints(rp_thread *T, int i) { return ints_in(T, i, 0); }
-int *rp_ints_kept(rp_thread *T, int i) { return ints_in(T, i, 1); }
-static inline MPI_Aint *aints_in(rp_thread *T, int i, int keep) {
-  size_t bytes = (T->field[i].n + 1) * sizeof(MPI_Aint);
-  MPI_Aint *a = keep ? rp_alloc_kept(T, bytes) : rp_alloc(T, bytes);
-  for (uint32_t k = 0; k < T->field[i].n; k++) a[k] = (MPI_Aint)T->field[i].v[k];
-  return a;
-}
-MPI_Aint *rp_aints(rp_thread *T, int i) { return aints_in(T, i, 0); }
-MPI_Aint *rp_aints_kept(rp_thread *T, int i) { return aints_in(T, i, 1); }
-int *rp_scratch_ints(rp_thread *T, int n) { return rp_alloc(T, (size_t)(n > 0 ? n : 1) * sizeof(int)); }
+/* ---- the event's fields as MPI arguments, the payload spans, file names: src/replay/args.c,
+ * shared with the replay engine (embedded here by gen/emit_genapp.py, at the line below) ---- */
+#define rp_die(T, ...) ((void)(T), tfg_die(__VA_ARGS__))
+static inline rp_typespan rp_dtype_span(rp_thread *T, int64_t id);
+/* @args.c */
 
 /* ---- recorded object ids -> live objects ---- */
 typedef union tfg_handle {
@@ -210,13 +189,16 @@ typedef union tfg_handle {
   MPI_Op op;
   MPI_Group group;
   MPI_Request req;
+  MPI_File file;
+  MPI_Message msg;
+  void *p; /* a window (tfg_win) or a dynamic window's region (its memory) */
 } tfg_handle;
 typedef struct tfg_map {
   int64_t *ids; /* 0: empty slot */
   tfg_handle *h;
   size_t cap, used;
 } tfg_map;
-static tfg_map tfg_comms, tfg_dtypes, tfg_ops, tfg_groups, tfg_reqs;
+static tfg_map tfg_comms, tfg_dtypes, tfg_ops, tfg_groups, tfg_reqs, tfg_files, tfg_msgs, tfg_wins, tfg_regions;
 
 static inline size_t tfg_slot(const tfg_map *m, int64_t id) {
   size_t i = (size_t)(((uint64_t)id * 0x9E3779B97F4A7C15ull) >> 20) & (m->cap - 1);
@@ -255,41 +237,6 @@ static inline void tfg_drop(tfg_map *m, int64_t id) { /* a tombstone: probing go
   if (m->ids[i] == id) m->ids[i] = INT64_MIN + 7;
 }
 
-int rp_comm_rank(MPI_Comm c) {
-  int r = -1;
-  if (c != MPI_COMM_NULL) PMPI_Comm_rank(c, &r);
-  return r;
-}
-int rp_coll_size(MPI_Comm c) {
-  int inter = 0, n = 0;
-  if (c == MPI_COMM_NULL) return 0;
-  PMPI_Comm_test_inter(c, &inter);
-  if (inter) PMPI_Comm_remote_size(c, &n);
-  else PMPI_Comm_size(c, &n);
-  return n;
-}
-int rp_local_size(MPI_Comm c) {
-  int n = 0;
-  if (c != MPI_COMM_NULL) PMPI_Comm_size(c, &n);
-  return n;
-}
-/* in-degree (out 0) or out-degree (1) of c's topology; 0 without one */
-int rp_neighbors(MPI_Comm c, int out) {
-  int topo = MPI_UNDEFINED, in = 0, outd = 0;
-  if (c == MPI_COMM_NULL || PMPI_Topo_test(c, &topo) != MPI_SUCCESS) return 0;
-  if (topo == MPI_CART) {
-    PMPI_Cartdim_get(c, &in);
-    in = outd = 2 * in;
-  } else if (topo == MPI_GRAPH) {
-    PMPI_Graph_neighbors_count(c, rp_comm_rank(c), &in);
-    outd = in;
-  } else if (topo == MPI_DIST_GRAPH) {
-    int weighted = 0;
-    PMPI_Dist_graph_neighbors_count(c, &in, &outd, &weighted);
-  }
-  return out ? outd : in;
-}
-int *rp_unweighted(void) { return MPI_UNWEIGHTED; }
 MPI_Comm rp_comm(rp_thread *T, int i) {
   int64_t id = scalar(T, i);
   if (id == TF_NONE || id == TF_NULL_HANDLE) return MPI_COMM_NULL;
@@ -346,7 +293,8 @@ static inline rp_typespan tfg_span_of(MPI_Datatype d) {
   return (rp_typespan){ext, tlb, tlb + text};
 }
 /* a datatype's extent and true bounds; the predefined ones' found once */
-static inline rp_typespan rp_dtype_span(int64_t id) {
+static inline rp_typespan rp_dtype_span(rp_thread *T, int64_t id) {
+  (void)T;
   static rp_typespan predef[128];
   static unsigned char known[128];
   if (id >= 1 && id < 128) {
@@ -376,7 +324,6 @@ void rp_op_new(rp_thread *T, int i, MPI_Op o) {
   if (id > TF_SPECIAL_MAX) tfg_put(&tfg_ops, id, (tfg_handle){.op = o});
 }
 void rp_op_forget(rp_thread *T, int i) { tfg_drop(&tfg_ops, scalar(T, i)); }
-void rp_user_function(void *in, void *inout, int *len, MPI_Datatype *dt) { (void)in, (void)inout, (void)len, (void)dt; }
 
 MPI_Group rp_group(rp_thread *T, int i) {
   int64_t id = scalar(T, i);
@@ -413,6 +360,171 @@ void rp_reqs_back(rp_thread *T, int i, const MPI_Request *r) {
 }
 void rp_req_forget(rp_thread *T, int i) { req_set(scalar(T, i), MPI_REQUEST_NULL); }
 
+/* ---- MPI-IO files (src/replay/handles.c, io.c): opened under their recorded ids, in a scratch
+ * directory the program makes (rank 0, under $TMPDIR), enters after MPI_Init, leaves and removes
+ * before MPI_Finalize ---- */
+MPI_File rp_file(rp_thread *T, int i) {
+  int64_t id = scalar(T, i);
+  if (id <= TF_SPECIAL_MAX) return MPI_FILE_NULL;
+  return tfg_get(&tfg_files, id, "file")->file;
+}
+void rp_file_new(rp_thread *T, int i, MPI_File f) {
+  int64_t id = scalar(T, i);
+  if (id > TF_SPECIAL_MAX) tfg_put(&tfg_files, id, (tfg_handle){.file = f});
+}
+void rp_file_forget(rp_thread *T, int i) { tfg_drop(&tfg_files, scalar(T, i)); }
+static char tfg_io_dir[4096], tfg_io_cwd[4096];
+static inline void tfg_io_begin(void) {
+  int failed = 0;
+  if (tfg_rank == 0) {
+    const char *tmp = getenv("TMPDIR");
+    snprintf(tfg_io_dir, sizeof tfg_io_dir, "%s/genapp-io-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(tfg_io_dir)) failed = errno;
+  }
+  PMPI_Bcast(tfg_io_dir, (int)sizeof tfg_io_dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+  PMPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (failed) tfg_die("cannot make a scratch directory for the MPI-IO calls under $TMPDIR: %s", strerror(failed));
+  if (!getcwd(tfg_io_cwd, sizeof tfg_io_cwd)) tfg_die("cannot read the working directory: %s", strerror(errno));
+  if (chdir(tfg_io_dir) != 0) tfg_die("cannot enter the scratch directory %s: %s", tfg_io_dir, strerror(errno));
+}
+static inline void tfg_io_end(void) {
+  if (chdir(tfg_io_cwd) != 0) tfg_die("cannot return to %s: %s", tfg_io_cwd, strerror(errno));
+  PMPI_Barrier(MPI_COMM_WORLD); /* every rank's files closed */
+  if (tfg_rank == 0) rp_remove_dir(tfg_io_dir);
+}
+
+/* ---- matched messages ---- */
+MPI_Message rp_msg(rp_thread *T, int i) {
+  int64_t id = scalar(T, i);
+  if (id == TF_PROC_NULL) return MPI_MESSAGE_NO_PROC;
+  if (id == TF_NONE || id == TF_NULL_HANDLE) return MPI_MESSAGE_NULL;
+  return tfg_get(&tfg_msgs, id, "message")->msg;
+}
+void rp_msg_new(rp_thread *T, int i, MPI_Message m) {
+  int64_t id = scalar(T, i);
+  if (id > TF_SPECIAL_MAX && m != MPI_MESSAGE_NULL) tfg_put(&tfg_msgs, id, (tfg_handle){.msg = m});
+}
+void rp_msg_forget(rp_thread *T, int i) { tfg_drop(&tfg_msgs, scalar(T, i)); }
+
+/* ---- windows: their memory (MPI_Win_create, dynamic regions) the program's; regions known by their
+ * number on the window (1, 2, ... in attach order, as recorded) ---- */
+typedef struct tfg_win {
+  MPI_Win win;
+  int rank, group_size;
+  void *mem;
+  int64_t nregions;
+  int over; /* its exposure epoch completed (MPI_Win_test) earlier than recorded */
+} tfg_win;
+static inline tfg_win *win_of(rp_thread *T, int i) { return tfg_get(&tfg_wins, scalar(T, i), "window")->p; }
+static inline int64_t region_key(int64_t win, int64_t n) { return (int64_t)((uint64_t)win << 32 | ((uint64_t)n & 0xffffffffu)); }
+void *rp_win_mem(rp_thread *T, rp_span s) {
+  size_t n = s.hi > 0 ? (size_t)s.hi : 0;
+  return rp_alloc_kept(T, n + 64);
+}
+MPI_Win rp_win(rp_thread *T, int i) {
+  int64_t id = scalar(T, i);
+  if (id == TF_NONE || id == TF_NULL_HANDLE) return MPI_WIN_NULL;
+  return win_of(T, i)->win;
+}
+int rp_win_peer(rp_thread *T, int win_i, int i) {
+  int64_t v = scalar(T, i), id = scalar(T, win_i);
+  if (v == TF_PROC_NULL) return MPI_PROC_NULL;
+  if (v <= TF_SPECIAL_MAX) return 0;
+  if (id <= TF_SPECIAL_MAX) return (int)v;
+  tfg_win *w = win_of(T, win_i);
+  int64_t r = w->rank + v;
+  if (r < 0 || r >= w->group_size)
+    tfg_die("target rank %lld (offset %lld from %d) is outside window %lld of %d ranks", (long long)r, (long long)v,
+            w->rank, (long long)id, w->group_size);
+  return (int)r;
+}
+void rp_win_new(rp_thread *T, int i, MPI_Win win, void *mem) {
+  int64_t id = scalar(T, i);
+  if (id <= TF_SPECIAL_MAX || win == MPI_WIN_NULL) {
+    free(mem);
+    return;
+  }
+  tfg_win *w = rp_alloc_kept(T, sizeof *w);
+  MPI_Group g = MPI_GROUP_NULL;
+  w->win = win;
+  w->mem = mem;
+  if (PMPI_Win_get_group(win, &g) == MPI_SUCCESS) {
+    PMPI_Group_rank(g, &w->rank);
+    PMPI_Group_size(g, &w->group_size);
+    PMPI_Group_free(&g);
+  }
+  tfg_put(&tfg_wins, id, (tfg_handle){.p = w});
+}
+void rp_win_forget(rp_thread *T, int i) {
+  int64_t id = scalar(T, i);
+  tfg_win *w = win_of(T, i);
+  for (int64_t n = 1; n <= w->nregions; n++) { /* regions still attached go with it */
+    int64_t key = region_key(id, n);
+    size_t s = tfg_regions.cap ? tfg_slot(&tfg_regions, key) : 0;
+    if (tfg_regions.cap && tfg_regions.ids[s] == key) free(tfg_regions.h[s].p);
+    tfg_drop(&tfg_regions, key);
+  }
+  free(w->mem);
+  free(w);
+  tfg_drop(&tfg_wins, id);
+}
+void rp_win_attached(rp_thread *T, int win_i, void *mem) {
+  tfg_win *w = win_of(T, win_i);
+  tfg_put(&tfg_regions, region_key(scalar(T, win_i), ++w->nregions), (tfg_handle){.p = mem});
+}
+void *rp_win_region(rp_thread *T, int win_i, int i) {
+  int64_t n = scalar(T, i);
+  if (n <= TF_SPECIAL_MAX) tfg_die("MPI_Win_detach of a region the recording did not see attached");
+  return tfg_get(&tfg_regions, region_key(scalar(T, win_i), n), "region")->p;
+}
+void rp_win_detached(rp_thread *T, int win_i, int i) {
+  int64_t key = region_key(scalar(T, win_i), scalar(T, i));
+  free(tfg_get(&tfg_regions, key, "region")->p);
+  tfg_drop(&tfg_regions, key);
+}
+/* MPI_Win_test (the replay engine makes it itself, src/replay/outcome.c): a test the recording saw
+ * succeed waits for the epoch's end; one that succeeds where the recording's failed marks the epoch
+ * over, and the MPI_Win_test that saw it succeed or the MPI_Win_wait is then skipped */
+static inline int rp_call_Win_test(rp_thread *T) {
+  MPI_Win w = rp_win(T, 0);
+  int flag = 0, rc = MPI_Win_test(w, &flag);
+  T->last_return = rp_now();
+  if (rc != MPI_SUCCESS) return rc;
+  if (rp_int(T, 1) && !flag) return PMPI_Win_wait(w);
+  if (!rp_int(T, 1) && flag) win_of(T, 0)->over = 1;
+  return MPI_SUCCESS;
+}
+static inline int tfg_win_epoch_skip(rp_thread *T, const char *name) {
+  int is_wait = strcmp(name, "MPI_Win_wait") == 0;
+  if (!is_wait && strcmp(name, "MPI_Win_test") != 0) return 0;
+  tfg_win *w = win_of(T, 0);
+  if (!w->over) return 0;
+  if (is_wait || rp_int(T, 1)) w->over = 0; /* where the recording saw it end */
+  return 1;
+}
+/* MPI_Abort, MPI_Pcontrol and the attached buffer (the replay engine's own calls too) */
+static inline int rp_call_Abort(rp_thread *T) { return MPI_Abort(rp_comm(T, 0), rp_int(T, 1)); }
+static inline int rp_call_Pcontrol(rp_thread *T) {
+  int rc = MPI_Pcontrol(rp_int(T, 0));
+  T->last_return = rp_now();
+  return rc;
+}
+static void *tfg_bsend_buf;
+static inline int rp_call_Buffer_attach(rp_thread *T) {
+  int size = rp_int(T, 0);
+  tfg_bsend_buf = rp_alloc_kept(T, size > 0 ? (size_t)size : 1);
+  int rc = MPI_Buffer_attach(tfg_bsend_buf, size);
+  T->last_return = rp_now();
+  return rc;
+}
+static inline int rp_call_Buffer_detach(rp_thread *T) {
+  void *b = NULL;
+  int size = 0, rc = MPI_Buffer_detach(&b, &size);
+  T->last_return = rp_now();
+  if (rc == MPI_SUCCESS && b == tfg_bsend_buf) free(b), tfg_bsend_buf = NULL;
+  return rc;
+}
+
 /* ---- what the recording saw ---- */
 int rp_peer(rp_thread *T, MPI_Comm comm, int i, int src, int req) {
   (void)req; /* a wildcard receive request's source is told by a later completion: kept as a wildcard */
@@ -427,17 +539,6 @@ int rp_peer(rp_thread *T, MPI_Comm comm, int i, int src, int req) {
   if (v <= TF_SPECIAL_MAX) return 0;
   return (int)(rp_comm_rank(comm) + v);
 }
-MPI_Status *rp_status(rp_thread *T, int src) {
-  if (src < 0 || !T->field[src].n || T->field[src].v[0] == TF_NONE) return MPI_STATUS_IGNORE;
-  return &T->status;
-}
-MPI_Status *rp_statuses(rp_thread *T, int src, int count) {
-  if (src < 0 || T->field[src].n == 0) return MPI_STATUSES_IGNORE;
-  int n = count >= 0 ? rp_int(T, count) : (int)T->field[src].n;
-  return rp_alloc(T, (size_t)(n > 0 ? n : 1) * sizeof(MPI_Status));
-}
-MPI_Status *rp_last_status(rp_thread *T) { return &T->last_status; }
-
 static inline int tfg_field_of_kind(const rp_thread *T, unsigned kind) {
   for (uint32_t i = 0; i < T->nf; i++)
     if (T->kinds[i] == kind) return (int)i;
@@ -448,6 +549,23 @@ static inline int tfg_field_of_kind(const rp_thread *T, unsigned kind) {
  * any/some call reports is MPI's choice. */
 void rp_outcome_before(rp_thread *T, int fn, MPI_Request *reqs) {
   (void)fn;
+  int iprobe = strcmp(T->fname, "MPI_Iprobe") == 0, improbe = strcmp(T->fname, "MPI_Improbe") == 0;
+  if (iprobe || improbe) { /* fields: source, tag, comm, flag[, message], status */
+    if (scalar(T, 3) != 1) return;
+    MPI_Comm comm = rp_comm(T, 2); /* the recording found a message: wait for it, so that the probe does too */
+    PMPI_Probe(rp_peer(T, comm, 0, iprobe ? 4 : 5, -1), rp_tag(T, 1), comm, MPI_STATUS_IGNORE);
+    return;
+  }
+  if (strcmp(T->fname, "MPI_Parrived") == 0) { /* fields: request, partition, flag; completes no request */
+#if MPI_VERSION >= 4
+    MPI_Request r = rp_req(T, 0);
+    int arrived = 0;
+    if (scalar(T, 2) == 1)
+      while (r != MPI_REQUEST_NULL && PMPI_Parrived(r, rp_int(T, 1), &arrived) == MPI_SUCCESS && !arrived) {
+      }
+#endif
+    return;
+  }
   int flag = tfg_field_of_kind(T, TF_K_FLAG), r = tfg_field_of_kind(T, TF_K_REQ);
   if (flag < 0 || r < 0 || scalar(T, flag) != 1 || !reqs) return;
   for (uint32_t k = 0; k < T->field[r].n; k++) {
@@ -459,77 +577,11 @@ void rp_outcome_before(rp_thread *T, int fn, MPI_Request *reqs) {
 }
 void rp_outcome_after(rp_thread *T, int fn, int rc, MPI_Request *live) {
   (void)fn;
+  if (strcmp(T->fname, "MPI_Parrived") == 0) return;
   int r = tfg_field_of_kind(T, TF_K_REQ);
   if (rc != MPI_SUCCESS || !live || r < 0) return;
   for (uint32_t k = 0; k < T->field[r].n; k++) req_set(T->field[r].v[k], live[k]);
 }
-
-/* ---- payload buffers (src/replay/payload.c) ---- */
-rp_span rp_span_union(rp_span a, rp_span b) { return (rp_span){a.lo < b.lo ? a.lo : b.lo, a.hi > b.hi ? a.hi : b.hi}; }
-static inline rp_span elements(int64_t n, rp_typespan ts, int64_t off) {
-  if (n <= 0) return RP_SPAN_NONE;
-  int64_t last = (n - 1) * (int64_t)ts.extent;
-  return (rp_span){off + ts.true_lb + (last < 0 ? last : 0), off + ts.true_ub + (last > 0 ? last : 0)};
-}
-static inline rp_typespan span_at(rp_thread *T, int dtype, uint32_t k) {
-  const tf_field_value *f = &T->field[dtype];
-  return rp_dtype_span(k < f->n ? f->v[k] : TF_NONE);
-}
-rp_span rp_span_block(rp_thread *T, int count, int dtype, int64_t times) {
-  int64_t n = scalar(T, count), id = scalar(T, dtype);
-  if (n <= 0 || times <= 0 || id == TF_NONE) return RP_SPAN_NONE;
-  return elements(n * times, rp_dtype_span(id), 0);
-}
-rp_span rp_span_displs(rp_thread *T, int counts, int displs, int dtype) {
-  const tf_field_value *c = &T->field[counts], *d = &T->field[displs];
-  int w = T->field[dtype].is_array;
-  rp_typespan one = w ? (rp_typespan){1, 0, 1} : span_at(T, dtype, 0);
-  rp_span s = RP_SPAN_NONE;
-  for (uint32_t k = 0; k < c->n && k < d->n; k++) {
-    if (c->v[k] <= 0 || d->v[k] <= TF_SPECIAL_MAX) continue;
-    rp_typespan ts = w ? span_at(T, dtype, k) : one;
-    s = rp_span_union(s, elements(c->v[k], ts, w ? d->v[k] : d->v[k] * (int64_t)ts.extent));
-  }
-  return s;
-}
-rp_span rp_span_sum(rp_thread *T, int counts, int dtype) {
-  const tf_field_value *c = &T->field[counts];
-  int64_t n = 0;
-  for (uint32_t k = 0; k < c->n; k++)
-    if (c->v[k] > 0) n += c->v[k];
-  return scalar(T, dtype) == TF_NONE ? RP_SPAN_NONE : elements(n, span_at(T, dtype, 0), 0);
-}
-rp_span rp_span_mine(rp_thread *T, int counts, int dtype, MPI_Comm comm) {
-  const tf_field_value *c = &T->field[counts];
-  int r = rp_comm_rank(comm);
-  if (r < 0 || (uint32_t)r >= c->n || scalar(T, dtype) == TF_NONE) return RP_SPAN_NONE;
-  return elements(c->v[r], span_at(T, dtype, 0), 0);
-}
-rp_span rp_span_bytes(rp_thread *T, int n) {
-  int64_t b = scalar(T, n);
-  return b > 0 ? (rp_span){0, b} : RP_SPAN_NONE;
-}
-rp_span rp_span_one(rp_thread *T, int dtype) {
-  int64_t id = scalar(T, dtype);
-  return id == TF_NONE ? RP_SPAN_NONE : elements(1, rp_dtype_span(id), 0);
-}
-/* A buffer holding s; a grown one replaces the old, which is kept (a pending call may use it). */
-static inline void *hold(void **buf, size_t *cap, rp_span s) {
-  if (s.lo > s.hi) s = (rp_span){0, 0};
-  int64_t lo = s.lo < 0 ? s.lo : 0, hi = s.hi > 0 ? s.hi : 0;
-  size_t need = (size_t)(hi - lo) + 64;
-  if (*cap < need || !*buf) {
-    size_t ncap = *cap ? *cap : 4096;
-    while (ncap < need) ncap *= 2;
-    void *nb = calloc(1, ncap);
-    if (!nb) tfg_die("out of memory (a payload buffer of %zu bytes)", ncap);
-    *buf = nb;
-    *cap = ncap;
-  }
-  return (char *)*buf - lo;
-}
-void *rp_sbuf(rp_thread *T, rp_span s) { return hold(&T->sbuf, &T->scap, s); }
-void *rp_rbuf(rp_thread *T, rp_span s) { return hold(&T->rbuf, &T->rcap, s); }
 
 /* ---- one call ---- */
 /* Undo the request-id transform (src/core/fold/request_transform.c) on the
@@ -556,7 +608,7 @@ static inline void tfg_call(const char *name, const unsigned char *kinds, const 
   uint32_t at = 0;
   for (uint32_t k = 0; k < nfields; k++) {
     tf_field_value *f = &T->field[k];
-    f->is_array = arrays[k];
+    f->desc = arrays[k] ? &tfg_array_field : &tfg_scalar_field;
     if (arrays[k]) {
       if (at >= nv || v[at] < 0 || (uint64_t)v[at] > nv - at - 1) tfg_die("the values do not fit the fields");
       f->n = (uint32_t)v[at];
@@ -581,7 +633,9 @@ static inline void tfg_call(const char *name, const unsigned char *kinds, const 
     }
   }
   if (at != nv) tfg_die("the values do not fit the fields");
-  int rc = call(T);
+  int rc = MPI_SUCCESS;
+  if (tfg_win_epoch_skip(T, name)) T->last_return = rp_now(); /* an exposure epoch that ended earlier */
+  else rc = call(T);
   if (rc != MPI_SUCCESS) tfg_die("the call failed (MPI error %d)", rc);
   for (int k = 0; k < T->nscratch; k++) free(T->scratch[k]);
   T->nscratch = 0;

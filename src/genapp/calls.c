@@ -46,6 +46,13 @@ static int lacks_helper(const char *code, char *missing, size_t len) {
   return 0;
 }
 
+/* A function the replay engine makes itself that the runtime makes too: it defines rp_call_<name>. */
+static int runtime_makes(const char *name) {
+  char def[128];
+  snprintf(def, sizeof def, "int rp_call_%s(", name + 4);
+  return strstr(tfg_runtime_code, def) != NULL;
+}
+
 static int check_nodes(tfg_gen *g, tf_mnode *const *x, uint32_t n) {
   for (uint32_t i = 0; i < n; i++) {
     if (x[i]->is_loop) {
@@ -57,14 +64,20 @@ static int check_nodes(tfg_gen *g, tf_mnode *const *x, uint32_t n) {
     if (fn >= g->info->nfuncs || g->schema_of[fn] >= TF_FN_COUNT)
       return tfg_fail(g, "the trace calls %s, which this tracefold does not know (or with other parameters)", name);
     if (x[i]->thread != 0)
-      return tfg_fail(g, "the trace calls %s on thread %u: genapp makes single-threaded programs only (doc/GENAPP.md)",
+      return tfg_fail(g, "the trace calls %s on thread %u: genapp makes single-threaded programs only (the order "
+                      "between threads, which objects and requests one thread makes and another uses, completes or "
+                      "frees, is not in the program; tracefold-replay replays this trace; doc/GENAPP.md)",
                       name, x[i]->thread);
     uint32_t k = g->schema_of[fn];
     g->used[k] = 1;
     if (made_by_program(g, fn)) continue;
-    if (!tfg_call_code[k])
+    if (!tfg_call_code[k] && !runtime_makes(name))
       return tfg_fail(g, "the trace calls %s, which genapp does not support (the replay engine makes it itself; "
                       "doc/GENAPP.md)", name);
+    if (!tfg_call_code[k]) continue;
+    int since = strncmp(tfg_call_code[k], "#if MPI_VERSION >= ", 19) == 0 ? atoi(tfg_call_code[k] + 19) : 0;
+    if (since > g->mpi_version) g->mpi_version = since, g->mpi_version_fn = tf_schema[k].name;
+    if (strstr(tfg_call_code[k], "rp_io_name(") || strstr(tfg_call_code[k], "rp_file(")) g->uses_files = 1;
     char missing[128];
     if (lacks_helper(tfg_call_code[k], missing, sizeof missing))
       return tfg_fail(g, "the trace calls %s, which genapp does not support (its call needs %s, which the generated "
@@ -102,7 +115,7 @@ void tfg_call_stmt(tfg_gen *g, const tf_mnode *x, const char *values, const char
   } else if (strcmp(name, "MPI_Init_thread") == 0) { /* fields: required, provided */
     tfg_put(t, "int provided;\nMPI_Init_thread(&tfg_argc, &tfg_argv, rp_mpi_thread(%s[0]), &provided);\n", values);
   } else if (strcmp(name, "MPI_Finalize") == 0) {
-    tfg_put(t, "(void)%s;\nMPI_Finalize();\n", values);
+    tfg_put(t, "(void)%s;\n%sMPI_Finalize();\n", values, g->uses_files ? "tfg_io_end();\n" : "");
     return;
   } else {
     tfg_put(t, "tfg_call(\"%s\", fk_%s, fa_%s, %u, rp_call_%s, %s, %s);\n", name, name, name, tf_schema[k].nfields,
@@ -114,14 +127,14 @@ void tfg_call_stmt(tfg_gen *g, const tf_mnode *x, const char *values, const char
 
 void tfg_calls_emit(tfg_gen *g, tfg_text *t) {
   for (uint32_t k = 0; k < TF_FN_COUNT; k++) {
-    if (!g->used[k] || !tfg_call_code[k]) continue;
     const tf_func_desc *s = &tf_schema[k];
+    if (!g->used[k] || (!tfg_call_code[k] && !runtime_makes(s->name))) continue; /* MPI_Init, MPI_Finalize */
     tfg_put(t, "/* %s: its fields' kinds and which are arrays */\nstatic const unsigned char fk_%s[] = {", s->name, s->name);
     for (uint32_t f = 0; f < s->nfields; f++) tfg_put(t, "%s%u", f ? ", " : "", s->fields[f].kind);
     tfg_put(t, "%s}, fa_%s[] = {", s->nfields ? "" : "0", s->name);
     for (uint32_t f = 0; f < s->nfields; f++) tfg_put(t, "%s%u", f ? ", " : "", s->fields[f].is_array);
     tfg_put(t, "%s};\n", s->nfields ? "" : "0");
-    tfg_puts(t, tfg_call_code[k]);
+    if (tfg_call_code[k]) tfg_puts(t, tfg_call_code[k]);
     tfg_puts(t, "\n");
   }
 }

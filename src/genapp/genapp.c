@@ -56,9 +56,18 @@ static void write_program(tfg_gen *g, FILE *out) {
           compute[o->compute], o->scale, o->any_source ? " --any-source" : "", g->mt->nranks,
           (unsigned long long)events, g->mt->nranks);
   fputs("#define _POSIX_C_SOURCE 200809L\n#include <mpi.h>\n#include <stdarg.h>\n#include <stdint.h>\n"
-        "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <time.h>\n\n", out);
+        "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <time.h>\n"
+        "#include <errno.h>\n#include <dirent.h>\n#include <unistd.h>\n\n", out);
+  if (g->mpi_version)
+    fprintf(out, "#if MPI_VERSION < %d\n#error \"this program calls %s, an MPI %d.0 function: build it with an MPI %d.0 "
+            "library\"\n#endif\n", g->mpi_version, g->mpi_version_fn, g->mpi_version, g->mpi_version);
   fprintf(out, "/* the predefined datatypes and ops, in the trace's id order (tracefold_predefined.h) */\n"
           "#define TFG_PREDEFINED_DTYPES(X)%s\n#define TFG_PREDEFINED_OPS(X)%s\n", predefined_dtypes, predefined_ops);
+  fprintf(out, "/* one-sided assertions and lock types as traces hold them (tracefold.h) */\n"
+          "#define TF_MODE_NOCHECK %d\n#define TF_MODE_NOSTORE %d\n#define TF_MODE_NOPUT %d\n"
+          "#define TF_MODE_NOPRECEDE %d\n#define TF_MODE_NOSUCCEED %d\n#define TF_LOCK_EXCLUSIVE %d\n"
+          "#define TF_LOCK_SHARED %d\n", TF_MODE_NOCHECK, TF_MODE_NOSTORE, TF_MODE_NOPUT, TF_MODE_NOPRECEDE,
+          TF_MODE_NOSUCCEED, TF_LOCK_EXCLUSIVE, TF_LOCK_SHARED);
   fprintf(out, "/* field kinds (tracefold.h) */\n#define TF_K_REQ %d\n#define TF_K_REQ_NEW %d\n#define TF_K_FLAG %d\n\n",
           TF_FIELD_REQ, TF_FIELD_REQ_NEW, TF_FIELD_FLAG);
   fputs("/* ======== the runtime (src/genapp/app_runtime.c) ======== */\n", out);
@@ -73,8 +82,10 @@ static void write_program(tfg_gen *g, FILE *out) {
           "  PMPI_Comm_size(MPI_COMM_WORLD, &size);\n"
           "  if (size != %d) tfg_die(\"this program makes the calls of a trace of %d ranks: run it on %d (mpirun -np %d), "
           "not %%d\", size);\n"
+          "%s"
           "  tfg_T.last_return = rp_now();\n"
-          "}\n\n", g->mt->nranks, g->mt->nranks, g->mt->nranks, g->mt->nranks);
+          "}\n\n", g->mt->nranks, g->mt->nranks, g->mt->nranks, g->mt->nranks,
+          g->uses_files ? "  tfg_io_begin(); /* the MPI-IO calls' scratch directory */\n" : "");
   tfg_text calls = {0};
   tfg_calls_emit(g, &calls);
   fputs("/* ======== the calls (the replay engine's, generated from gen/mpi.table) ======== */\n", out);

@@ -38,6 +38,9 @@ typedef struct tfg_gen {
   const tf_trace_info *info;
   uint32_t *schema_of;   /* trace function -> schema id */
   uint8_t *used;         /* per schema id: the program calls it */
+  int uses_files;        /* it calls MPI-IO: it works in a scratch directory */
+  int mpi_version;       /* the MPI version its newest function needs (0: any), and that function */
+  const char *mpi_version_fn;
   char **site_names;     /* per call site: "site_ring_c_61" (unique) */
   tfg_text tables;       /* value tables */
   tfg_text code;         /* loop-nest functions */

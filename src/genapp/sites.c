@@ -1,5 +1,5 @@
 /* sites.c — call sites as C names: "site_stencil2d_c_61" from the
- * module's debug information (file and line, addr2line), else
+ * module's debug information (file and line, util/addr2line.h), else
  * "site_<module>_<offset>"; made unique by a suffix. */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
@@ -9,23 +9,13 @@
 #include <string.h>
 
 #include "genapp_impl.h"
+#include "util/addr2line.h"
 
-/* "/path/ring.c:61 (discriminator 2)" -> "ring.c:61" in out; 0 if unknown */
+/* "ring.c:61" in out (util/addr2line.h); 0 if unknown */
 static int file_line(const tf_callsite *c, char *out, size_t len) {
-  if (!c->module || !*c->module || strchr(c->module, '\'')) return 0;
-  char cmd[4200], line[2048];
-  snprintf(cmd, sizeof cmd, "addr2line -e '%s' 0x%" PRIx64 " 2>/dev/null", c->module, c->offset ? c->offset - 1 : 0);
-  FILE *p = popen(cmd, "r");
-  if (!p) return 0;
-  int ok = fgets(line, sizeof line, p) != NULL;
-  pclose(p);
-  if (!ok || strncmp(line, "??", 2) == 0) return 0;
-  const char *base = strrchr(line, '/');
-  base = base ? base + 1 : line;
-  size_t n = strcspn(base, " \n");
-  if (n < 3 || (base[n - 2] == ':' && (base[n - 1] == '0' || base[n - 1] == '?'))) return 0;
-  snprintf(out, len, "%.*s", (int)n, base);
-  return 1;
+  tf_where w;
+  uint64_t offset = c->offset;
+  return tf_addr2line(c->module, &offset, 1, &w) == 0 && tf_where_short(w.line, out, len);
 }
 
 static void c_name(const char *in, char *out, size_t len) {

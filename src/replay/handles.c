@@ -171,45 +171,6 @@ void rp_handles_free(rp_engine *E) {
 
 /* ------------------------------------------------------------ communicators */
 
-int rp_comm_rank(MPI_Comm c) {
-  int r = 0;
-  if (c != MPI_COMM_NULL) PMPI_Comm_rank(c, &r);
-  return r;
-}
-
-int rp_coll_size(MPI_Comm c) {
-  int inter = 0, n = 0;
-  if (c == MPI_COMM_NULL) return 0;
-  PMPI_Comm_test_inter(c, &inter);
-  if (inter)
-    PMPI_Comm_remote_size(c, &n);
-  else
-    PMPI_Comm_size(c, &n);
-  return n;
-}
-
-int rp_local_size(MPI_Comm c) {
-  int n = 0;
-  if (c != MPI_COMM_NULL) PMPI_Comm_size(c, &n);
-  return n;
-}
-
-int rp_neighbors(MPI_Comm c, int out) {
-  int topo = MPI_UNDEFINED, in = 0, outd = 0;
-  if (c == MPI_COMM_NULL || PMPI_Topo_test(c, &topo) != MPI_SUCCESS) return 0;
-  if (topo == MPI_CART) {
-    PMPI_Cartdim_get(c, &in);
-    in = outd = 2 * in;
-  } else if (topo == MPI_GRAPH) {
-    PMPI_Graph_neighbors_count(c, rp_comm_rank(c), &in);
-    outd = in;
-  } else if (topo == MPI_DIST_GRAPH) {
-    int weighted = 0;
-    PMPI_Dist_graph_neighbors_count(c, &in, &outd, &weighted);
-  }
-  return out ? outd : in;
-}
-
 MPI_Comm rp_comm(rp_thread *T, int i) {
   int64_t id = id_at(T, i);
   if (id == TF_NONE || id == TF_NULL_HANDLE) return MPI_COMM_NULL;
@@ -279,13 +240,7 @@ void rp_dtype_forget(rp_thread *T, int i) { forget(T, &T->E->dtypes, i); }
 /* MPI_UNWEIGHTED from a function of its own: Open MPI defines it as the
  * address of a zero-size object, which GCC's array-bounds checks reject when
  * it is passed to an int[] parameter directly. */
-int *rp_unweighted(void) { return MPI_UNWEIGHTED; }
-
 /* ------------------------------------------------------------ ops */
-
-void rp_user_function(void *in, void *inout, int *len, MPI_Datatype *dt) {
-  (void)in, (void)inout, (void)len, (void)dt; /* contents are arbitrary in a replay */
-}
 
 MPI_Op rp_op(rp_thread *T, int i) {
   int64_t id = id_at(T, i);

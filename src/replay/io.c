@@ -57,26 +57,10 @@ int rp_io_init(rp_engine *E, char *err, size_t errlen) {
   return 0;
 }
 
-/* Remove dir and the files in it (the replay makes no subdirectories). */
-static void remove_dir(const char *dir) {
-  DIR *d = opendir(dir);
-  if (d) {
-    struct dirent *e;
-    char file[PATH_MAX];
-    while ((e = readdir(d)))
-      if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-        snprintf(file, sizeof file, "%s/%s", dir, e->d_name);
-        unlink(file);
-      }
-    closedir(d);
-  }
-  rmdir(dir);
-}
-
 void rp_io_finish(rp_engine *E) {
   if (E->opt.io_skip) return; /* the same on every rank: the barrier is collective */
   PMPI_Barrier(MPI_COMM_WORLD); /* every rank's files closed */
-  if (E->io_dir && E->io_dir_made) remove_dir(E->io_dir);
+  if (E->io_dir && E->io_dir_made) rp_remove_dir(E->io_dir);
   free(E->io_dir);
   free(E->cwd);
   E->io_dir = E->cwd = NULL;
@@ -118,25 +102,4 @@ int rp_io_call(rp_thread *T, int (*call)(rp_thread *T)) {
   pthread_mutex_unlock(&cwd_lock);
   if (!back) rp_die(T, "cannot return to %s: %s", E->cwd, strerror(errno));
   return rc;
-}
-
-const char *rp_string(rp_thread *T, int i) {
-  const tf_field_value *f = &T->field[i];
-  char *s = rp_alloc(T, (size_t)f->n + 1);
-  for (uint32_t k = 0; k < f->n; k++) s[k] = (char)f->v[k];
-  return s;
-}
-
-const char *rp_io_name(rp_thread *T, int i) {
-  char *s = (char *)rp_string(T, i);
-  if (*s && !strchr(s, '/') && strcmp(s, ".") && strcmp(s, "..")) return s;
-  for (char *p = s; *p; p++)
-    if (*p == '/') *p = '_';
-  if (*s == '.' || !*s) {
-    char *t = rp_alloc(T, strlen(s) + 2);
-    t[0] = '_';
-    strcpy(t + 1, s);
-    s = t;
-  }
-  return s;
 }

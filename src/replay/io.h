@@ -26,6 +26,8 @@ int rp_io_call(rp_thread *T, int (*call)(rp_thread *T));
  * records the same name; else the name with every '/' made '_' (and a
  * leading '.' made '_'), which cannot leave the directory. */
 const char *rp_io_name(rp_thread *T, int i);
+/* Remove dir and the files in it (args.c). */
+void rp_remove_dir(const char *dir);
 /* String field i as a C string (scratch memory). */
 const char *rp_string(rp_thread *T, int i);
 

@@ -24,21 +24,6 @@
 
 #include "replay.h"
 
-/* ------------------------------------------------------------ statuses */
-
-MPI_Status *rp_status(rp_thread *T, int src) {
-  if (src < 0 || !T->field[src].n || T->field[src].v[0] == TF_NONE) return MPI_STATUS_IGNORE;
-  return &T->status;
-}
-
-MPI_Status *rp_statuses(rp_thread *T, int src, int count) {
-  if (src < 0 || T->field[src].n == 0) return MPI_STATUSES_IGNORE;
-  int n = count >= 0 ? rp_int(T, count) : (int)T->field[src].n;
-  return rp_alloc(T, (size_t)(n > 0 ? n : 1) * sizeof(MPI_Status));
-}
-
-MPI_Status *rp_last_status(rp_thread *T) { return &T->last_status; }
-
 /* ------------------------------------------------------------ wildcard sources */
 
 static int64_t seen_take(rp_thread *T, int64_t req) {
