@@ -22,6 +22,7 @@ static int cmp_i64(const void *a, const void *b) {
 }
 
 static void cuts_unique(cuts *c) {
+  if (!c->n) return; /* no places yet: c->at may be NULL, which qsort must not get */
   qsort(c->at, c->n, sizeof *c->at, cmp_i64);
   size_t k = 0;
   for (size_t i = 0; i < c->n; i++)
