@@ -381,11 +381,13 @@ tf_status tf_trace_validate(tf_trace *t, char *err, size_t errlen) {
     tf_order order;
     tf_mem m = {0};
     const char *why = NULL;
-    if (!tf_mtrace_project_bytes(&t->mt, rank, &b, &nevents, &why) && checked_has(&seen, &b, nevents)) {
+    int rc = tf_mtrace_project_bytes(&t->mt, rank, &b, &nevents, &why);
+    if (!rc && checked_has(&seen, &b, nevents)) {
       tf_buf_free(&b);
       continue;
     }
-    if (tf_mtrace_project(&t->mt, rank, &nodes, &n, &order, &nevents, &m, &why)) {
+    if (!rc) rc = tf_mtrace_decode_projection(&t->mt, &b, nevents, &nodes, &n, &order, &m, &why);
+    if (rc) {
       st = tf_failf(err, errlen, why && strcmp(why, "out of memory") == 0 ? TF_ERR_NOMEM : TF_ERR_FORMAT,
                     "rank %d: malformed content: %s", (int)rank, why ? why : "?");
     } else {

@@ -431,6 +431,26 @@ int tf_mtrace_project_bytes(const tf_mtrace *t, int32_t rank, tf_buf *b, uint64_
   return rc;
 }
 
+int tf_mtrace_decode_projection(const tf_mtrace *t, const tf_buf *b, uint64_t nevents, tf_fnode ***nodes,
+                                uint32_t *n, tf_order *order, tf_mem *m, const char **why) {
+  *nodes = NULL;
+  *n = 0;
+  tf_order_init(order);
+  if (!b->len) return 0;
+  tf_cursor c = {b->data, b->data + b->len, 0};
+  int rc = tf_segment_decode(&c, nevents, t->ft.n, t->ncallsites, t->timing | TF_SEGMENT_MERGED_TIMING, t->bins,
+                             TF_TRACE_VERSION, nodes, n, order, m, why);
+  if (!rc && c.p != c.end) rc = (*why = "trailing bytes", -1);
+  if (rc) {
+    for (uint32_t i = 0; i < *n; i++) tf_fnode_free((*nodes)[i], m);
+    free(*nodes);
+    *nodes = NULL;
+    *n = 0;
+    tf_order_free(order, m);
+  }
+  return rc;
+}
+
 int tf_mtrace_project(const tf_mtrace *t, int32_t rank, tf_fnode ***nodes, uint32_t *n, tf_order *order,
                       uint64_t *nevents, tf_mem *m, const char **why) {
   *nodes = NULL;
@@ -438,19 +458,7 @@ int tf_mtrace_project(const tf_mtrace *t, int32_t rank, tf_fnode ***nodes, uint3
   tf_order_init(order);
   tf_buf b = {0};
   int rc = tf_mtrace_project_bytes(t, rank, &b, nevents, why);
-  if (!rc && b.len) {
-    tf_cursor c = {b.data, b.data + b.len, 0};
-    rc = tf_segment_decode(&c, *nevents, t->ft.n, t->ncallsites, t->timing | TF_SEGMENT_MERGED_TIMING, t->bins,
-                           TF_TRACE_VERSION, nodes, n, order, m, why);
-    if (!rc && c.p != c.end) rc = (*why = "trailing bytes", -1);
-    if (rc) {
-      for (uint32_t i = 0; i < *n; i++) tf_fnode_free((*nodes)[i], m);
-      free(*nodes);
-      *nodes = NULL;
-      *n = 0;
-      tf_order_free(order, m);
-    }
-  }
+  if (!rc) rc = tf_mtrace_decode_projection(t, &b, *nevents, nodes, n, order, m, why);
   tf_buf_free(&b);
   return rc;
 }

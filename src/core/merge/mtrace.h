@@ -111,6 +111,12 @@ int tf_mtrace_project(const tf_mtrace *t, int32_t rank, tf_fnode ***nodes, uint3
  * reason in *why. */
 int tf_mtrace_project_bytes(const tf_mtrace *t, int32_t rank, tf_buf *b, uint64_t *nevents, const char **why);
 
+/* The second half of tf_mtrace_project: b, as tf_mtrace_project_bytes wrote
+ * it for a rank with nevents events, decoded and validated as a per-rank
+ * segment (nothing when b is empty). 0, or -1 with a reason in *why. */
+int tf_mtrace_decode_projection(const tf_mtrace *t, const tf_buf *b, uint64_t nevents, tf_fnode ***nodes,
+                                uint32_t *n, tf_order *order, tf_mem *m, const char **why);
+
 #define TF_TRACE_ZSTD_LEVEL 9 /* sections of merged trace files */
 
 /* The merged structure behind an opened trace (flat input: tables only). */
