@@ -180,26 +180,7 @@ static int write_rank(const stream *s, int rank, int P, size_t cap) {
   tf_file_writer *w = tf_file_writer_open(path, TF_FILE_COMPRESSED, &info, err, sizeof err);
   CHECKF(w != NULL, "%s", err);
   if (!w) return -1;
-  tf_compressor c;
-  CHECK(tf_compressor_init(&c, funcs, NFUNCS, cap) == 0);
-  enum { MAXSITE = 4096 };
-  static int64_t index_of[MAXSITE];
-  for (int i = 0; i < MAXSITE; i++) index_of[i] = -1;
-  uint32_t nsites = 0;
-  for (size_t i = 0; i < s->n; i++) {
-    const oev *e = &s->e[i];
-    if (e->site >= MAXSITE) abort();
-    if (index_of[e->site] < 0) {
-      index_of[e->site] = nsites;
-      CHECK(tf_file_writer_callsite(w, nsites, site_sig(e->site), "m", e->site * 16u) == 0);
-      nsites++;
-    }
-    int rc = tf_compressor_event(&c, w, e->fn, e->thread, (uint32_t)index_of[e->site], e->compute, e->duration,
-                                 e->nvals, s->v + e->off);
-    CHECKF(rc == 0 || rc == 1, "rank %d: tf_compressor_event gives %d at event %zu", rank, rc, i);
-  }
-  CHECK(tf_compressor_finish(&c, w) == 0);
-  tf_compressor_free(&c);
+  stream_compress(s, w, funcs, NFUNCS, cap, rank);
   CHECK(tf_file_writer_close(w, err, sizeof err) == TF_OK);
   return 0;
 }

@@ -2,8 +2,9 @@
  * small file helpers, a function table, the generated event stream (the
  * oracle every round trip is checked against) and the random nested-loop
  * program generator (a template of loops and events, executed into a
- * stream; hooks vary one execution, e.g. per rank). Included by
- * test_folding.c, test_merge.c and test_timing.c; header-only (static
+ * stream; hooks vary one execution, e.g. per rank) and its folding into a
+ * per-rank file through the recorder's compressor. Included by
+ * test_folding.c, test_merge.c, test_timing.c and test_efg.c; header-only (static
  * inline). */
 #ifndef TF_TEST_GEN_H
 #define TF_TEST_GEN_H
@@ -15,6 +16,9 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "check.h"
+#include "format/compressor.h"
+#include "format/flat_writer.h"
 #include "tracefold.h"
 
 /* ------------------------------------------------------------- helpers */
@@ -157,6 +161,36 @@ static inline void stream_free(stream *s) {
 }
 
 static inline uint64_t site_sig(uint32_t site) { return (site + 1) * 0x9E3779B97F4A7C15ull ^ 0xabcdefull; }
+
+/* Folds stream s through the recorder's compressor (memory cap `cap`) into
+ * the open per-rank writer w, call sites numbered in order of first use, as
+ * the recorder does. 0, or -1 after a failed check. */
+static inline int stream_compress(const stream *s, tf_file_writer *w, const tf_func_desc *table, uint32_t nfuncs,
+                                  size_t cap, int rank) {
+  tf_compressor c;
+  CHECK(tf_compressor_init(&c, table, nfuncs, cap) == 0);
+  enum { MAXSITE = 4096 };
+  static int64_t index_of[MAXSITE];
+  for (int i = 0; i < MAXSITE; i++) index_of[i] = -1;
+  uint32_t nsites = 0;
+  int ok = 1;
+  for (size_t i = 0; i < s->n && ok; i++) {
+    const oev *e = &s->e[i];
+    if (e->site >= MAXSITE) abort();
+    if (index_of[e->site] < 0) {
+      index_of[e->site] = nsites;
+      CHECK(tf_file_writer_callsite(w, nsites, site_sig(e->site), "m", e->site * 16u) == 0);
+      nsites++;
+    }
+    int rc = tf_compressor_event(&c, w, e->fn, e->thread, (uint32_t)index_of[e->site], e->compute, e->duration,
+                                 e->nvals, s->v + e->off);
+    ok = rc == 0 || rc == 1;
+    CHECKF(ok, "rank %d: tf_compressor_event gives %d at event %zu", rank, rc, i);
+  }
+  CHECK(tf_compressor_finish(&c, w) == 0);
+  tf_compressor_free(&c);
+  return ok ? 0 : -1;
+}
 
 /* ---- random nested-loop programs */
 enum { P_CONST, P_LIN, P_LIN2, P_MOD, P_EXTREME, P_RAND_SMALL, P_RAND_FULL, P_NREGULAR = P_RAND_SMALL };
