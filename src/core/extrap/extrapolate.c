@@ -13,6 +13,7 @@
 #include "extrap/coords.h"
 #include "extrap/fit.h"
 #include "extrap/topology.h"
+#include "extrap/xorpeer.h"
 #include "merge/ranklist.h"
 
 typedef struct ctx {
@@ -211,26 +212,38 @@ static int fit_group(ctx *c, const tf_vset *const *v, uint32_t const *g, tf_vset
 
 /* Value sets whose number of groups differs: entries of groups that are
  * affine in the rank's coordinates (coords.h), each fitted, and the base's
- * groups replaced by those the entries give at the target. */
+ * groups replaced by those the entries give at the target. The
+ * coordinates are row-major over the dimension sizes, else (2-D, 3-D:
+ * the first layout whose entries agree between the inputs) over the sizes
+ * in reverse order (a transpose's partner on a d0 x d1 grid is affine in
+ * the coordinates of the d1 x d0 layout). A coefficient of a coordinate
+ * whose dimension has size 1 at an input is unknown there. */
 static int fit_vset_classes(ctx *c, const tf_vset *const *v, tf_vset *out, const char *what) {
   tf_coord_entry *e[TF_FIT_MAXIN] = {0};
   uint32_t ne[TF_FIT_MAXIN] = {0};
+  int64_t lay[TF_FIT_MAXIN + 1][TF_TOPO_MAXDIMS]; /* the layout's sizes: per input, then the target's */
   tf_mem *m = &c->in[c->base]->mem;
   int rc = 0;
-  int same = 0;
-  for (int wide = 0; wide < 2 && !same && !rc; wide++) { /* groups of one rank first, then all */
-    for (uint32_t i = 0; i < c->k; i++) {
-      if (e[i]) tf_coord_free(e[i], ne[i], m);
-      e[i] = NULL;
-    }
-    for (uint32_t i = 0; i < c->k && !rc; i++)
-      if (tf_coord_split(v[i], c->nd, c->dims[i], wide, &e[i], &ne[i], m)) rc = fail(c, "out of memory");
-    same = !rc;
-    for (uint32_t i = 0; i < c->k && same; i++) {
-      same = ne[i] == ne[c->base];
-      for (uint32_t j = 0; same && j < ne[i]; j++) same = e[i][j].is_class == e[c->base][j].is_class;
+  int same = 0, flip = 0;
+  for (flip = 0; flip < (c->nd > 1 ? 2 : 1) && !same && !rc; flip++) {
+    for (uint32_t i = 0; i <= c->k; i++)
+      for (int d = 0; d < c->nd; d++) lay[i][d] = c->dims[i][flip ? c->nd - 1 - d : d];
+    for (int wide = 0; wide < 2 && !same && !rc; wide++) { /* groups of one rank first, then all */
+      for (uint32_t i = 0; i < c->k; i++) {
+        if (e[i]) tf_coord_free(e[i], ne[i], m);
+        e[i] = NULL;
+      }
+      for (uint32_t i = 0; i < c->k && !rc; i++)
+        if (tf_coord_split(v[i], c->nd, lay[i], wide, &e[i], &ne[i], m)) rc = fail(c, "out of memory");
+      same = !rc;
+      for (uint32_t i = 0; i < c->k && same; i++) {
+        same = ne[i] == ne[c->base];
+        for (uint32_t j = 0; same && j < ne[i]; j++) same = e[i][j].is_class == e[c->base][j].is_class;
+      }
     }
   }
+  if (same && flip > 1 && c->explain)
+    fprintf(c->explain, "%s %s: coordinates over the dimension sizes in reverse order\n", c->where, what);
   if (!rc && !same) rc = groups_differ(c, v, out, what);
   tf_vset fitted = {0};
   for (uint32_t j = 0; j < ne[c->base] && !rc; j++) {
@@ -244,20 +257,20 @@ static int fit_vset_classes(ctx *c, const tf_vset *const *v, tf_vset *out, const
     }
     const tf_vseq *s[TF_FIT_MAXIN];
     int64_t y[TF_FIT_MAXIN], coef[1 + TF_TOPO_MAXDIMS];
-    uint8_t all[TF_FIT_MAXIN];
+    uint8_t known[TF_FIT_MAXIN];
     tf_coord_entry *b = &e[c->base][j];
-    for (uint32_t i = 0; i < c->k; i++) s[i] = &e[i][j].ranks, all[i] = 1;
+    for (uint32_t i = 0; i < c->k; i++) s[i] = &e[i][j].ranks;
     snprintf(name, sizeof name, "%s, class %u (groups affine in the coordinates)'s ranks", what, j);
     if ((rc = fit_vseq(c, s, &b->ranks, 1, name))) break;
     for (uint32_t i = 0; i < c->k; i++) s[i] = &e[i][j].shape;
     snprintf(name, sizeof name, "%s, class %u's values", what, j);
     if ((rc = fit_vseq(c, s, &b->shape, 0, name))) break;
     for (int f = 0; f <= c->nd && !rc; f++) {
-      for (uint32_t i = 0; i < c->k; i++) y[i] = e[i][j].coef[f];
+      for (uint32_t i = 0; i < c->k; i++) y[i] = e[i][j].coef[f], known[i] = !f || lay[i][f - 1] > 1;
       snprintf(name, sizeof name, "%s, class %u's coefficient %d (0: constant, then the coordinates)", what, j, f);
-      rc = fit_one(c, y, all, name, &coef[f]);
+      rc = fit_one(c, y, known, name, &coef[f]);
     }
-    if (!rc && tf_coord_expand(&fitted, &b->ranks, &b->shape, coef, c->nd, c->dims[c->k], m))
+    if (!rc && tf_coord_expand(&fitted, &b->ranks, &b->shape, coef, c->nd, lay[c->k], m))
       rc = fail(c, "out of memory");
   }
   for (uint32_t i = 0; i < c->k; i++)
@@ -271,7 +284,43 @@ static int fit_vset_classes(ctx *c, const tf_vset *const *v, tf_vset *out, const
   return 0;
 }
 
+/* A value set that follows the butterfly rule at every input
+ * (xorpeer.h): written by the rule at the target, its number of values per
+ * rank fitted. 1 done, 0 not the rule, -1 refused. */
+static int fit_vset_xor(ctx *c, const tf_vset *const *v, tf_vset *out, const char *what) {
+  int64_t n[TF_FIT_MAXIN], nt;
+  uint8_t all[TF_FIT_MAXIN];
+  for (uint32_t i = 0; i < c->k; i++) {
+    uint64_t ni;
+    int match = tf_xor_match(v[i], c->in[i]->nranks, &ni);
+    if (match < 0) return fail(c, "out of memory");
+    if (!match) return 0;
+    n[i] = (int64_t)ni;
+    all[i] = 1;
+  }
+  char name[320];
+  snprintf(name, sizeof name, "%s (partners rank XOR 2^(i mod log2 P)), values per rank", what);
+  if (fit_one(c, n, all, name, &nt)) return -1;
+  int64_t p = c->sp.target[1];
+  if (tf_xor_log2(p) < 0)
+    return fail(c, "%s: the partners are rank XOR 2^(i mod log2 P) at every input, but the target P=%" PRId64
+                " is not a power of two", what, p);
+  if (nt < 1) return fail(c, "%s: %" PRId64 " values per rank at the target", what, nt);
+  tf_mem *m = &c->in[c->base]->mem;
+  tf_vset rule = {0};
+  if (tf_xor_expand(&rule, p, (uint64_t)nt, m)) {
+    tf_vset_free(&rule, m);
+    return fail(c, "out of memory");
+  }
+  if (c->explain) fprintf(c->explain, "%s %s: partners rank XOR 2^(i mod log2 P), %" PRId64 " per rank\n", c->where, what, nt);
+  tf_vset_free(out, m);
+  *out = rule;
+  return 1;
+}
+
 static int fit_vset(ctx *c, const tf_vset *const *v, tf_vset *out, const char *what) {
+  int xor_rule = fit_vset_xor(c, v, out, what);
+  if (xor_rule) return xor_rule < 0 ? -1 : 0;
   for (uint32_t i = 0; i < c->k; i++)
     if (v[i]->n != out->n) return fit_vset_classes(c, v, out, what);
   for (uint32_t g = 0; g < out->n; g++) {
