@@ -52,10 +52,18 @@ static void values_text(const ctx *c, const int64_t *y, const uint8_t *known, ch
 /* Fit one number seen in every input; what names it. */
 static int fit_one(ctx *c, const int64_t *y, const uint8_t *known, const char *what, int64_t *out) {
   uint32_t used;
-  if (tf_fit_exact(&c->sp, y, known, out, &used)) return 0;
+  int fit = tf_fit_exact(&c->sp, y, known, out, &used);
+  if (fit > 0) return 0;
   char vals[256];
   values_text(c, y, known, vals, sizeof vals);
-  return fail(c, "%s: no exact fit in the features (1, P, dimension sizes) to the values %s", what, vals);
+  if (!fit) return fail(c, "%s: no exact fit in the features (1, P, dimension sizes) to the values %s", what, vals);
+  char sets[2][64] = {"", ""};
+  for (int x = 0; x < 2; x++)
+    for (uint32_t j = 0, at = 0; j < c->sp.nfeat; j++)
+      if ((used >> (16 * x)) >> j & 1)
+        at += (uint32_t)snprintf(sets[x] + at, sizeof sets[x] - at, "%s%s", at ? "," : "", c->sp.name[j]);
+  return fail(c, "%s: the values %s fit exactly in (%s) and in (%s), which differ at P=%" PRId64
+              " (the inputs do not tell them apart: choose others)", what, vals, sets[0], sets[1], c->sp.target[1]);
 }
 
 /* ------------------------------------------------------------ value sequences */
@@ -603,7 +611,7 @@ static int find_dims(ctx *c, const tf_extrap_opts *o) {
   line.target[1] = o->ranks;
   int64_t r;
   uint32_t used;
-  if (!tf_fit_exact(&line, row, all, &r, &used) || r < 1 || o->ranks % r)
+  if (tf_fit_exact(&line, row, all, &r, &used) != 1 || r < 1 || o->ranks % r)
     return fail(c, "a 2-D rank grid is detected (rows of %" PRId64 " at P=%d, ...) whose row length at P=%" PRId64
                 " neither follows MPI_Dims_create's rule nor fits exactly: give --dims",
                 row[0], c->in[0]->nranks, o->ranks);
