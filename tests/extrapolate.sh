@@ -10,8 +10,8 @@
 #   3. be marked as extrapolated (tracefold stats) and read by show and
 #      stats without error.
 # With --refuse the extrapolation must instead be refused (exit 1) with a
-# message naming the parameter ("no exact fit" or "differ"), and write no
-# file.
+# message naming the parameter ("no exact fit", "differ" or "not a power of
+# two"), and write no file; the target is then not recorded.
 #
 # usage: extrapolate.sh --mpirun CMD --lib LIB --cli TRACEFOLD --inputs "4 6 9" --target 8 [--refuse 1]
 #                       -- PROGRAM [ARGS...]
@@ -25,7 +25,9 @@ tf_options "mpirun lib cli inputs target refuse --:prog" "$@"
 tf_workdir extrap
 
 traces=()
-for np in $inputs $target; do
+recorded=$inputs
+[ "$refuse" = 1 ] || recorded="$inputs $target"
+for np in $recorded; do
   tf_record "$work/run$np" "$work/t$np" -- "${prog[@]}" -c "$work/c$np"
   [ "$np" = "$target" ] || traces+=("$work/t$np/trace.tf")
 done
@@ -35,7 +37,7 @@ if [ "$refuse" = 1 ]; then
     fail "extrapolating $name was not refused"
   fi
   cat "$work/x.err"
-  grep -q "refused: .*\(no exact fit\|differ\)" "$work/x.err" || fail "the refusal names no parameter and values"
+  grep -q "refused: .*\(no exact fit\|differ\|not a power of two\)" "$work/x.err" || fail "the refusal names no parameter and values"
   [ ! -e "$work/x.tf" ] || fail "a refused extrapolation wrote $work/x.tf"
   say "$name: ${inputs// /,} -> $target refused as expected"
   exit 0

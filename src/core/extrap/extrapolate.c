@@ -13,6 +13,7 @@
 #include "extrap/coords.h"
 #include "extrap/fit.h"
 #include "extrap/topology.h"
+#include "extrap/xorpeer.h"
 #include "merge/ranklist.h"
 
 typedef struct ctx {
@@ -51,10 +52,18 @@ static void values_text(const ctx *c, const int64_t *y, const uint8_t *known, ch
 /* Fit one number seen in every input; what names it. */
 static int fit_one(ctx *c, const int64_t *y, const uint8_t *known, const char *what, int64_t *out) {
   uint32_t used;
-  if (tf_fit_exact(&c->sp, y, known, out, &used)) return 0;
+  int fit = tf_fit_exact(&c->sp, y, known, out, &used);
+  if (fit > 0) return 0;
   char vals[256];
   values_text(c, y, known, vals, sizeof vals);
-  return fail(c, "%s: no exact fit in the features (1, P, dimension sizes) to the values %s", what, vals);
+  if (!fit) return fail(c, "%s: no exact fit in the features (1, P, dimension sizes) to the values %s", what, vals);
+  char sets[2][64] = {"", ""};
+  for (int x = 0; x < 2; x++)
+    for (uint32_t j = 0, at = 0; j < c->sp.nfeat; j++)
+      if ((used >> (16 * x)) >> j & 1)
+        at += (uint32_t)snprintf(sets[x] + at, sizeof sets[x] - at, "%s%s", at ? "," : "", c->sp.name[j]);
+  return fail(c, "%s: the values %s fit exactly in (%s) and in (%s), which differ at P=%" PRId64
+              " (the inputs do not tell them apart: choose others)", what, vals, sets[0], sets[1], c->sp.target[1]);
 }
 
 /* ------------------------------------------------------------ value sequences */
@@ -209,29 +218,34 @@ static int fit_group(ctx *c, const tf_vset *const *v, uint32_t const *g, tf_vset
   return 0;
 }
 
-/* Value sets whose number of groups differs: entries of groups that are
- * affine in the rank's coordinates (coords.h), each fitted, and the base's
- * groups replaced by those the entries give at the target. */
-static int fit_vset_classes(ctx *c, const tf_vset *const *v, tf_vset *out, const char *what) {
-  tf_coord_entry *e[TF_FIT_MAXIN] = {0};
-  uint32_t ne[TF_FIT_MAXIN] = {0};
+typedef int64_t layout[TF_FIT_MAXIN + 1][TF_TOPO_MAXDIMS]; /* sizes per input, then the target's */
+
+/* The entries of v[0..k) with coordinates over lay (groups of one rank
+ * first, then all): 1 if they agree between the inputs, 0 if not, -1. */
+static int split_layout(ctx *c, const tf_vset *const *v, layout lay, tf_coord_entry **e, uint32_t *ne) {
   tf_mem *m = &c->in[c->base]->mem;
-  int rc = 0;
   int same = 0;
-  for (int wide = 0; wide < 2 && !same && !rc; wide++) { /* groups of one rank first, then all */
+  for (int wide = 0; wide < 2 && !same; wide++) {
     for (uint32_t i = 0; i < c->k; i++) {
       if (e[i]) tf_coord_free(e[i], ne[i], m);
       e[i] = NULL;
     }
-    for (uint32_t i = 0; i < c->k && !rc; i++)
-      if (tf_coord_split(v[i], c->nd, c->dims[i], wide, &e[i], &ne[i], m)) rc = fail(c, "out of memory");
-    same = !rc;
+    for (uint32_t i = 0; i < c->k; i++)
+      if (tf_coord_split(v[i], c->nd, lay[i], wide, &e[i], &ne[i], m)) return fail(c, "out of memory");
+    same = 1;
     for (uint32_t i = 0; i < c->k && same; i++) {
       same = ne[i] == ne[c->base];
       for (uint32_t j = 0; same && j < ne[i]; j++) same = e[i][j].is_class == e[c->base][j].is_class;
     }
   }
-  if (!rc && !same) rc = groups_differ(c, v, out, what);
+  return same;
+}
+
+/* out (v[base]) becomes the groups the entries e give at the target. */
+static int fit_entries(ctx *c, const tf_vset *const *v, tf_vset *out, const char *what, tf_coord_entry **e,
+                       const uint32_t *ne, layout lay) {
+  tf_mem *m = &c->in[c->base]->mem;
+  int rc = 0;
   tf_vset fitted = {0};
   for (uint32_t j = 0; j < ne[c->base] && !rc; j++) {
     char name[400];
@@ -244,24 +258,22 @@ static int fit_vset_classes(ctx *c, const tf_vset *const *v, tf_vset *out, const
     }
     const tf_vseq *s[TF_FIT_MAXIN];
     int64_t y[TF_FIT_MAXIN], coef[1 + TF_TOPO_MAXDIMS];
-    uint8_t all[TF_FIT_MAXIN];
+    uint8_t known[TF_FIT_MAXIN];
     tf_coord_entry *b = &e[c->base][j];
-    for (uint32_t i = 0; i < c->k; i++) s[i] = &e[i][j].ranks, all[i] = 1;
+    for (uint32_t i = 0; i < c->k; i++) s[i] = &e[i][j].ranks;
     snprintf(name, sizeof name, "%s, class %u (groups affine in the coordinates)'s ranks", what, j);
     if ((rc = fit_vseq(c, s, &b->ranks, 1, name))) break;
     for (uint32_t i = 0; i < c->k; i++) s[i] = &e[i][j].shape;
     snprintf(name, sizeof name, "%s, class %u's values", what, j);
     if ((rc = fit_vseq(c, s, &b->shape, 0, name))) break;
     for (int f = 0; f <= c->nd && !rc; f++) {
-      for (uint32_t i = 0; i < c->k; i++) y[i] = e[i][j].coef[f];
+      for (uint32_t i = 0; i < c->k; i++) y[i] = e[i][j].coef[f], known[i] = !f || lay[i][f - 1] > 1;
       snprintf(name, sizeof name, "%s, class %u's coefficient %d (0: constant, then the coordinates)", what, j, f);
-      rc = fit_one(c, y, all, name, &coef[f]);
+      rc = fit_one(c, y, known, name, &coef[f]);
     }
-    if (!rc && tf_coord_expand(&fitted, &b->ranks, &b->shape, coef, c->nd, c->dims[c->k], m))
+    if (!rc && tf_coord_expand(&fitted, &b->ranks, &b->shape, coef, c->nd, lay[c->k], m))
       rc = fail(c, "out of memory");
   }
-  for (uint32_t i = 0; i < c->k; i++)
-    if (e[i]) tf_coord_free(e[i], ne[i], m);
   if (rc) {
     tf_vset_free(&fitted, m);
     return -1;
@@ -271,7 +283,122 @@ static int fit_vset_classes(ctx *c, const tf_vset *const *v, tf_vset *out, const
   return 0;
 }
 
+static int vset_copy(tf_vset *dst, const tf_vset *src, tf_mem *m) {
+  for (uint32_t g = 0; g < src->n; g++) {
+    tf_vseq seq, ranks;
+    if (tf_vseq_copy(&seq, &src->seq[g], m)) return -1;
+    if (tf_vseq_copy(&ranks, &src->ranks[g], m)) {
+      tf_vseq_free(&seq, m);
+      return -1;
+    }
+    if (tf_vset_add(dst, &seq, &ranks, src->hash[g], m)) return -1;
+  }
+  return 0;
+}
+
+/* a and b give every rank 0 .. p-1 the same sequence (or none): O(p x groups). */
+static int same_per_rank(const tf_vset *a, const tf_vset *b, int64_t p) {
+  for (int64_t r = 0; r < p; r++) {
+    const tf_vseq *x = tf_vset_find(a, r), *y = tf_vset_find(b, r);
+    if (!x != !y || (x && !tf_vseq_equal(x, y))) return 0;
+  }
+  return 1;
+}
+
+/* Value sets whose number of groups differs: entries of groups that are
+ * affine in the rank's coordinates (coords.h), each fitted, and the base's
+ * groups replaced by those the entries give at the target. The
+ * coordinates are row-major over the dimension sizes, else (2-D, 3-D:
+ * when their entries do not agree between the inputs) over the sizes in
+ * reverse order (a transpose's partner on a d0 x d1 grid is affine in the
+ * coordinates of the d1 x d0 layout). When no input grid tells the
+ * layouts apart (each symmetric or with a size-1 dimension), both agree at
+ * the inputs and the target's grid is not symmetric, both are fitted and
+ * must give every rank the same values, else the set is refused as
+ * ambiguous. A coefficient of a coordinate whose dimension has size 1 at
+ * an input is unknown there. */
+static int fit_vset_classes(ctx *c, const tf_vset *const *v, tf_vset *out, const char *what) {
+  tf_coord_entry *e[2][TF_FIT_MAXIN] = {{0}};
+  uint32_t ne[2][TF_FIT_MAXIN] = {{0}};
+  layout lay[2];
+  tf_mem *m = &c->in[c->base]->mem;
+  /* the layouts can differ at the target (not symmetric) and no input
+   * tells them apart (every input grid symmetric or with a size-1 dimension) */
+  int undecided = 1;
+  for (uint32_t i = 0; i <= c->k && undecided; i++) {
+    int tells = 1, asym = 0;
+    for (int d = 0; d < c->nd; d++) tells &= c->dims[i][d] > 1, asym |= c->dims[i][d] != c->dims[i][c->nd - 1 - d];
+    undecided = i < c->k ? !(tells && asym) : asym;
+  }
+  int agree[2] = {0, 0}, rc = 0;
+  for (int f = 0; f < (c->nd > 1 ? 2 : 1) && !rc; f++) {
+    for (uint32_t i = 0; i <= c->k; i++)
+      for (int d = 0; d < c->nd; d++) lay[f][i][d] = c->dims[i][f ? c->nd - 1 - d : d];
+    if ((agree[f] = split_layout(c, v, lay[f], e[f], ne[f])) < 0) rc = -1;
+    if (agree[0] && !undecided) break;
+  }
+  if (!rc && !agree[0] && !agree[1]) rc = groups_differ(c, v, out, what);
+  if (!rc && agree[0] && agree[1]) { /* both layouts: they must agree at the target */
+    tf_vset alt = {0};
+    const tf_vset *v2[TF_FIT_MAXIN];
+    for (uint32_t i = 0; i < c->k; i++) v2[i] = i == c->base ? &alt : v[i];
+    if (vset_copy(&alt, out, m)) rc = fail(c, "out of memory");
+    int alt_fits = !rc && !fit_entries(c, v2, &alt, what, e[1], ne[1], lay[1]);
+    if (!rc) rc = fit_entries(c, v, out, what, e[0], ne[0], lay[0]);
+    if (!rc && alt_fits && !same_per_rank(out, &alt, c->sp.target[1]))
+      rc = fail(c, "%s: its values are affine in the coordinates of the rank grid and of the grid with the sizes "
+                "reversed at every input, which differ at P=%" PRId64 " (the inputs do not tell them apart: add a "
+                "non-square grid)", what, c->sp.target[1]);
+    tf_vset_free(&alt, m);
+  } else if (!rc) {
+    int f = agree[0] ? 0 : 1;
+    if (f && c->explain)
+      fprintf(c->explain, "%s %s: coordinates over the dimension sizes in reverse order\n", c->where, what);
+    rc = fit_entries(c, v, out, what, e[f], ne[f], lay[f]);
+  }
+  for (int f = 0; f < 2; f++)
+    for (uint32_t i = 0; i < c->k; i++)
+      if (e[f][i]) tf_coord_free(e[f][i], ne[f][i], m);
+  return rc ? -1 : 0;
+}
+
+/* A value set that follows the butterfly rule at every input
+ * (xorpeer.h): written by the rule at the target, its number of values per
+ * rank fitted. 1 done, 0 not the rule, -1 refused. */
+static int fit_vset_xor(ctx *c, const tf_vset *const *v, tf_vset *out, const char *what) {
+  int64_t n[TF_FIT_MAXIN], nt;
+  uint8_t all[TF_FIT_MAXIN];
+  for (uint32_t i = 0; i < c->k; i++) {
+    uint64_t ni;
+    int match = tf_xor_match(v[i], c->in[i]->nranks, &ni);
+    if (match < 0) return fail(c, "out of memory");
+    if (!match) return 0;
+    n[i] = (int64_t)ni;
+    all[i] = 1;
+  }
+  char name[320];
+  snprintf(name, sizeof name, "%s (partners rank XOR 2^(i mod log2 P)), values per rank", what);
+  if (fit_one(c, n, all, name, &nt)) return -1;
+  int64_t p = c->sp.target[1];
+  if (tf_xor_log2(p) < 0)
+    return fail(c, "%s: the partners are rank XOR 2^(i mod log2 P) at every input, but the target P=%" PRId64
+                " is not a power of two", what, p);
+  if (nt < 1) return fail(c, "%s: %" PRId64 " values per rank at the target", what, nt);
+  tf_mem *m = &c->in[c->base]->mem;
+  tf_vset rule = {0};
+  if (tf_xor_expand(&rule, p, (uint64_t)nt, m)) {
+    tf_vset_free(&rule, m);
+    return fail(c, "out of memory");
+  }
+  if (c->explain) fprintf(c->explain, "%s %s: partners rank XOR 2^(i mod log2 P), %" PRId64 " per rank\n", c->where, what, nt);
+  tf_vset_free(out, m);
+  *out = rule;
+  return 1;
+}
+
 static int fit_vset(ctx *c, const tf_vset *const *v, tf_vset *out, const char *what) {
+  int xor_rule = fit_vset_xor(c, v, out, what);
+  if (xor_rule) return xor_rule < 0 ? -1 : 0;
   for (uint32_t i = 0; i < c->k; i++)
     if (v[i]->n != out->n) return fit_vset_classes(c, v, out, what);
   for (uint32_t g = 0; g < out->n; g++) {
@@ -554,7 +681,7 @@ static int find_dims(ctx *c, const tf_extrap_opts *o) {
   line.target[1] = o->ranks;
   int64_t r;
   uint32_t used;
-  if (!tf_fit_exact(&line, row, all, &r, &used) || r < 1 || o->ranks % r)
+  if (tf_fit_exact(&line, row, all, &r, &used) != 1 || r < 1 || o->ranks % r)
     return fail(c, "a 2-D rank grid is detected (rows of %" PRId64 " at P=%d, ...) whose row length at P=%" PRId64
                 " neither follows MPI_Dims_create's rule nor fits exactly: give --dims",
                 row[0], c->in[0]->nranks, o->ranks);

@@ -117,19 +117,27 @@ int tf_fit_exact(const tf_fit_space *s, const int64_t *y, const uint8_t *known, 
   if (!nknown) return 1;
   /* feature sets with the constant, smallest first; checked by a spare
    * input, else (last resort) exactly determined by the inputs */
-  for (int spare = 1; spare >= 0; spare--)
-  for (uint32_t size = 1; size <= s->nfeat; size++)
-    for (uint32_t mask = 1; mask < 1u << s->nfeat; mask += 2) {
-      if ((uint32_t)__builtin_popcount(mask) != size) continue;
-      rat v;
-      if (!solve(s, mask, y, known, spare, &v)) continue;
-      if (!spare) mask |= 1u << 31; /* unchecked */
-      if (v.den != 1 || v.num > INT64_MAX || v.num < INT64_MIN) continue; /* not a whole number at the target */
-      *out = (int64_t)v.num;
-      *used = mask;
-      return 1;
-    }
-  return 0;
+  int found = 0;
+  for (int spare = 1; spare >= 0 && !found; spare--)
+    for (uint32_t size = 1; size <= s->nfeat && !found; size++)
+      for (uint32_t mask = 1; mask < 1u << s->nfeat; mask += 2) {
+        if ((uint32_t)__builtin_popcount(mask) != size) continue;
+        rat v;
+        if (!solve(s, mask, y, known, spare, &v)) continue;
+        if (v.den != 1 || v.num > INT64_MAX || v.num < INT64_MIN) continue; /* not a whole number at the target */
+        if (found) { /* another checked set of the same size: it must agree at the target */
+          if ((int64_t)v.num != *out) {
+            *used |= mask << 16;
+            return -1;
+          }
+          continue;
+        }
+        *out = (int64_t)v.num;
+        *used = spare ? mask : mask | 1u << 31;
+        found = 1;
+        if (!spare) break; /* unchecked: the first */
+      }
+  return found;
 }
 
 /* ------------------------------------------------------------ timing */

@@ -33,7 +33,9 @@ typedef struct tf_fit_space {
 /* y[i] seen at input i (known[i] == 0: no value there, e.g. the step of a
  * one-value run). 1 and *out = the value at the target, *used = the feature
  * set (bit j: feature j); 0 if no exact fit exists. No known value at all:
- * 1 and *out = 0. */
+ * 1 and *out = 0. -1: ambiguous, two checked feature sets of the smallest
+ * size fit but differ at the target (*out: the first's value; *used: the
+ * first set, the other in bits 16..). */
 int tf_fit_exact(const tf_fit_space *s, const int64_t *y, const uint8_t *known, int64_t *out, uint32_t *used);
 
 /* Fit y[r] = coef . x[r] (rows of nfeat features, feature 0 the constant
