@@ -130,6 +130,7 @@ int tf_compressor_event(tf_compressor *c, tf_file_writer *w, uint32_t fn, uint32
     if (f->run.nevents >= f->flat_retry) { /* try folding again, in a new segment (folder.h) */
       if (write_segment(c, w)) return -1;
       f->flat = 0;
+      c->flat_trials++;
       return 0;
     }
     if (f->run.nevents >= TF_FLATRUN_MAX) { c->spills++; return write_segment(c, w) ? -1 : 1; }
