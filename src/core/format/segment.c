@@ -144,6 +144,18 @@ static int get_node(dec *d, tf_fnode **out, __int128 occ, uint32_t depth, __int1
   return 0;
 }
 
+/* A node list's count *n (>= 1, bounded by the bytes left) and *out, an
+ * array of *n NULL nodes. */
+static int new_list(dec *d, tf_fnode ***out, uint64_t *n) {
+  *n = tf_cur_uvar(d->c);
+  if (d->c->bad) return bad(d, "truncated node list");
+  if (*n < 1 || *n > (uint64_t)(d->c->end - d->c->p)) return bad(d, "bad node count");
+  *out = calloc(*n, sizeof **out);
+  if (!*out) return bad(d, "out of memory");
+  d->m->bytes += *n * sizeof **out;
+  return 0;
+}
+
 /* Room for `want` nodes in *out (cap entries). */
 static int grow(dec *d, tf_fnode ***out, uint32_t *cap, uint64_t want) {
   if (want <= *cap) return 0;
@@ -159,13 +171,8 @@ static int grow(dec *d, tf_fnode ***out, uint32_t *cap, uint64_t want) {
 /* The top level: nodes, and flat runs (ND_FLAT, per-rank files only), each
  * expanded into its events' nodes; *nout counts the nodes made so far. */
 static int get_top(dec *d, tf_fnode ***out, uint32_t *nout, __int128 *events) {
-  uint64_t n = tf_cur_uvar(d->c);
-  if (d->c->bad) return bad(d, "truncated node list");
-  if (n < 1 || n > (uint64_t)(d->c->end - d->c->p)) return bad(d, "bad node count");
-  tf_fnode **nodes = calloc(n, sizeof *nodes);
-  *out = nodes;
-  if (!nodes) return bad(d, "out of memory");
-  d->m->bytes += n * sizeof *nodes;
+  uint64_t n;
+  if (new_list(d, out, &n)) return -1;
   uint32_t cap = (uint32_t)n;
   for (uint64_t i = 0; i < n; i++) {
     if (d->c->p < d->c->end && *d->c->p == ND_FLAT) {
@@ -188,16 +195,11 @@ static int get_top(dec *d, tf_fnode ***out, uint32_t *nout, __int128 *events) {
 }
 
 static int get_nodes(dec *d, tf_fnode ***out, uint32_t *nout, __int128 occ, uint32_t depth, __int128 *events) {
-  uint64_t n = tf_cur_uvar(d->c);
-  if (d->c->bad) return bad(d, "truncated node list");
-  if (n < 1 || n > (uint64_t)(d->c->end - d->c->p)) return bad(d, "bad node count");
-  tf_fnode **nodes = calloc(n, sizeof *nodes);
-  *out = nodes;
-  if (!nodes) return bad(d, "out of memory");
-  d->m->bytes += n * sizeof *nodes;
+  uint64_t n;
+  if (new_list(d, out, &n)) return -1;
   *nout = (uint32_t)n;
   for (uint32_t i = 0; i < n; i++)
-    if (get_node(d, &nodes[i], occ, depth, events)) return -1;
+    if (get_node(d, &(*out)[i], occ, depth, events)) return -1;
   return 0;
 }
 
