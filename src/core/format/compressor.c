@@ -133,7 +133,10 @@ int tf_compressor_event(tf_compressor *c, tf_file_writer *w, uint32_t fn, uint32
       c->flat_trials++;
       return 0;
     }
-    if (f->run.nevents >= TF_FLATRUN_MAX) { c->spills++; return write_segment(c, w) ? -1 : 1; }
+    if (f->run.nevents >= TF_FLATRUN_MAX) { /* a long run: its segment is written, the stream stays flat */
+      c->flat_trials++;
+      return write_segment(c, w) ? -1 : 0;
+    }
   }
   if (c->folded_bytes <= c->cap_bytes) return 0;
   c->spills++;

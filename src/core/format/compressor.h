@@ -46,7 +46,7 @@ typedef struct tf_compressor {
   int cst_guided;     /* a program built by tracefold-cc: every thread's folder is CST-guided from its first event */
   uint32_t flat_window; /* folders measure whether folding pays every that many events (0: never; folder.h) */
   uint64_t flat_events; /* events that went to flat runs */
-  uint64_t flat_trials; /* segments written to try folding again after a flat run */
+  uint64_t flat_trials; /* segments written for flat runs: to try folding again, or after TF_FLATRUN_MAX events */
 } tf_compressor;
 
 #define TF_FLAT_WINDOW_DEFAULT 32768u /* events per window of the "folding pays" measure */
