@@ -581,10 +581,24 @@ static rt_result round_trip(const stream *s, const rt_opts *o, uint64_t seed) {
       CHECK(tf_file_writer_callsite(cw, nsites, site_sig(e->site), "m", e->site * 16u) == 0);
       nsites++;
     }
-    if (o->flat_window && i % 500 == 499) { /* a checkpoint with a flat run open: must change nothing */
+    if (o->flat_window && i % 500 == 499) { /* a checkpoint with a flat run open: must change nothing, and decode */
       tf_buf snap = {0};
       uint64_t nev;
       CHECK(tf_compressor_snapshot(&c, &snap, &nev) == 0 && nev == c.nevents);
+      if (nev) {
+        tf_cursor cur = {snap.data, snap.data + snap.len, 0};
+        tf_fnode **nodes;
+        uint32_t n;
+        tf_order order;
+        tf_mem m = {0};
+        const char *why = NULL;
+        CHECKF(tf_segment_decode(&cur, nev, NFUNCS, nsites, o->timing, TF_BINS_DEFAULT, TF_COMP_VERSION, &nodes, &n,
+                                 &order, &m, &why) == 0 && cur.p == cur.end,
+               "seed %" PRIu64 ": checkpoint at event %zu: %s", seed, i, why ? why : "bytes left");
+        for (uint32_t k = 0; k < n; k++) tf_fnode_free(nodes[k], &m);
+        free(nodes);
+        tf_order_free(&order, &m);
+      }
       tf_buf_free(&snap);
     }
     uint32_t idx = (uint32_t)index_of[e->site];
