@@ -7,7 +7,10 @@
  * (MPI_Ibarrier, MPI_Iallreduce or MPI_Ibcast of 1-8 ints) while fewer
  * than 8 are outstanding, or completes some (MPI_Wait of a random one,
  * MPI_Test, MPI_Testany, MPI_Waitall of all). The counts, the request
- * chosen and the completion call are what make the stream irregular.
+ * chosen and the completion call are what make the stream irregular. With
+ * more than one rank, whose MPI_Test flags may differ, a start that finds
+ * 8 outstanding first completes them all (MPI_Waitall), so that every rank
+ * starts the same collectives in the same order.
  *
  * Prints, on rank 0, as machine-readable lines:
  *   events <MPI calls made by rank 0 between MPI_Init and MPI_Finalize>
@@ -54,15 +57,21 @@ int main(int argc, char **argv) {
   }
   rng_state = seed;
   MPI_Init(&argc, &argv);
-  int rank;
+  int rank, nprocs;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
   MPI_Request req[MAX_OUT];
   int sendbuf[MAX_OUT][8], recvbuf[MAX_OUT][8];
   int nout = 0;
-  long events = 1; /* MPI_Comm_rank */
+  long events = 2; /* MPI_Comm_rank, MPI_Comm_size */
   double t0 = bench_now_ns();
   for (long s = 0; s < steps; s++) {
     uint32_t r = next_random();
+    if (nprocs > 1 && nout == MAX_OUT && (r & 1)) { /* every rank starts this collective, whatever its flags */
+      MPI_Waitall(nout, req, MPI_STATUSES_IGNORE);
+      nout = 0;
+      events++;
+    }
     if (nout < MAX_OUT && (r & 1)) {
       int count = 1 + (int)((r >> 4) & 7);
       for (int k = 0; k < count; k++) sendbuf[nout][k] = (int)s + k;

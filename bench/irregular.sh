@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # irregular.sh — the recorder on a stream that does not fold: bench_irregular
 # (a seeded random mix of nonblocking collectives and completion calls, one
-# rank) untraced and traced, side by side in one run, and writes the section
+# rank) untraced and traced (folded: compressed with TRACEFOLD_FLATRUN=off, as
+# before flat runs; compressed: the default, where the stream degrades to flat
+# runs; flat), side by side in one run, and writes the section
 # "## Irregular streams: cost, memory and merge per event" of bench/RESULTS.md.
 #
 # usage: bench/irregular.sh BUILD_DIR
 # environment (optional):
 #   MPIRUN  launcher                        [mpirun.mpich]
 #   STEPS   random steps per run (list)     [100000 500000]
-#   ROUNDS  rounds (untraced, compressed, flat in each, rotated) [3]
+#   ROUNDS  rounds (untraced, folded, compressed, flat in each, rotated) [3]
 #
 # Per run, bench_irregular reports its events (its own count of its MPI
 # calls), the time from after MPI_Init to before MPI_Finalize (recording) and
@@ -40,14 +42,18 @@ trap 'rm -rf "$tmp"' EXIT
 private_binaries "$build"
 cp "$build/bench/bench_irregular" "$tmp/bin/" || die "no bench/bench_irregular in $build (build it first)"
 export MPIR_CVAR_POLLS_BEFORE_YIELD=1
-unset LD_PRELOAD TRACEFOLD_MODE TRACEFOLD_OUTPUT TRACEFOLD_MEMORY TRACEFOLD_TIMING
+unset LD_PRELOAD TRACEFOLD_MODE TRACEFOLD_OUTPUT TRACEFOLD_MEMORY TRACEFOLD_TIMING TRACEFOLD_FLATRUN
 
 # one STEPS MODE ROUND: a line "steps mode events run_s finalize_s rss_kb trace_bytes"
 one() {
   local steps=$1 mode=$2 out=$tmp/out.$1.$2.$3 trace=$tmp/trace
   rm -rf "$trace"
   local env=(env)
-  [ "$mode" = untraced ] || env+=(LD_PRELOAD="$lib" TRACEFOLD_MODE="$mode" TRACEFOLD_OUTPUT="$trace")
+  case $mode in
+  untraced) ;;
+  folded) env+=(LD_PRELOAD="$lib" TRACEFOLD_MODE=compressed TRACEFOLD_FLATRUN=off TRACEFOLD_OUTPUT="$trace") ;;
+  *) env+=(LD_PRELOAD="$lib" TRACEFOLD_MODE="$mode" TRACEFOLD_OUTPUT="$trace") ;;
+  esac
   /usr/bin/time -f "rss_kb %M" -o "$out.time" "$MPIRUN" -np 1 "${env[@]}" "$tmp/bin/bench_irregular" -n "$steps" \
     >"$out" 2>"$out.err" || { cat "$out.err" >&2; die "bench_irregular -n $steps failed ($mode)"; }
   local bytes=0
@@ -56,12 +62,12 @@ one() {
        "$(awk '/rss_kb/ { print $2 }' "$out.time") $bytes"
 }
 
-modes=(untraced compressed flat)
+modes=(untraced folded compressed flat)
 : >"$tmp/lines"
 for r in $(seq 1 "$ROUNDS"); do
   for steps in $STEPS; do
-    for k in 0 1 2; do # rotated order: drift in the machine's load hits every mode alike
-      one "$steps" "${modes[$(((k + r) % 3))]}" "$r" >>"$tmp/lines"
+    for k in 0 1 2 3; do # rotated order: drift in the machine's load hits every mode alike
+      one "$steps" "${modes[$(((k + r) % 4))]}" "$r" >>"$tmp/lines"
     done
   done
   echo "$prog: round $r of $ROUNDS done" >&2
@@ -82,7 +88,7 @@ for steps in sorted({s for s, _ in runs}):
     ev = base[0][0]
     b_run, b_fin, b_rss = med([x[1] for x in base]), med([x[2] for x in base]), med([x[3] for x in base])
     rows.append(f"| {ev:,} | untraced | {b_run:.3f} s | {b_fin:.3f} s | | | | {b_rss / 1024:.0f} MiB | |")
-    for mode in ("compressed", "flat"):
+    for mode in ("folded", "compressed", "flat"):
         t = runs[(steps, mode)]
         run, fin, rss, size = med([x[1] for x in t]), med([x[2] for x in t]), med([x[3] for x in t]), med([x[4] for x in t])
         rec = (run - b_run) / ev * 1e9
@@ -93,8 +99,10 @@ for steps in sorted({s for s, _ in runs}):
                     f"{rss / 1024:.0f} MiB (**{mem:,.0f} B/event**) | {size / ev:.1f} |")
 section = f"""## Irregular streams: cost, memory and merge per event
 
-Written by `bench/irregular.sh` (source {source}; {rounds} rounds, untraced, compressed and flat
-runs rotated in each; the median round). `bench_irregular` makes a seeded random mix of
+Written by `bench/irregular.sh` (source {source}; {rounds} rounds, untraced, folded, compressed and
+flat runs rotated in each; the median round). *folded* is compressed with `TRACEFOLD_FLATRUN=off`
+(every event folded, as before flat runs); *compressed* the default, where the recorder measures
+that folding does not pay and keeps the stream as flat runs (doc/FOLDING.md "Flat runs"). `bench_irregular` makes a seeded random mix of
 `MPI_Ibarrier`, `MPI_Iallreduce` and `MPI_Ibcast` (1-8 ints) and `MPI_Wait`, `MPI_Test`,
 `MPI_Testany`, `MPI_Waitall` on one rank: a stream that does not fold. *record* is the added
 time per event while the program runs, *finalize* the added time in `MPI_Finalize` (merge,

@@ -33,6 +33,9 @@ expect_stop TRACEFOLD_CHECKPOINT=1ms 'TRACEFOLD_CHECKPOINT="1ms" is not valid'
 expect_stop TRACEFOLD_CHECKPOINT=10h 'TRACEFOLD_CHECKPOINT="10h" is not valid'
 expect_stop TRACEFOLD_VERBOSE=yes 'TRACEFOLD_VERBOSE="yes" is not valid; accepted: 0, 1'
 expect_stop TRACEFOLD_CST_GUIDE=on 'TRACEFOLD_CST_GUIDE="on" is not valid; accepted: 0, 1'
+expect_stop TRACEFOLD_FLATRUN=yes 'TRACEFOLD_FLATRUN="yes" is not valid; accepted: off, on, or a window of 64 to'
+expect_stop TRACEFOLD_FLATRUN=32 'TRACEFOLD_FLATRUN="32" is not valid'
+expect_stop TRACEFOLD_FLATRUN=32M 'TRACEFOLD_FLATRUN="32M" is not valid'
 
 # the tracefold command's own variables are known, and leave the run alone
 tf_traced 2 cmdvars TRACEFOLD_MPIRUN=mpirun TRACEFOLD_CHECKPOINT=500ms TRACEFOLD_VERBOSE=0 -- "$prog" >out 2>err ||

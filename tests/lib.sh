@@ -52,6 +52,12 @@
 #                          "WHOSE calls per function differ from the
 #                          workload's own counts" (or "the workload wrote
 #                          no counts")
+#   tf_check_lossless DIR  `tracefold dump --no-time DIR` (the reference
+#                          trace, into $work/reference) equals `tracefold
+#                          unroll --no-time DIR/trace.tf` (into
+#                          $work/unrolled); else the first differences and
+#                          fail "the unrolled merged trace differs from the
+#                          reference trace"
 #
 # The scripts keep their own checks and messages; this file has none.
 # shellcheck shell=bash disable=SC2034 # globals shared with the sourcing script
@@ -156,4 +162,14 @@ tf_check_counts() {
   [ -s "$work/wl.counts" ] || fail "the workload wrote no counts"
   diff "$work/wl.counts" "$1" >"$work/counts.diff" ||
     { cat "$work/counts.diff" >&2; fail "$2 calls per function differ from the workload's own counts"; }
+}
+
+# shellcheck disable=SC2154 # cli: the sourcing script's --cli
+tf_check_lossless() {
+  "$cli" dump --no-time "$1" >"$work/reference" || fail "tracefold dump failed"
+  "$cli" unroll --no-time "$1/trace.tf" >"$work/unrolled" || fail "tracefold unroll failed"
+  cmp -s "$work/reference" "$work/unrolled" || {
+    diff "$work/reference" "$work/unrolled" | head -20 >&2
+    fail "the unrolled merged trace differs from the reference trace"
+  }
 }

@@ -74,12 +74,7 @@ events=$(awk '{s += $2} END {print s}' < <(for ((r = 0; r < np; r++)); do awk '{
 lines=$(wc -l <"$work/dump")
 [ "$lines" -eq "$events" ] || fail "dump printed $lines lines, the workload made $events calls"
 
-"$cli" dump --no-time "$work/trace" >"$work/reference" || fail "tracefold dump --no-time failed"
-"$cli" unroll --no-time "$work/trace/trace.tf" >"$work/unrolled" || fail "tracefold unroll failed"
-cmp -s "$work/reference" "$work/unrolled" || {
-  diff "$work/reference" "$work/unrolled" | head -20 >&2
-  fail "the unrolled merged trace differs from the reference trace"
-}
+tf_check_lossless "$work/trace"
 "$cli" stats "$work/trace/trace.tf" >"$work/stats" || fail "tracefold stats failed"
 grep -q "^events: *$events\b" "$work/stats" || fail "tracefold stats does not report $events events"
 flat_bytes=$(cat "$work"/trace/rank-*.flat | wc -c)

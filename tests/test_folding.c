@@ -514,7 +514,7 @@ static int compare_reader(tf_file_reader *r, const stream *s, int times, int con
 typedef struct rt_result {
   long flat_size, comp_size;
   uint32_t nsegments;
-  uint64_t spills;
+  uint64_t spills, flat_events;
   int ok;
 } rt_result;
 
@@ -525,6 +525,7 @@ typedef struct rt_opts {
   int check_cap;   /* the folder's accounted memory stays under cap after every event */
   tf_timing_mode timing; /* what the compressed file keeps of times (size checks use stats: they measure folding) */
   uint32_t markers; /* CST-guided folding: random loop markers before about one event in `markers` (0: none) */
+  uint32_t flat_window; /* flat runs (fold/flatrun.h): the "folding pays" window, 0 none */
 } rt_opts;
 
 /* 1 to 4 CST loop markers of random kinds for loops 0..7, whatever the loops
@@ -554,6 +555,7 @@ static rt_result round_trip(const stream *s, const rt_opts *o, uint64_t seed) {
   tf_compressor c;
   tf_compressor_init(&c, funcs, NFUNCS, o->cap);
   tf_compressor_set_timing(&c, (tf_timing_mode)o->timing, TF_BINS_DEFAULT);
+  tf_compressor_set_flat_window(&c, o->flat_window);
   enum { MAXSITE = 4096 };
   static int64_t index_of[MAXSITE];
   for (int i = 0; i < MAXSITE; i++) index_of[i] = -1;
@@ -579,6 +581,26 @@ static rt_result round_trip(const stream *s, const rt_opts *o, uint64_t seed) {
       CHECK(tf_file_writer_callsite(cw, nsites, site_sig(e->site), "m", e->site * 16u) == 0);
       nsites++;
     }
+    if (o->flat_window && i % 500 == 499) { /* a checkpoint with a flat run open: must change nothing, and decode */
+      tf_buf snap = {0};
+      uint64_t nev;
+      CHECK(tf_compressor_snapshot(&c, &snap, &nev) == 0 && nev == c.nevents);
+      if (nev) {
+        tf_cursor cur = {snap.data, snap.data + snap.len, 0};
+        tf_fnode **nodes;
+        uint32_t n;
+        tf_order order;
+        tf_mem m = {0};
+        const char *why = NULL;
+        CHECKF(tf_segment_decode(&cur, nev, NFUNCS, nsites, o->timing, TF_BINS_DEFAULT, TF_COMP_VERSION, &nodes, &n,
+                                 &order, &m, &why) == 0 && cur.p == cur.end,
+               "seed %" PRIu64 ": checkpoint at event %zu: %s", seed, i, why ? why : "bytes left");
+        for (uint32_t k = 0; k < n; k++) tf_fnode_free(nodes[k], &m);
+        free(nodes);
+        tf_order_free(&order, &m);
+      }
+      tf_buf_free(&snap);
+    }
     uint32_t idx = (uint32_t)index_of[e->site];
     CHECK(tf_file_writer_event(fw, e->fn, e->thread, idx, e->compute, e->duration, e->nvals, s->v + e->off) == 0);
     int rc = tf_compressor_event(&c, cw, e->fn, e->thread, idx, e->compute, e->duration, e->nvals, s->v + e->off);
@@ -592,7 +614,8 @@ static rt_result round_trip(const stream *s, const rt_opts *o, uint64_t seed) {
   }
   int last = c.nevents > 0; /* finish writes what remains, if anything */
   CHECK(tf_compressor_finish(&c, cw) == 0);
-  res.spills = c.spills;
+  res.spills = c.spills + c.flat_trials;
+  res.flat_events = c.flat_events;
   tf_compressor_free(&c);
   CHECK(tf_file_writer_close(fw, err, sizeof err) == TF_OK);
   CHECK(tf_file_writer_close(cw, err, sizeof err) == TF_OK);
@@ -639,7 +662,7 @@ static void test_pipeline(int nseeds, uint64_t only_seed) {
   double worst[3] = {0};
   uint64_t worst_seed[3] = {0};
   long flat_total[3] = {0}, comp_total[3] = {0};
-  int failed_seeds = 0;
+  int failed_seeds = 0, nflat_seeds = 0;
   for (int i = 0; i < nseeds; i++) {
     uint64_t seed = only_seed ? only_seed : 1000 + (uint64_t)i;
     gen g;
@@ -647,8 +670,10 @@ static void test_pipeline(int nseeds, uint64_t only_seed) {
     rt_opts o = {.cap = (size_t)64 << 20, .const_times = g.const_times, .rewind = seed % 5 == 0,
                  .timing = (tf_timing_mode)(seed % 4)}; /* every timing mode */
     if (seed % 7 == 3) o.cap = 16 << 10; /* several segments: the codec state crosses them */
+    if (seed % 7 == 5) o.flat_window = 64; /* flat runs where folding does not pay, and trials after them */
     int before = failures;
     rt_result r = round_trip(&g.s, &o, seed);
+    nflat_seeds += r.flat_events > 0;
     if (failures != before) {
       fprintf(stderr, "pipeline: seed %" PRIu64 " failed (%zu events, level %d, noise %u, cap %zu)\n", seed, g.s.n,
               g.level, g.noise, o.cap);
@@ -662,7 +687,7 @@ static void test_pipeline(int nseeds, uint64_t only_seed) {
      * greedy, and a loop whose trip count changes with an outer index can
      * fold differently from one outer iteration to the next (lossless, but
      * a few more nodes), e.g. "E (A B)^k" with k = 5, 6, 7, 5, 6, 7, ... */
-    if (r.ok && o.cap > (1u << 20)) {
+    if (r.ok && o.cap > (1u << 20) && !o.flat_window) {
       double ratio = (double)r.comp_size / (double)r.flat_size;
       if (g.s.n >= 2000 && ratio > worst[g.level]) {
         worst[g.level] = ratio;
@@ -677,7 +702,8 @@ static void test_pipeline(int nseeds, uint64_t only_seed) {
     stream_free(&g.s);
   }
   if (!only_seed) {
-    printf("pipeline: %d seeds, %d failed\n", nseeds, failed_seeds);
+    printf("pipeline: %d seeds, %d failed; %d of them switched to flat runs (window 64)\n", nseeds, failed_seeds,
+           nflat_seeds);
     static const char *const names[] = {"irregular", "regular", "simple"};
     for (int l = 2; l >= 0; l--)
       printf("pipeline: %s programs: compressed/flat %.3f overall, worst %.3f (seed %" PRIu64 ")\n", names[l],
@@ -846,6 +872,51 @@ static void irregular_stream(stream *s, size_t n, uint64_t seed) {
     int64_t v[4] = {rnd_range(0, 3), rnd_range(-1, 1), (int64_t)(site % 5), 0};
     stream_add(s, 1, 0, site, rndn(1000), rndn(100), 4, v);
   }
+}
+
+/* Flat runs (fold/flatrun.h), window 64: random events on two interleaved
+ * threads switch to flat runs, then a regular phase folds again after a
+ * trial; a regular stream never switches. Lossless each way (round_trip
+ * compares every event). */
+static void test_flat_runs(void) {
+  stream s = {0};
+  rng = 4242;
+  for (size_t i = 0; i < 6000; i++) { /* irregular, two threads interleaved at random */
+    uint32_t site = (uint32_t)rndn(30);
+    int64_t v[4] = {rnd_range(0, 3), rnd_range(-1, 1), (int64_t)(site % 5), 0};
+    stream_add(&s, 1, (uint32_t)rndn(2), site, rndn(1000), rndn(100), 4, v);
+  }
+  size_t irregular = s.n;
+  for (int64_t it = 0; it < 4000; it++) /* regular: a loop of 3 calls on thread 0 */
+    for (uint32_t k = 0; k < 3; k++) {
+      int64_t v[4] = {it, (int64_t)k, 7, 0};
+      stream_add(&s, 2, 0, 40 + k, 500, 20, 4, v);
+    }
+  rt_opts o = {.cap = (size_t)64 << 20, .timing = TF_TIMING_PATH, .flat_window = 64};
+  rt_result r = round_trip(&s, &o, 1);
+  printf("flat runs: %zu events (%zu irregular), %" PRIu64 " kept flat, %u segments, compressed %ld bytes, flat %ld\n",
+         s.n, irregular, r.flat_events, r.nsegments, r.comp_size, r.flat_size);
+  CHECK(r.ok);
+  CHECKF(r.flat_events > irregular / 2, "only %" PRIu64 " of %zu irregular events went to flat runs", r.flat_events,
+         irregular);
+  CHECKF(r.flat_events < irregular + 64 * 16, "%" PRIu64 " events flat: the regular phase did not fold again",
+         r.flat_events);
+  CHECKF(r.comp_size * 2 < r.flat_size, "compressed %ld bytes, flat %ld", r.comp_size, r.flat_size);
+  stream_free(&s);
+
+  stream reg = {0};
+  for (int64_t it = 0; it < 3000; it++)
+    for (uint32_t k = 0; k < 5; k++) {
+      int64_t v[4] = {it % 7, (int64_t)k, 3, 0};
+      stream_add(&reg, 2, 0, 50 + k, 100 + (uint64_t)(it % 3), 9, 4, v);
+    }
+  r = round_trip(&reg, &o, 2);
+  CHECK(r.ok);
+  CHECKF(r.flat_events == 0 && r.nsegments == 1, "a regular stream: %" PRIu64 " events flat, %u segments",
+         r.flat_events, r.nsegments);
+  stream_free(&reg);
+  remove("folding_rt.flat");
+  remove("folding_rt.tfc");
 }
 
 static double fold_seconds(const stream *s, size_t *bytes) {
@@ -1578,6 +1649,7 @@ int main(int argc, char **argv) {
       {"cst_guide_period", test_cst_guide_period},
       {"long_body", test_long_body},
       {"linear_time", test_linear_time},
+      {"flat_runs", test_flat_runs},
       {"accounting", test_accounting},
       {"memory_cap", test_memory_cap},
       {"size_independent", test_size_independent},

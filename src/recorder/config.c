@@ -17,6 +17,9 @@
  *                     of each rank's folded trace: 500ms, 10s, 2m (no
  *                     unit: seconds), 10 ms to 24 h             [10s]
  *   TRACEFOLD_VERBOSE 0 | 1: 1 says where the trace went         [0]
+ *   TRACEFOLD_FLATRUN off | on | a window of 64 to 16777216 events:
+ *                     a stream on which folding stops paying, over a
+ *                     window, is kept as a flat run (doc/FOLDING.md) [on: 32768]
  * The variables of the tracefold command (TRACEFOLD_MPIRUN,
  * TRACEFOLD_REPLAY, TRACEFOLD_SIM, TRACEFOLD_SMPIRUN) and
  * TRACEFOLD_CST_REPORT (read by cst_markers.c, doc/CST.md) are known and
@@ -25,6 +28,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "config.h"
 
+#include "format/compressor.h"
 #include "time/timing.h"
 #include "volume.h"
 
@@ -38,7 +42,7 @@ extern char **environ;
 
 static const char *const known[] = {"TRACEFOLD_MODE",       "TRACEFOLD_OUTPUT", "TRACEFOLD_MEMORY",
                                     "TRACEFOLD_TIMING",     "TRACEFOLD_BINS",   "TRACEFOLD_VOLUME",
-                                    "TRACEFOLD_CHECKPOINT", "TRACEFOLD_VERBOSE",
+                                    "TRACEFOLD_CHECKPOINT", "TRACEFOLD_VERBOSE", "TRACEFOLD_FLATRUN",
                                     /* the tracefold command's, not the recorder's */
                                     "TRACEFOLD_MPIRUN",     "TRACEFOLD_REPLAY", "TRACEFOLD_SIM",
                                     "TRACEFOLD_SMPIRUN",    "TRACEFOLD_CST_REPORT",
@@ -93,6 +97,7 @@ int tf_config_read(tf_config *cfg, char *err, size_t errlen) {
   cfg->volume = TF_VOLUME_OFF;
   cfg->checkpoint_ns = TF_DEFAULT_CHECKPOINT_NS;
   cfg->verbose = 0;
+  cfg->flat_window = TF_FLAT_WINDOW_DEFAULT;
   for (char **e = environ; e && *e; e++) {
     if (strncmp(*e, "TRACEFOLD_", 10) != 0) continue;
     size_t n = strcspn(*e, "=");
@@ -102,7 +107,7 @@ int tf_config_read(tf_config *cfg, char *err, size_t errlen) {
     if (!ok) {
       snprintf(err, errlen,
                "unknown variable %.*s (known: TRACEFOLD_MODE, TRACEFOLD_OUTPUT, TRACEFOLD_MEMORY, TRACEFOLD_TIMING, "
-               "TRACEFOLD_BINS, TRACEFOLD_VOLUME, TRACEFOLD_CHECKPOINT, TRACEFOLD_VERBOSE)",
+               "TRACEFOLD_BINS, TRACEFOLD_VOLUME, TRACEFOLD_CHECKPOINT, TRACEFOLD_VERBOSE, TRACEFOLD_FLATRUN)",
                (int)n, *e);
       return -1;
     }
@@ -178,6 +183,21 @@ int tf_config_read(tf_config *cfg, char *err, size_t errlen) {
       return -1;
     }
     cfg->verbose = verbose[0] == '1';
+  }
+  const char *flatrun = getenv("TRACEFOLD_FLATRUN");
+  if (flatrun) {
+    size_t w = 0;
+    if (strcmp(flatrun, "off") == 0) {
+      cfg->flat_window = 0;
+    } else if (strcmp(flatrun, "on") == 0) {
+      cfg->flat_window = TF_FLAT_WINDOW_DEFAULT;
+    } else if (parse_size(flatrun, &w) || w < TF_FLAT_WINDOW_MIN || w > TF_FLAT_WINDOW_MAX) {
+      snprintf(err, errlen, "TRACEFOLD_FLATRUN=\"%s\" is not valid; accepted: off, on, or a window of %u to %u events",
+               flatrun, TF_FLAT_WINDOW_MIN, TF_FLAT_WINDOW_MAX);
+      return -1;
+    } else {
+      cfg->flat_window = (uint32_t)w;
+    }
   }
   const char *guide = getenv("TRACEFOLD_CST_GUIDE"); /* read by cst_markers.c, checked here */
   if (guide && strcmp(guide, "0") != 0 && strcmp(guide, "1") != 0) {

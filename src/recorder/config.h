@@ -16,9 +16,12 @@ typedef struct tf_config {
   uint32_t volume;    /* TRACEFOLD_VOLUME: tf_volume_request */
   uint64_t checkpoint_ns; /* TRACEFOLD_CHECKPOINT: interval between checkpoints, 0 = off */
   int verbose;        /* TRACEFOLD_VERBOSE */
+  uint32_t flat_window; /* TRACEFOLD_FLATRUN: events per window of the "folding pays" measure, 0 = off */
 } tf_config;
 
 #define TF_DEFAULT_MEMORY ((size_t)256 << 20)
+#define TF_FLAT_WINDOW_MIN 64u
+#define TF_FLAT_WINDOW_MAX (1u << 24)
 #define TF_DEFAULT_CHECKPOINT_NS 10000000000ull /* 10 s */
 
 /* Read and validate. 0 on success; otherwise -1 and one line in err naming

@@ -704,6 +704,7 @@ void tf_recorder_start(int init_rc) {
       return;
     }
     tf_compressor_set_timing(&g.compressor, (tf_timing_mode)g.cfg.timing, g.cfg.bins);
+    tf_compressor_set_flat_window(&g.compressor, g.cfg.flat_window);
     g.compressor.cst_guided = tf_cst_guided_program(); /* built by tracefold-cc: guided from the first event */
   }
   tf_state_recording();
@@ -789,6 +790,9 @@ void tf_recorder_before_finalize(void) {
   if (g.comp && !stopped && recorded) {
     uint64_t lost = tf_lost(), unwritten = g.compressor.nevents;
     if (was != TF_STATE_RECORDING || tf_compressor_finish(&g.compressor, g.comp) != 0) lost += unwritten;
+    if (g.cfg.verbose && g.compressor.flat_events)
+      fprintf(stderr, "tracefold: rank %d: %llu events kept in flat runs (folding did not pay)\n", g.rank,
+              (unsigned long long)g.compressor.flat_events);
     tf_compressor_free(&g.compressor);
     if (lost) tf_file_writer_lost(g.comp, lost);
     int e = tf_file_writer_error(g.comp);

@@ -13,7 +13,9 @@
  *                             when it stops before MPI_Finalize): the same
  *                             compressor and writer; memory cap CAP bytes
  *                             for the first file (a small cap makes several
- *                             segments), 256M for the others;
+ *                             segments), 256M for the others, which measure
+ *                             whether folding pays every 64 events (flat
+ *                             runs, fold/flatrun.h, where it does not);
  *       OUT-rank-R.small.tfc  the same with the function table cut down to
  *       OUT-rank-R.small.flat the functions the run uses (on any rank, so
  *                             that the ranks' files still merge), and the
@@ -119,7 +121,7 @@ static int merged(const char *out, const char *in) {
 /* Rewrite one flat file as `kind` with function table funcs[0..nfuncs) (map:
  * the file's function index to that table's). */
 static int rewrite(const char *out, const char *in, tf_file_kind kind, const tf_func_desc *funcs, uint32_t nfuncs,
-                   const uint32_t *map, size_t cap) {
+                   const uint32_t *map, size_t cap, uint32_t flat_window) {
   char err[1024];
   tf_file_reader *r;
   if (tf_file_open(in, &r, err, sizeof err)) return die(in, err);
@@ -136,6 +138,7 @@ static int rewrite(const char *out, const char *in, tf_file_kind kind, const tf_
   int comp = kind == TF_FILE_COMPRESSED, rc = 0;
   if (comp && tf_compressor_init(&c, funcs, nfuncs, cap)) rc = die(out, "out of memory");
   if (comp) tf_compressor_set_timing(&c, (tf_timing_mode)info.timing, info.bins);
+  if (comp) tf_compressor_set_flat_window(&c, flat_window);
   uint32_t declared = 0;
   tf_event ev;
   while (!rc && tf_file_next(r, &ev) == 1) {
@@ -197,12 +200,13 @@ static int ranks(const char *out, size_t cap0, char **files, int n) {
     tf_file_close(q);
     char path[4096];
     size_t cap = i == 0 ? cap0 : (size_t)256 << 20;
+    uint32_t window = i == 0 ? 0 : 64;
     snprintf(path, sizeof path, "%s-rank-%d.tfc", out, rank);
-    rc = rewrite(path, files[i], TF_FILE_COMPRESSED, info->funcs, nfuncs, identity, cap);
+    rc = rewrite(path, files[i], TF_FILE_COMPRESSED, info->funcs, nfuncs, identity, cap, window);
     snprintf(path, sizeof path, "%s-rank-%d.small.tfc", out, rank);
-    if (!rc) rc = rewrite(path, files[i], TF_FILE_COMPRESSED, sub, nsub, map, cap);
+    if (!rc) rc = rewrite(path, files[i], TF_FILE_COMPRESSED, sub, nsub, map, cap, window);
     snprintf(path, sizeof path, "%s-rank-%d.small.flat", out, rank);
-    if (!rc) rc = rewrite(path, files[i], TF_FILE_FLAT, sub, nsub, map, cap);
+    if (!rc) rc = rewrite(path, files[i], TF_FILE_FLAT, sub, nsub, map, cap, window);
   }
   free(sub);
   free(map);

@@ -253,10 +253,17 @@ void tf_folder_reset(tf_folder *f) {
   free(f->held);
   free(f->held_vals);
   tf_cst_guide_free(f);
-  int failed = m->failed, no_fast = f->no_fast, guided = f->guided;
+  tf_flatrun_clear(&f->run, m);
+  int failed = m->failed, no_fast = f->no_fast, guided = f->guided, flat = f->flat;
   tf_timing_mode timing = f->timing;
-  uint32_t bins = f->bins;
+  uint32_t bins = f->bins, flat_window = f->flat_window;
+  uint64_t flat_retry = f->flat_retry, flat_backoff = f->flat_backoff, flat_switches = f->flat_switches;
   memset(f, 0, sizeof *f);
+  f->flat = flat;
+  f->flat_window = flat_window;
+  f->flat_retry = flat_retry;
+  f->flat_backoff = flat_backoff;
+  f->flat_switches = flat_switches;
   f->mem.failed = failed;
   f->timing = timing;
   f->bins = bins;
@@ -546,11 +553,88 @@ int tf_folder_flush(tf_folder *f) {
   return rc;
 }
 
+/* ------------------------------------------------------------ flat runs
+ *
+ * At the end of each window of flat_window events, the growth of the top
+ * level (held events count as nodes) over the window is what folding did
+ * not fold: more than half of the window's events, and the events that
+ * follow go to the flat run. The first switch waits for 8 windows of run
+ * before the compressor tries folding again, each further switch twice
+ * as long as the one before; a window that folds resets the wait. */
+
+static int measure(tf_folder *f) {
+  uint64_t grown = f->n + f->nheld > f->win_n ? f->n + f->nheld - f->win_n : 0;
+  f->win_n = f->n + f->nheld;
+  f->win_events = f->nevents;
+  uint64_t first = 8 * (uint64_t)f->flat_window;
+  if (2 * grown <= f->flat_window) {
+    f->flat_backoff = first;
+    return 0;
+  }
+  if (tf_folder_flush(f)) return -1; /* the held events join the top level, before the run */
+  f->flat = 1;
+  f->flat_backoff = f->flat_backoff < first ? first : f->flat_backoff;
+  f->flat_retry = f->flat_backoff;
+  if (f->flat_backoff < ((uint64_t)1 << 40)) f->flat_backoff *= 2;
+  f->flat_switches++;
+  return 0;
+}
+
+static int push_folded(tf_folder *f, uint32_t fn, uint32_t thread, uint32_t site, uint64_t compute_ns,
+                       uint64_t duration_ns, uint32_t prev_fn, uint32_t prev_site, uint32_t nvals,
+                       const int64_t *vals);
+
 int tf_folder_push(tf_folder *f, uint32_t fn, uint32_t thread, uint32_t site, uint64_t compute_ns,
                    uint64_t duration_ns, uint32_t prev_fn, uint32_t prev_site, uint32_t nvals, const int64_t *vals) {
   if (f->mem.failed) return -1;
   f->nevents++;
   if (f->guided) return tf_cst_guide_event(f, fn, thread, site, compute_ns, duration_ns, prev_fn, prev_site, nvals, vals);
+  if (f->flat)
+    return tf_flatrun_push(&f->run, fn, thread, site, compute_ns, duration_ns, prev_fn, prev_site, nvals, vals,
+                           &f->mem);
+  if (push_folded(f, fn, thread, site, compute_ns, duration_ns, prev_fn, prev_site, nvals, vals)) return -1;
+  if (f->flat_window && f->nevents - f->win_events >= f->flat_window) return measure(f);
+  return 0;
+}
+
+uint32_t tf_folder_stream_nodes(tf_folder *f, tf_fnode **out, uint32_t *decoded) {
+  uint32_t n = f->n;
+  *decoded = f->n;
+  if (out)
+    for (uint32_t i = 0; i < f->n; i++) out[i] = f->seq[i];
+  if (!f->run.nevents) return n;
+  f->runnode = (tf_fnode){.run = &f->run};
+  if (out) out[n] = &f->runnode;
+  *decoded += (uint32_t)f->run.nevents;
+  return n + 1;
+}
+
+int tf_folder_unflat(tf_folder *f) {
+  f->flat_window = 0;
+  f->flat = 0;
+  if (!f->run.nevents) return f->mem.failed ? -1 : 0;
+  tf_buf b = {0};
+  tf_flatrun_encode(&b, &f->run);
+  tf_flatrun_clear(&f->run, &f->mem);
+  tf_cursor c = {b.data, b.data + b.len, 0};
+  tf_fnode **nodes = NULL;
+  uint32_t n = 0, cap = 0;
+  const char *why = NULL;
+  int rc = b.failed || tf_flatrun_decode(&c, UINT32_MAX, UINT32_MAX, f->timing, f->bins, &nodes, &n, &cap, &f->mem,
+                                         &why) ? -1 : 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (rc) tf_fnode_free(nodes[i], &f->mem);
+    else rc = tf_folder_append(f, nodes[i]);
+  f->mem.bytes -= cap * sizeof *nodes;
+  free(nodes);
+  tf_buf_free(&b);
+  if (rc) f->mem.failed = 1;
+  return rc;
+}
+
+static int push_folded(tf_folder *f, uint32_t fn, uint32_t thread, uint32_t site, uint64_t compute_ns,
+                       uint64_t duration_ns, uint32_t prev_fn, uint32_t prev_site, uint32_t nvals,
+                       const int64_t *vals) {
   if (f->fast) {
     const tf_fnode *b = f->fast->body[f->nheld];
     if (b->fn == fn && b->thread == thread && b->site == site) {

@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "time/timing.h"
+#include "fold/flatrun.h"
 #include "fold/vseq.h"
 
 #define TF_FOLD_K 8     /* periods below K are tried directly; longer ones through K-grams */
@@ -61,6 +62,7 @@ typedef struct tf_fnode {
   uint32_t depth;      /* loop nesting inside this node (event 0, loop 1 + deepest body node) */
   uint64_t bodyhash;   /* window hash of the body's shapes */
   struct tf_vseq_iter **rd; /* reader only: one iterator per value sequence (iters | nvals, slots...) */
+  const tf_flatrun *run; /* a flat run (flatrun.h), only in the node list handed to the segment encoder */
 } tf_fnode;
 
 typedef struct tf_kgram_slot {
@@ -120,6 +122,21 @@ typedef struct tf_folder {
    * marker, kept across resets; then events go to the guide, not the search */
   int guided;
   struct tf_cst_guide *guide; /* its open loops, NULL until needed */
+  /* flat runs (flatrun.h, doc/FOLDING.md "Flat runs"): every flat_window
+   * events, the growth of the top level is measured; when more than half
+   * of a window's events stayed nodes of their own, folding does not pay
+   * and the events that follow go to `run`, after the top level. Kept
+   * across resets but the run; the compressor tries folding again once
+   * the run holds flat_retry events (doubled at each switch, reset by a
+   * window that pays) */
+  uint32_t flat_window; /* 0: folding never stops */
+  int flat;
+  uint32_t win_n;       /* top-level nodes at the window's start */
+  uint64_t win_events;  /* nevents at the window's start */
+  uint64_t flat_retry, flat_backoff;
+  uint64_t flat_switches; /* windows that switched to a flat run */
+  tf_flatrun run;
+  tf_fnode runnode;     /* the run as a node (runnode.run), for the segment encoder */
 } tf_folder;
 
 void tf_folder_init(tf_folder *f);
@@ -142,6 +159,17 @@ void tf_folder_seal(tf_folder *f);
  * top level, so that f->seq is the whole stream so far: before anything
  * reads the top level. 0, or -1 out of memory. */
 int tf_folder_flush(tf_folder *f);
+
+/* Nodes of the stream since the last reset as the segment encoder takes
+ * them: the top level, then the flat run's node if it holds events
+ * (f->runnode). *decoded: what the decoder makes of them (the run's events
+ * each one node), which the streams' order counts. */
+uint32_t tf_folder_stream_nodes(tf_folder *f, tf_fnode **out, uint32_t *decoded);
+
+/* Folding never stops from now on: the flat run's events, if any, join
+ * the top level as event nodes (before a CST-guided folder takes over).
+ * 0, or -1 out of memory (f->mem.failed). */
+int tf_folder_unflat(tf_folder *f);
 
 /* For CST-guided folding (cst_guide.c), which builds loops itself from
  * the folder's nodes: a fresh event node for one occurrence (as a push

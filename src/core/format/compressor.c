@@ -41,6 +41,7 @@ static tf_folder *folder_of(tf_compressor *c, uint32_t thread) {
     f[t].timing = c->timing;
     f[t].bins = c->bins;
     f[t].guided = c->cst_guided;
+    f[t].flat_window = c->cst_guided ? 0 : c->flat_window;
   }
   c->nfolders = n;
   recount(c);
@@ -50,18 +51,18 @@ static tf_folder *folder_of(tf_compressor *c, uint32_t thread) {
 static int write_segment(tf_compressor *c, tf_file_writer *w) {
   if (c->failed) return -1;
   if (!c->nevents) return 0;
-  uint32_t total = 0;
+  uint32_t total = 0, decoded;
   for (uint32_t t = 0; t < c->nthreads; t++) {
     tf_folder_seal(&c->folders[t]);
     if (c->folders[t].mem.failed) return -1;
-    total += c->folders[t].n;
+    total += tf_folder_stream_nodes(&c->folders[t], NULL, &decoded);
   }
   tf_fnode **nodes = malloc((total ? total : 1) * sizeof *nodes);
   if (!nodes) return -1;
   uint32_t k = 0;
   for (uint32_t t = 0; t < c->nthreads; t++) {
-    for (uint32_t i = 0; i < c->folders[t].n; i++) nodes[k++] = c->folders[t].seq[i];
-    tf_order_build_stream(&c->order, c->folders[t].n, &c->order_mem);
+    k += tf_folder_stream_nodes(&c->folders[t], nodes + k, &decoded);
+    tf_order_build_stream(&c->order, decoded, &c->order_mem);
   }
   tf_order order;
   tf_order_build_end(&c->order, &order, &c->order_mem);
@@ -124,6 +125,19 @@ int tf_compressor_event(tf_compressor *c, tf_file_writer *w, uint32_t fn, uint32
   c->folded_bytes += f->mem.bytes + c->order_mem.bytes - before;
   c->nevents++;
   if (thread + 1 > c->nthreads) c->nthreads = thread + 1;
+  if (f->flat) {
+    c->flat_events++;
+    if (f->run.nevents >= f->flat_retry) { /* try folding again, in a new segment (folder.h) */
+      if (write_segment(c, w)) return -1;
+      f->flat = 0;
+      c->flat_trials++;
+      return 0;
+    }
+    if (f->run.nevents >= TF_FLATRUN_MAX) { /* a long run: its segment is written, the stream stays flat */
+      c->flat_trials++;
+      return write_segment(c, w) ? -1 : 0;
+    }
+  }
   if (c->folded_bytes <= c->cap_bytes) return 0;
   c->spills++;
   return write_segment(c, w) ? -1 : 1;
@@ -133,6 +147,10 @@ int tf_compressor_cst_markers(tf_compressor *c, uint32_t thread, const uint32_t 
   tf_folder *f = c->failed ? NULL : folder_of(c, thread);
   if (!f) return -1;
   size_t before = f->mem.bytes;
+  if (n && tf_folder_unflat(f)) { /* guided folding takes the events that follow, after the run's */
+    c->failed = 1;
+    return -1;
+  }
   for (uint32_t i = 0; i < n; i++)
     if (tf_cst_guide_marker(f, markers[i])) {
       c->failed = 1;
@@ -140,6 +158,12 @@ int tf_compressor_cst_markers(tf_compressor *c, uint32_t thread, const uint32_t 
     }
   c->folded_bytes += f->mem.bytes - before;
   return 0;
+}
+
+void tf_compressor_set_flat_window(tf_compressor *c, uint32_t window) {
+  c->flat_window = window;
+  for (uint32_t t = 0; t < c->nfolders; t++)
+    if (!c->folders[t].guided) c->folders[t].flat_window = window;
 }
 
 void tf_compressor_set_timing(tf_compressor *c, tf_timing_mode mode, uint32_t bins) {
@@ -155,25 +179,27 @@ int tf_compressor_snapshot(tf_compressor *c, tf_buf *seg, uint64_t *nevents) {
   *nevents = 0;
   if (c->failed || c->order_mem.failed) return -1;
   if (!c->nevents) return 0;
-  uint32_t total = 0;
+  uint32_t total = 0, decoded;
   for (uint32_t t = 0; t < c->nthreads; t++) { /* a guided folder's open loops are added as they are, unchanged */
     if (!c->folders[t].guided && tf_folder_flush(&c->folders[t])) return -1;
-    total += c->folders[t].n + tf_cst_guide_pending(&c->folders[t], NULL);
+    total += tf_folder_stream_nodes(&c->folders[t], NULL, &decoded) + tf_cst_guide_pending(&c->folders[t], NULL);
   }
   /* the order as write_segment would end it, built on a copy of the builder */
   tf_mem m = {0};
   tf_order_builder b = c->order;
   tf_order order;
   if (tf_order_copy(&b.o, &c->order.o, &m)) return -1;
-  for (uint32_t t = 0; t < c->nthreads; t++)
-    tf_order_build_stream(&b, c->folders[t].n + tf_cst_guide_pending(&c->folders[t], NULL), &m);
+  for (uint32_t t = 0; t < c->nthreads; t++) {
+    tf_folder_stream_nodes(&c->folders[t], NULL, &decoded);
+    tf_order_build_stream(&b, decoded + tf_cst_guide_pending(&c->folders[t], NULL), &m);
+  }
   tf_order_build_end(&b, &order, &m);
   tf_fnode **nodes = malloc((total ? total : 1) * sizeof *nodes);
   int rc = !nodes || m.failed ? -1 : 0;
   if (!rc) {
     uint32_t k = 0;
     for (uint32_t t = 0; t < c->nthreads; t++) {
-      for (uint32_t i = 0; i < c->folders[t].n; i++) nodes[k++] = c->folders[t].seq[i];
+      k += tf_folder_stream_nodes(&c->folders[t], nodes + k, &decoded); /* a guided folder has no flat run */
       k += tf_cst_guide_pending(&c->folders[t], nodes + k);
     }
     rc = tf_segment_encode_live(seg, nodes, total, &order, c->timing, c->bins) || seg->failed ? -1 : 0;

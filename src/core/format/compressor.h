@@ -44,16 +44,28 @@ typedef struct tf_compressor {
   uint8_t *plain;     /* [fn]: 1 if the function has no array and no request field (no transform needed) */
   tf_prev_events prev; /* previous event of each thread, across segments (path timing) */
   int cst_guided;     /* a program built by tracefold-cc: every thread's folder is CST-guided from its first event */
+  uint32_t flat_window; /* folders measure whether folding pays every that many events (0: never; folder.h) */
+  uint64_t flat_events; /* events that went to flat runs */
+  uint64_t flat_trials; /* segments written for flat runs: to try folding again, or after TF_FLATRUN_MAX events */
 } tf_compressor;
+
+#define TF_FLAT_WINDOW_DEFAULT 32768u /* events per window of the "folding pays" measure */
+#define TF_FLATRUN_MAX ((uint64_t)1 << 24) /* events of a flat run before its segment is written */
 
 /* 0, or -1 when out of memory. */
 int tf_compressor_init(tf_compressor *c, const tf_func_desc *funcs, uint32_t nfuncs, size_t cap_bytes);
 /* What is kept of delta times (default TF_TIMING_DEFAULT, TF_BINS_DEFAULT bins). */
 void tf_compressor_set_timing(tf_compressor *c, tf_timing_mode mode, uint32_t bins);
+/* Flat runs (fold/flatrun.h): every `window` events each thread's folder
+ * measures whether folding pays, and when it does not, keeps the events
+ * that follow flat; 0 never (CST-guided folders never do). Default 0: the
+ * caller sets it. */
+void tf_compressor_set_flat_window(tf_compressor *c, uint32_t window);
 /* Event of function fn (an index into the table given at init); the
  * folded structure names it by its index in w's file (which declares it
  * first: tf_file_writer_function).
- * 0: folded; 1: folded, and the cap was reached so a segment was written;
+ * 0: folded (or kept in a flat run; a segment may have been written to try
+ * folding again); 1: folded, and the cap was reached so a segment was written;
  * -1: failure (memory or I/O; the caller stops recording). */
 int tf_compressor_event(tf_compressor *c, tf_file_writer *w, uint32_t fn, uint32_t thread, uint32_t site,
                         uint64_t compute_ns, uint64_t duration_ns, uint32_t nvals, const int64_t *vals);

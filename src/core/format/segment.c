@@ -3,9 +3,10 @@
 
 #include <stdlib.h>
 
+#include "fold/flatrun.h"
 #include "format/vseq_codec.h"
 
-enum { ND_EVENT = 0, ND_LOOP = 1 };
+enum { ND_EVENT = 0, ND_LOOP = 1, ND_FLAT = 2 };
 
 /* ------------------------------------------------------------- encode */
 
@@ -17,6 +18,11 @@ static int encode_nodes(tf_buf *b, tf_fnode *const *nodes, uint32_t n, int live,
   tf_buf_put_uvar(b, n);
   for (uint32_t i = 0; i < n; i++) {
     const tf_fnode *x = nodes[i];
+    if (x->run) { /* a stream's flat run, at the top level (flatrun.h) */
+      tf_buf_put_u8(b, ND_FLAT);
+      tf_flatrun_encode(b, x->run);
+      continue;
+    }
     if (x->is_loop) {
       tf_buf_put_u8(b, ND_LOOP);
       put_vseq(b, &x->iters);
@@ -138,17 +144,62 @@ static int get_node(dec *d, tf_fnode **out, __int128 occ, uint32_t depth, __int1
   return 0;
 }
 
-static int get_nodes(dec *d, tf_fnode ***out, uint32_t *nout, __int128 occ, uint32_t depth, __int128 *events) {
-  uint64_t n = tf_cur_uvar(d->c);
+/* A node list's count *n (>= 1, bounded by the bytes left) and *out, an
+ * array of *n NULL nodes. */
+static int new_list(dec *d, tf_fnode ***out, uint64_t *n) {
+  *n = tf_cur_uvar(d->c);
   if (d->c->bad) return bad(d, "truncated node list");
-  if (n < 1 || n > (uint64_t)(d->c->end - d->c->p)) return bad(d, "bad node count");
-  tf_fnode **nodes = calloc(n, sizeof *nodes);
-  *out = nodes;
-  if (!nodes) return bad(d, "out of memory");
-  d->m->bytes += n * sizeof *nodes;
+  if (*n < 1 || *n > (uint64_t)(d->c->end - d->c->p)) return bad(d, "bad node count");
+  *out = calloc(*n, sizeof **out);
+  if (!*out) return bad(d, "out of memory");
+  d->m->bytes += *n * sizeof **out;
+  return 0;
+}
+
+/* Room for `want` nodes in *out (cap entries). */
+static int grow(dec *d, tf_fnode ***out, uint32_t *cap, uint64_t want) {
+  if (want <= *cap) return 0;
+  if (want > UINT32_MAX) return bad(d, "too many nodes");
+  tf_fnode **g = realloc(*out, want * sizeof *g);
+  if (!g) return bad(d, "out of memory");
+  d->m->bytes += (want - *cap) * sizeof *g;
+  *out = g;
+  *cap = (uint32_t)want;
+  return 0;
+}
+
+/* The top level: nodes, and flat runs (ND_FLAT, per-rank files only), each
+ * expanded into its events' nodes; *nout counts the nodes made so far. */
+static int get_top(dec *d, tf_fnode ***out, uint32_t *nout, __int128 *events) {
+  uint64_t n;
+  if (new_list(d, out, &n)) return -1;
+  uint32_t cap = (uint32_t)n;
+  for (uint64_t i = 0; i < n; i++) {
+    if (d->c->p < d->c->end && *d->c->p == ND_FLAT) {
+      d->c->p++;
+      if (d->timing & TF_SEGMENT_MERGED_TIMING) return bad(d, "flat run in a merged trace");
+      uint32_t before = *nout;
+      const char *why = NULL;
+      int rc = tf_flatrun_decode(d->c, d->nfuncs, d->ncallsites, d->timing & 0xff, d->bins, out, nout, &cap, d->m,
+                                 &why);
+      *events = tf_vclamp(*events + (*nout - before));
+      if (rc) return bad(d, why);
+      if (grow(d, out, &cap, *nout + (n - i - 1))) return -1; /* room for the items after the run */
+      continue;
+    }
+    tf_fnode **x = &(*out)[(*nout)++];
+    *x = NULL;
+    if (get_node(d, x, 1, 0, events)) return -1;
+  }
+  return 0;
+}
+
+static int get_nodes(dec *d, tf_fnode ***out, uint32_t *nout, __int128 occ, uint32_t depth, __int128 *events) {
+  uint64_t n;
+  if (new_list(d, out, &n)) return -1;
   *nout = (uint32_t)n;
   for (uint32_t i = 0; i < n; i++)
-    if (get_node(d, &nodes[i], occ, depth, events)) return -1;
+    if (get_node(d, &(*out)[i], occ, depth, events)) return -1;
   return 0;
 }
 
@@ -160,7 +211,7 @@ int tf_segment_decode(tf_cursor *c, uint64_t nevents, uint32_t nfuncs, uint32_t 
   *nodes = NULL;
   *n = 0;
   tf_order_init(order);
-  int rc = get_nodes(&d, nodes, n, 1, 0, &events);
+  int rc = get_top(&d, nodes, n, &events);
   if (!rc && events != (__int128)nevents) rc = bad(&d, "event count does not match the segment header");
   if (!rc && version >= 3) {
     tf_vfacts s = {0}, r = {0}, l = {0};
