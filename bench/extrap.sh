@@ -16,7 +16,8 @@
 #   SIM_RANKS    ranks of the simulated extrapolation (stencil2d if recorded,
 #                else ring)                                      [16384]
 #   SIM_TIMEOUT  hard limit of the simulation, seconds           [3600]
-#   SIM_CFG      SimGrid settings for it                         [smpi/coll-selector:mpich]
+#   SIM_CFG      a SimGrid setting for it (empty: tracefold simulate's own
+#                defaults; over 64 ranks smpi/coll-selector:ompi)     [empty]
 #   RESULTS      the file to update                              [bench/RESULTS.md]
 set -euo pipefail
 
@@ -27,7 +28,7 @@ MPIRUN=${MPIRUN:-mpirun.mpich}
 OMPI_BUILD=${OMPI_BUILD:-}
 SIM_RANKS=${SIM_RANKS:-16384}
 SIM_TIMEOUT=${SIM_TIMEOUT:-3600}
-SIM_CFG=${SIM_CFG:-smpi/coll-selector:mpich}
+SIM_CFG=${SIM_CFG:-}
 RESULTS=${RESULTS:-$here/RESULTS.md}
 export MPIR_CVAR_POLLS_BEFORE_YIELD=1
 unset LD_PRELOAD TRACEFOLD_MODE TRACEFOLD_OUTPUT
@@ -98,13 +99,14 @@ if [[ ! -x $build/src/replay/tracefold-sim ]]; then
   simrc=127 # no SimGrid in this build
 else
 /usr/bin/time -v -o "$tmp/sim.time" timeout "$SIM_TIMEOUT" "$build/src/cli/tracefold" simulate --quiet \
-  --ranks-limit "$SIM_RANKS" --cfg "$SIM_CFG" "$tmp/sim.tf" >"$tmp/sim.out" 2>"$tmp/sim.err" || simrc=$?
+  --ranks-limit "$SIM_RANKS" ${SIM_CFG:+--cfg "$SIM_CFG"} "$tmp/sim.tf" >"$tmp/sim.out" 2>"$tmp/sim.err" || simrc=$?
 fi
 wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$tmp/sim.time" 2>/dev/null)
 rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$tmp/sim.time" 2>/dev/null)
 rss=${rss:-0}
+cpu=$(awk -F': ' '/User time|System time/ { s += $2 } END { printf "%.1f", s }' "$tmp/sim.time" 2>/dev/null || echo "?")
 if ((simrc == 0)); then
-  sim="completed in $wall (wall), peak resident memory $((rss / 1024)) MiB; simulated time: $(grep -m1 -i "simulated" "$tmp/sim.out" || true)"
+  sim="completed in $wall (wall; $cpu s of CPU, user + system), peak resident memory $((rss / 1024)) MiB; simulated time: $(grep -m1 -i "simulated" "$tmp/sim.out" || true)"
 elif ((simrc == 127)); then
   sim="not run: $build has no tracefold-sim (SimGrid)"
 elif ((simrc == 124)); then
@@ -130,7 +132,7 @@ Reading the 1,048,576-rank traces (seconds; \`unroll --rank\` without --no-time)
 | workload | show | unroll --rank 5 | unroll --rank 1048575 | stats | time --rank 5 50% |
 |---|---|---|---|---|---|
 ${reads}
-\`tracefold simulate --quiet --ranks-limit $SIM_RANKS --cfg $SIM_CFG\` of the $simtrace extrapolation to
+\`tracefold simulate --quiet --ranks-limit $SIM_RANKS${SIM_CFG:+ --cfg $SIM_CFG}\` of the $simtrace extrapolation to
 $SIM_RANKS ranks: $sim.
 EOF2
 finish "the simulation did not complete"

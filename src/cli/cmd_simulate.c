@@ -44,7 +44,8 @@ const char tf_help_simulate[] =
     "  --seed N               seed of the histogram draws\n"
     "  --quiet                no per-function table\n"
     "SimGrid:\n"
-    "  --cfg NAME:VALUE       a SimGrid setting (repeatable), e.g. --cfg=smpi/bw-factor:0:0.9\n"
+    "  --cfg NAME:VALUE       a SimGrid setting (repeatable), e.g. --cfg=smpi/bw-factor:0:0.9; over 64\n"
+    "                         ranks the defaults are smpi/coll-selector:ompi and smpi/allreduce:rdb\n"
     "  --keep DIR             write the platform, hostfile and report into DIR and keep them\n"
     "  --ranks-limit N        simulate traces of up to N ranks (default 4096)\n"
     "  --progress             the time elapsed (and the sweep's step) on stderr while smpirun runs, even\n"
@@ -229,6 +230,24 @@ static int read_report(const char *path, run_result *r) {
  * goes to ours, or nowhere when `hush`. Exit status of smpirun, or -1. */
 static int run(char **args, int hush, tf_progress *p) { return tf_launch("simulate", args, hush, p); }
 
+/* Above this many ranks, unless a --cfg chooses them, the collectives are
+ * Open MPI's (smpi/coll-selector:ompi) with MPI_Allreduce by recursive
+ * doubling (smpi/allreduce:rdb): SMPI's default ones are linear (a root
+ * waits for P requests with waitany, which scans them: O(P^2) work), and
+ * MPICH's and Open MPI's MPI_Allreduce go through SMPI's SMP-aware
+ * algorithms, which start with a ring allgather of the hosts
+ * (Comm::init_smp: P^2 messages). At or below it SMPI's defaults stay, as
+ * before (doc/SIMULATE.md, "Thousands of ranks"). */
+enum { SIM_SCALE_RANKS = 64 };
+
+/* A --cfg given sets `name` (up to the ':'). */
+static int sets(const sim_options *o, const char *name) {
+  size_t n = strlen(name);
+  for (int i = 0; i < o->ncfgs; i++)
+    if (strncmp(o->cfgs[i], name, n) == 0 && o->cfgs[i][n] == ':') return 1;
+  return 0;
+}
+
 static int simulate_once(const sim_options *o, int ranks, const char *dir, const char *smpirun, const char *sim,
                          int hush, tf_progress *p, run_result *res) {
   char platform[PATH_MAX], hostfile[PATH_MAX], report[PATH_MAX], err[1024];
@@ -282,6 +301,9 @@ static int simulate_once(const sim_options *o, int ranks, const char *dir, const
     args[k++] = "--cfg=smpi/bw-factor:0:1";
     args[k++] = "--cfg=smpi/lat-factor:0:1";
   }
+  if (ranks > SIM_SCALE_RANKS && !sets(o, "smpi/coll-selector")) args[k++] = "--cfg=smpi/coll-selector:ompi";
+  if (ranks > SIM_SCALE_RANKS && !sets(o, "smpi/coll-selector") && !sets(o, "smpi/allreduce"))
+    args[k++] = "--cfg=smpi/allreduce:rdb";
   for (int i = 0; i < o->ncfgs; i++) {
     snprintf(cfgbuf[i], sizeof cfgbuf[i], "--cfg=%s", o->cfgs[i]);
     args[k++] = cfgbuf[i];

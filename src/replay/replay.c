@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "replay.h"
+#include "trace_share.h"
 #include "tf_replay_portable.h"
 #ifdef TF_SIMGRID
 #include <simgrid/version.h>
@@ -647,7 +648,7 @@ int main(int argc, char **argv) {
   rp_engine E = {0};
   char err[2048] = "";
   int bad = parse_options(argc, argv, &E.opt, err, sizeof err);
-  if (!bad && tf_trace_open(E.opt.trace, E.opt.flat ? TF_OPEN_PREFER_FLAT : 0, &E.trace, err, sizeof err) != TF_OK) bad = 1;
+  if (!bad && rp_trace_open(E.opt.trace, E.opt.flat ? TF_OPEN_PREFER_FLAT : 0, &E.trace, err, sizeof err) != TF_OK) bad = 1;
   init_mpi(&argc, &argv, bad ? NULL : E.trace);
   PMPI_Comm_rank(MPI_COMM_WORLD, &E.rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &E.size);
@@ -722,6 +723,6 @@ int main(int argc, char **argv) {
   free(E.bsend_buf);
   rp_handles_free(&E);
   free(E.fnmap);
-  tf_trace_close(E.trace);
+  rp_trace_close(E.trace);
   return 0;
 }

@@ -20,6 +20,8 @@
  *                      histogram; scale; rate for time-independent traces);
  *   compute.c          the one function that spends that delay;
  *   sync.c             the lock and condition the rank's threads share;
+ *   trace_share.c      the trace, opened once per process (SimGrid's actors
+ *                      share it);
  *   replay.c           options, start-up checks, threads, the report.
  * tracefold-sim is the same engine compiled with smpicc (SimGrid's SMPI):
  * compute_sim.c replaces compute.c, so a delay becomes simulated execution;
