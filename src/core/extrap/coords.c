@@ -219,7 +219,7 @@ static int sort_by_value(rank_value *rv, uint64_t n) {
 }
 
 int tf_coord_expand(tf_vset *v, const tf_vseq *ranks, const tf_vseq *shape, const int64_t *coef, int nd,
-                    const int64_t *dims, tf_mem *m) {
+                    const int64_t *dims, int absolute_ok, tf_mem *m) {
   int constant = 1;
   for (int j = 1; j <= nd; j++) constant &= coef[j] == 0;
   if (constant) { /* one value over the whole class: its rank list as it is */
@@ -246,6 +246,19 @@ int tf_coord_expand(tf_vset *v, const tf_vseq *ranks, const tf_vseq *shape, cons
     for (int j = 0; j <= nd; j++) rv[i].value += coef[j] * x[j];
   }
   free(r);
+  int absolute = absolute_ok && nr > 1; /* value + rank the same on every rank: one pair stored absolute */
+  for (uint64_t i = 1; i < nr && absolute; i++)
+    absolute = tf_wadd(rv[i].value, rv[i].rank) == tf_wadd(rv[0].value, rv[0].rank);
+  if (absolute) {
+    tf_vseq seq = {0}, group = {0};
+    tf_vseq_append_items(&seq, shape, tf_wadd(rv[0].value, rv[0].rank), m);
+    free(rv);
+    if (tf_vseq_copy(&group, ranks, m)) {
+      tf_vseq_free(&seq, m);
+      return -1;
+    }
+    return tf_vset_add_absolute(v, &seq, &group, tf_vseq_hash(&seq), m) || m->failed ? -1 : 0;
+  }
   if (sort_by_value(rv, nr)) {
     free(rv);
     return -1;

@@ -212,7 +212,7 @@ static int fit_group(ctx *c, const tf_vset *const *v, uint32_t const *g, tf_vset
 /* Value sets whose number of groups differs: entries of groups that are
  * affine in the rank's coordinates (coords.h), each fitted, and the base's
  * groups replaced by those the entries give at the target. */
-static int fit_vset_classes(ctx *c, const tf_vset *const *v, tf_vset *out, const char *what) {
+static int fit_vset_classes(ctx *c, const tf_vset *const *v, tf_vset *out, const char *what, int slot) {
   tf_coord_entry *e[TF_FIT_MAXIN] = {0};
   uint32_t ne[TF_FIT_MAXIN] = {0};
   tf_mem *m = &c->in[c->base]->mem;
@@ -257,7 +257,7 @@ static int fit_vset_classes(ctx *c, const tf_vset *const *v, tf_vset *out, const
       snprintf(name, sizeof name, "%s, class %u's coefficient %d (0: constant, then the coordinates)", what, j, f);
       rc = fit_one(c, y, all, name, &coef[f]);
     }
-    if (!rc && tf_coord_expand(&fitted, &b->ranks, &b->shape, coef, c->nd, c->dims[c->k], m))
+    if (!rc && tf_coord_expand(&fitted, &b->ranks, &b->shape, coef, c->nd, c->dims[c->k], slot, m))
       rc = fail(c, "out of memory");
   }
   for (uint32_t i = 0; i < c->k; i++)
@@ -271,9 +271,14 @@ static int fit_vset_classes(ctx *c, const tf_vset *const *v, tf_vset *out, const
   return 0;
 }
 
-static int fit_vset(ctx *c, const tf_vset *const *v, tf_vset *out, const char *what) {
+/* slot: an event's parameter (its pairs may be stored absolute at the target). */
+static int fit_vset(ctx *c, const tf_vset *const *v, tf_vset *out, const char *what, int slot) {
   for (uint32_t i = 0; i < c->k; i++)
-    if (v[i]->n != out->n) return fit_vset_classes(c, v, out, what);
+    if (tf_vset_has_absolute(v[i]))
+      return fail(c, "%s: the trace of %d ranks has value groups stored absolute (an extrapolated trace), which are "
+                  "not extrapolated again", what, c->in[i]->nranks);
+  for (uint32_t i = 0; i < c->k; i++)
+    if (v[i]->n != out->n) return fit_vset_classes(c, v, out, what, slot);
   for (uint32_t g = 0; g < out->n; g++) {
     uint32_t gs[TF_FIT_MAXIN];
     for (uint32_t i = 0; i < c->k; i++) gs[i] = g;
@@ -482,7 +487,7 @@ static int fit_node(ctx *c, tf_mnode *const *x, const char *at) {
   const tf_vset *v[TF_FIT_MAXIN];
   for (uint32_t i = 0; i < c->k; i++) r[i] = &x[i]->ranks, v[i] = &x[i]->count;
   if (fit_vseq(c, r, &bx->ranks, 1, "rank list")) return -1;
-  if (fit_vset(c, v, &bx->count, bx->is_loop ? "iteration count" : "value count")) return -1;
+  if (fit_vset(c, v, &bx->count, bx->is_loop ? "iteration count" : "value count", 0)) return -1;
   if (bx->is_loop) {
     tf_mnode **const *body[TF_FIT_MAXIN];
     uint32_t nb[TF_FIT_MAXIN];
@@ -498,7 +503,7 @@ static int fit_node(ctx *c, tf_mnode *const *x, const char *at) {
     char what[128];
     snprintf(what, sizeof what, "parameter %s", j < f->nfields ? f->fields[j].name : "(array element)");
     for (uint32_t i = 0; i < c->k; i++) v[i] = &x[i]->slots[j];
-    if (fit_vset(c, v, &bx->slots[j], what)) return -1;
+    if (fit_vset(c, v, &bx->slots[j], what, 1)) return -1;
   }
   return fit_timing(c, x, evname);
 }
@@ -585,7 +590,7 @@ static int fit_per_rank(ctx *c, const tf_vseq *const *s, tf_vseq *out, int per_r
     vp[i] = &v[i];
     if (tf_coord_groups(s[i], &v[i], m)) rc = fail(c, "out of memory");
   }
-  if (!rc) rc = fit_vset(c, vp, &v[c->base], what);
+  if (!rc) rc = fit_vset(c, vp, &v[c->base], what, 0);
   if (!rc) {
     tf_vseq_free(out, m);
     if (tf_coord_per_rank(&v[c->base], n, out, m)) rc = fail(c, "out of memory");
@@ -665,7 +670,7 @@ int tf_extrapolate(tf_mtrace *const *in, const char *const *names, uint32_t k, c
     const tf_vset *v[TF_FIT_MAXIN];
     int any = 0;
     for (uint32_t i = 0; i < k; i++) v[i] = &in[i]->order[q], any |= in[i]->order[q].n > 0;
-    if (any && fit_vset(&c, v, &b->order[q], "streams")) return -1;
+    if (any && fit_vset(&c, v, &b->order[q], "streams", 0)) return -1;
   }
   if (b->mem.failed) return fail(&c, "out of memory");
   /* INFO: the target's size, and where it comes from (optional EXTRAP section) */

@@ -32,6 +32,9 @@ typedef struct tf_vset {
   tf_vseq *seq;   /* seq[i]: the values ... */
   tf_vseq *ranks; /* ... on the ranks ranks[i] (sorted) */
   uint64_t *hash; /* tf_vseq_hash(seq[i]) */
+  uint8_t *absolute; /* NULL (no such pair), or absolute[i] = 1: seq[i] holds
+                      * absolute values, and rank r's sequence is seq[i] - r
+                      * (an event slot only; doc/FORMAT.md 3.5) */
 } tf_vset;
 
 typedef struct tf_mnode {
@@ -136,6 +139,15 @@ int tf_mtrace_add_callsite(tf_mtrace *t, const tf_callsite *c); /* copies the mo
  * they are freed); the sequence for `rank`, or NULL. */
 int tf_vset_add(tf_vset *v, tf_vseq *seq, tf_vseq *ranks, uint64_t hash, tf_mem *m);
 const tf_vseq *tf_vset_find(const tf_vset *v, int64_t rank);
+/* The same as tf_vset_add for a pair stored absolute (rank r's sequence is
+ * seq - r: one pair for a value that is the same rank on all its ranks). */
+int tf_vset_add_absolute(tf_vset *v, tf_vseq *seq, tf_vseq *ranks, uint64_t hash, tf_mem *m);
+/* Pair i is stored absolute; v has such a pair. */
+int tf_vset_pair_absolute(const tf_vset *v, uint32_t i);
+int tf_vset_has_absolute(const tf_vset *v);
+/* Rank `rank`'s own sequence into *out (a copy, freed by the caller; empty
+ * if no pair holds the rank): found, 1; none, 0; out of memory, -1. */
+int tf_vset_rank_seq(const tf_vset *v, int64_t rank, tf_vseq *out, tf_mem *m);
 
 /* A renumbering of functions or call sites: index i < n becomes to[i];
  * indices from n on (only a forged trace has them) become new_n + i - n,
