@@ -11,8 +11,9 @@
  *   edge_row   relative sources -r on the top row of a 3x3 grid (one rank
  *              each) and -3 below: the top row is one class, the rest a
  *              group of its own; no wide split needed; where pairs may
- *              be stored absolute, the top row is one pair (absolute 0)
- *              at 100x100 instead of 100;
+ *              have rules, the top row is one pair (rule -r, 0) at
+ *              100x100 instead of 100, and the planes of 3x3x2 one pair
+ *              (rule r/6, 0) instead of 3;
  *   per_rank   one value per rank through its value groups and back.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -49,7 +50,7 @@ static void check_set(const tf_vset *v, int64_t p, int64_t (*value_of)(int64_t, 
   int64_t seen = 0;
   tf_mem m = {0};
   for (int64_t r = 0; r < p; r++) {
-    tf_vseq mine; /* the rank's own values (a pair stored absolute: shifted to the rank) */
+    tf_vseq mine; /* the rank's own values (a pair with a rule: shifted to the rank) */
     int found = tf_vset_rank_seq(v, r, &mine, &m);
     const tf_vseq *s = &mine;
     CHECKF(found == 1, "rank %lld in no group", (long long)r);
@@ -103,6 +104,11 @@ static void test_planes(void) {
     CHECK(out.n == 3);
     check_set(&out, 18, plane_of, big, 4);
     tf_vset_free(&out, &m);
+    CHECK(tf_coord_expand(&out, &all, &e[0].shape, e[0].coef, 3, big, 1, &m) == 0);
+    const tf_vrule *q = tf_vset_pair_rule(&out, 0);
+    CHECKF(out.n == 1 && q && q->a == 1 && q->d == 6 && q->m == 0, "%u groups with rules, expected 1 (r/6)", out.n);
+    check_set(&out, 18, plane_of, big, 4);
+    tf_vset_free(&out, &m);
     tf_vseq_free(&all, &m);
   }
   tf_coord_free(e, n, &m);
@@ -147,11 +153,12 @@ static void test_edge_row(void) {
     CHECKF(out.n == 101, "%u groups at 100x100, expected 101", out.n);
     check_set(&out, 10000, north_source, d100, 5);
     tf_vset_free(&out, &m);
-    /* where pairs may be stored absolute (an event's slot): the top row's -r is one pair, absolute 0 */
+    /* where pairs may have rules (an event's slot): the top row's -r is one pair, absolute 0 */
     CHECK(tf_coord_expand(&out, &top, &e[0].shape, e[0].coef, 2, d100, 1, &m) == 0);
     CHECK(tf_coord_expand(&out, &rest, &e[1].shape, inner100, 2, d100, 1, &m) == 0);
-    CHECKF(out.n == 2 && tf_vset_pair_absolute(&out, 0) && !tf_vset_pair_absolute(&out, 1),
-           "%u groups at 100x100 with pairs stored absolute, expected 2, the first absolute", out.n);
+    const tf_vrule *q = tf_vset_pair_rule(&out, 0);
+    CHECKF(out.n == 2 && q && q->a == -1 && q->d == 1 && q->m == 0 && !tf_vset_pair_rule(&out, 1),
+           "%u groups at 100x100 with rules, expected 2, the first with the rule -r", out.n);
     check_set(&out, 10000, north_source, d100, 5);
     tf_vset_free(&out, &m);
     tf_vseq_free(&top, &m);

@@ -39,13 +39,15 @@ int tf_coord_split(const tf_vset *v, int nd, const int64_t *dims, int wide, tf_c
 void tf_coord_free(tf_coord_entry *e, uint32_t n, tf_mem *m);
 
 /* Append to v the groups of a class on `ranks` at dims: one per value the
- * coefficients give, its ranks in order, its sequence shape plus the value;
- * absolute_ok (an event's slot), when value + rank is the same on all its
- * ranks (an absolute rank recorded relative, e.g. MPICH's source 0 of a
- * receive from MPI_PROC_NULL): one pair stored absolute (doc/FORMAT.md
- * 3.5), whatever the number of ranks. 0, or -1 (out of memory). */
+ * coefficients give, its ranks in order, its sequence shape plus the value.
+ * rule_ok (an event's slot): when a rule (mtrace.h, doc/FORMAT.md 3.5)
+ * gives every rank its value — value + rank the same on all its ranks (an
+ * absolute rank recorded relative, e.g. MPICH's source 0 of a receive from
+ * MPI_PROC_NULL), or a value that is one coordinate times a coefficient
+ * (a row or column as an MPI_Comm_split color or key) — one pair with that
+ * rule instead, whatever the number of ranks. 0, or -1 (out of memory). */
 int tf_coord_expand(tf_vset *v, const tf_vseq *ranks, const tf_vseq *shape, const int64_t *coef, int nd,
-                    const int64_t *dims, int absolute_ok, tf_mem *m);
+                    const int64_t *dims, int rule_ok, tf_mem *m);
 
 /* A sequence of one value per rank (rank r's at position r) as the value
  * set of its distinct values, one group each in the order of their first

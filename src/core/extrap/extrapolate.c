@@ -271,11 +271,11 @@ static int fit_vset_classes(ctx *c, const tf_vset *const *v, tf_vset *out, const
   return 0;
 }
 
-/* slot: an event's parameter (its pairs may be stored absolute at the target). */
+/* slot: an event's parameter (its pairs may have rules at the target). */
 static int fit_vset(ctx *c, const tf_vset *const *v, tf_vset *out, const char *what, int slot) {
   for (uint32_t i = 0; i < c->k; i++)
-    if (tf_vset_has_absolute(v[i]))
-      return fail(c, "%s: the trace of %d ranks has value groups stored absolute (an extrapolated trace), which are "
+    if (tf_vset_has_rule(v[i]))
+      return fail(c, "%s: the trace of %d ranks has value groups with rules (an extrapolated trace), which are "
                   "not extrapolated again", what, c->in[i]->nranks);
   for (uint32_t i = 0; i < c->k; i++)
     if (v[i]->n != out->n) return fit_vset_classes(c, v, out, what, slot);

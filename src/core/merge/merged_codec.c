@@ -31,10 +31,16 @@ static const char *const section_name[] = {"END", "INFO", "FUNCS", "CALLSITES", 
 /* ------------------------------------------------------------ encode */
 
 static void put_vset(tf_buf *b, const tf_vset *v, const tf_vseq *node_ranks) {
-  if (tf_vset_has_absolute(v)) { /* the flagged form (doc/FORMAT.md 3.5): a flag before each pair */
+  if (tf_vset_has_rule(v)) { /* the form with rules (doc/FORMAT.md 3.5): a flag (and rule) before each pair */
     tf_buf_put_uvar(b, (uint64_t)(v->n + 1) << 1 | 1);
     for (uint32_t i = 0; i < v->n; i++) {
-      tf_buf_put_uvar(b, (uint64_t)tf_vset_pair_absolute(v, i));
+      const tf_vrule *q = tf_vset_pair_rule(v, i);
+      tf_buf_put_uvar(b, q != NULL);
+      if (q) {
+        tf_buf_put_svar(b, q->a);
+        tf_buf_put_uvar(b, (uint64_t)q->d);
+        tf_buf_put_uvar(b, (uint64_t)q->m);
+      }
       tf_vseq_encode(b, &v->seq[i]);
       tf_vseq_encode(b, &v->ranks[i]);
     }
@@ -272,13 +278,13 @@ static __int128 occurrences(const tf_vset *count) {
 }
 
 /* A value set; counts: values must lie in [lo, hi] (counts of values or
- * iterations); slot: an event's slot, which may have pairs stored absolute. */
+ * iterations); slot: an event's slot, whose pairs may have rules. */
 static int get_vset(dec *d, tf_vset *v, const tf_vseq *node_ranks, int counts, int64_t lo, int64_t hi, int slot) {
   uint64_t h = tf_cur_uvar(d->c);
   if (d->c->bad) return bad(d, "truncated value set");
   uint64_t n = h >> 1;
   int flagged = (h & 1) && n >= 2; /* n - 1 pairs, each after its flag */
-  if (flagged && !slot) return bad(d, "pairs stored absolute outside an event's slot");
+  if (flagged && !slot) return bad(d, "value pairs with rules outside an event's slot");
   if (flagged) n--;
   if (n < 1 || n > (uint64_t)(d->c->end - d->c->p) || ((h & 1) && !flagged && n != 1))
     return bad(d, "bad value-set size");
@@ -286,9 +292,17 @@ static int get_vset(dec *d, tf_vset *v, const tf_vseq *node_ranks, int counts, i
     tf_vseq seq, ranks;
     tf_vfacts f;
     tf_vseq_init(&ranks);
-    uint64_t absolute = flagged ? tf_cur_uvar(d->c) : 0;
+    uint64_t has_rule = flagged ? tf_cur_uvar(d->c) : 0;
+    tf_vrule rule = {0, 1, 0};
+    if (has_rule == 1) {
+      rule.a = tf_cur_svar(d->c);
+      uint64_t dv = tf_cur_uvar(d->c), mv = tf_cur_uvar(d->c);
+      rule.d = dv > INT64_MAX ? 0 : (int64_t)dv;
+      rule.m = mv > INT64_MAX ? -1 : (int64_t)mv;
+    }
     if (d->c->bad) return bad(d, "truncated value set");
-    if (absolute > 1) return bad(d, "unknown value-pair flag");
+    if (has_rule > 1) return bad(d, "unknown value-pair flag");
+    if (has_rule && !tf_vrule_valid(&rule)) return bad(d, "bad value-pair rule (a 0, d 0 or out of range)");
     int rc = get_vseq(d, &seq, &f);
     if (!rc && counts && (f.count < 1 || f.min < lo || f.max > hi)) rc = bad(d, "bad counts");
     if (!rc) rc = (h & 1) && !flagged ? tf_vseq_copy(&ranks, node_ranks, &d->t->mem) : get_ranks(d, &ranks);
@@ -297,7 +311,8 @@ static int get_vset(dec *d, tf_vset *v, const tf_vseq *node_ranks, int counts, i
       tf_vseq_free(&ranks, &d->t->mem);
       return bad(d, "out of memory");
     }
-    if ((absolute ? tf_vset_add_absolute : tf_vset_add)(v, &seq, &ranks, tf_vseq_hash(&seq), &d->t->mem))
+    if (has_rule ? tf_vset_add_rule(v, &seq, &ranks, tf_vseq_hash(&seq), &rule, &d->t->mem)
+                 : tf_vset_add(v, &seq, &ranks, tf_vseq_hash(&seq), &d->t->mem))
       return bad(d, "out of memory");
   }
   return 0;

@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "merge/mtrace.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,7 +24,7 @@ void tf_vset_free(tf_vset *v, tf_mem *m) {
   free(v->seq);
   free(v->ranks);
   free(v->hash);
-  free(v->absolute);
+  free(v->rule);
   m->bytes -= v->cap * (2 * sizeof(tf_vseq) + sizeof(uint64_t));
   *v = (tf_vset){0};
 }
@@ -45,14 +46,14 @@ int tf_vset_add(tf_vset *v, tf_vseq *seq, tf_vseq *ranks, uint64_t hash, tf_mem 
       return -1;
     }
     v->hash = h;
-    uint8_t *a = v->absolute ? realloc(v->absolute, cap) : NULL;
-    if (v->absolute && !a) {
+    tf_vrule *q = v->rule ? realloc(v->rule, cap * sizeof *q) : NULL;
+    if (v->rule && !q) {
       m->failed = 1;
       tf_vseq_free(seq, m);
       tf_vseq_free(ranks, m);
       return -1;
     }
-    if (a) memset(a + v->cap, 0, cap - v->cap), v->absolute = a;
+    if (q) memset(q + v->cap, 0, (cap - v->cap) * sizeof *q), v->rule = q;
     m->bytes += (cap - v->cap) * (2 * sizeof(tf_vseq) + sizeof(uint64_t));
     v->cap = cap;
   }
@@ -65,22 +66,46 @@ int tf_vset_add(tf_vset *v, tf_vseq *seq, tf_vseq *ranks, uint64_t hash, tf_mem 
   return 0;
 }
 
-int tf_vset_add_absolute(tf_vset *v, tf_vseq *seq, tf_vseq *ranks, uint64_t hash, tf_mem *m) {
+int tf_vset_add_rule(tf_vset *v, tf_vseq *seq, tf_vseq *ranks, uint64_t hash, const tf_vrule *rule, tf_mem *m) {
   if (tf_vset_add(v, seq, ranks, hash, m)) return -1;
-  if (!v->absolute && !(v->absolute = calloc(v->cap, 1))) {
+  if (!v->rule && !(v->rule = calloc(v->cap, sizeof *v->rule))) {
     m->failed = 1;
     return -1;
   }
-  v->absolute[v->n - 1] = 1;
+  v->rule[v->n - 1] = *rule;
   return 0;
 }
 
-int tf_vset_pair_absolute(const tf_vset *v, uint32_t i) { return v->absolute && i < v->n && v->absolute[i]; }
+const tf_vrule *tf_vset_pair_rule(const tf_vset *v, uint32_t i) {
+  return v->rule && i < v->n && v->rule[i].a ? &v->rule[i] : NULL;
+}
 
-int tf_vset_has_absolute(const tf_vset *v) {
-  for (uint32_t i = 0; v->absolute && i < v->n; i++)
-    if (v->absolute[i]) return 1;
+int tf_vset_has_rule(const tf_vset *v) {
+  for (uint32_t i = 0; v->rule && i < v->n; i++)
+    if (v->rule[i].a) return 1;
   return 0;
+}
+
+int tf_vrule_valid(const tf_vrule *q) { return q->a != 0 && q->d >= 1 && q->m >= 0; }
+
+int64_t tf_vrule_at(const tf_vrule *q, int64_t r) {
+  int64_t x = r / q->d;
+  if (q->m) x %= q->m;
+  return tf_wmul(q->a, (uint64_t)x);
+}
+
+void tf_vrule_format(const tf_vrule *q, char *buf, size_t len) {
+  char term[64];
+  if (q->d == 1) snprintf(term, sizeof term, "r");
+  else snprintf(term, sizeof term, "(r/%lld)", (long long)q->d);
+  if (q->m) {
+    char t[96];
+    snprintf(t, sizeof t, "(%s%%%lld)", term, (long long)q->m);
+    snprintf(term, sizeof term, "%.63s", t);
+  }
+  if (q->a == 1) snprintf(buf, len, "%s", term);
+  else if (q->a == -1) snprintf(buf, len, "-%s", term);
+  else snprintf(buf, len, "%lld*%s", (long long)q->a, term);
 }
 
 /* The pair whose ranks hold `rank`, or v->n. */
@@ -100,8 +125,9 @@ int tf_vset_rank_seq(const tf_vset *v, int64_t rank, tf_vseq *out, tf_mem *m) {
   tf_vseq_init(out);
   uint32_t i = vset_pair_of(v, rank);
   if (i == v->n) return 0;
-  if (tf_vset_pair_absolute(v, i))
-    tf_vseq_append_items(out, &v->seq[i], (int64_t)(0 - (uint64_t)rank), m);
+  const tf_vrule *q = tf_vset_pair_rule(v, i);
+  if (q)
+    tf_vseq_append_items(out, &v->seq[i], tf_vrule_at(q, rank), m);
   else
     tf_vseq_copy(out, &v->seq[i], m);
   return m->failed ? -1 : 1;
@@ -372,7 +398,7 @@ static void shell_free(tf_fnode *x) {
 }
 
 /* One rank's projection under way: the rank, why it failed, and the
- * sequences it made (the slots of pairs stored absolute, shifted to the
+ * sequences it made (the slots of pairs with a rule, shifted to the
  * rank), which the shells borrow until they are encoded. */
 typedef struct projection {
   int64_t rank;
@@ -393,7 +419,7 @@ static int project_slot(projection *p, const tf_vset *v, tf_vseq *out) {
   uint32_t i = 0;
   while (i < v->n && !tf_ranks_contains(&v->ranks[i], p->rank)) i++;
   if (i == v->n) return 0;
-  if (!tf_vset_pair_absolute(v, i)) {
+  if (!tf_vset_pair_rule(v, i)) {
     *out = v->seq[i];
     return 1;
   }
