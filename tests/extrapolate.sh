@@ -66,6 +66,5 @@ if [ -n "$size" ]; then
   bytes=$(wc -c <"$work/xbig.tf")
   awk -v b="$bytes" -v l="$largest" -v r="$ratio" 'BEGIN { exit !(b <= r * l) }' ||
     fail "extrapolated to $big ranks: $bytes bytes, more than $ratio x the largest input ($largest bytes)"
-  "$cli" stats "$work/xbig.tf" >/dev/null || fail "tracefold stats failed on the $big-rank extrapolation"
   say "$name: to $big ranks: $bytes bytes, within $ratio x the largest input ($largest bytes)"
 fi
