@@ -428,7 +428,9 @@ TF_API void tf_node_ranks(const tf_node *n, char *buf, size_t len);
 /* A node's value sequences: which = -1 a loop's iteration counts (an
  * event's value counts), which = j >= 0 an event's parameter position j.
  * Returns the number of (values, ranks) pairs; pair k is written as text
- * into vals and ranks (either may be NULL). */
+ * into vals and ranks (either may be NULL). A pair with a rule
+ * (doc/FORMAT.md 3.5) is written as the rule, "+" and its values, e.g.
+ * "-r+0" (rank r's values: 0 - r) or "(r/4)+0" (the row of a 4-wide grid). */
 TF_API uint32_t tf_node_values(const tf_node *n, int which, uint32_t k, char *vals, size_t vlen, char *ranks,
                                size_t rlen);
 /* 1 if the node occurs on `rank`, else 0. */

@@ -9,19 +9,21 @@
 #      counted in the target run (-c);
 #   3. be marked as extrapolated (tracefold stats) and read by show and
 #      stats without error.
+#   4. with --size P:RATIO, extrapolated to P ranks as well (1048576: issue
+#      18 point 6), be at most RATIO times the largest input's bytes.
 # With --refuse the extrapolation must instead be refused (exit 1) with a
 # message naming the parameter ("no exact fit", "differ" or "not a power of
 # two"), and write no file; the target is then not recorded.
 #
 # usage: extrapolate.sh --mpirun CMD --lib LIB --cli TRACEFOLD --inputs "4 6 9" --target 8 [--refuse 1]
-#                       -- PROGRAM [ARGS...]
+#                       [--size P:RATIO] -- PROGRAM [ARGS...]
 # shellcheck disable=SC2154 # the option variables: set by tf_options (lib.sh)
 set -euo pipefail
 
 # shellcheck source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-refuse=0
-tf_options "mpirun lib cli inputs target refuse --:prog" "$@"
+refuse=0 size=""
+tf_options "mpirun lib cli inputs target refuse size --:prog" "$@"
 tf_workdir extrap
 
 traces=()
@@ -58,3 +60,13 @@ for ((r = 0; r < target; r++)); do
   diff -u "$work/c$target.$r" "$work/xc.$r" >&2 || fail "rank $r: calls differ from the workload's own counts"
 done
 say "$name: ${inputs// /,} -> $target: all $target ranks equal the recorded trace ($(wc -c <"$work/x.tf") bytes)"
+if [ -n "$size" ]; then
+  big=${size%%:*} ratio=${size#*:} largest=0
+  for t in "${traces[@]}"; do ((largest > $(wc -c <"$t"))) || largest=$(wc -c <"$t"); done
+  tf_must "$work/xbig" "tracefold extrapolate to $big ranks failed" \
+    timeout 120 "$cli" extrapolate --ranks "$big" -o "$work/xbig.tf" "${traces[@]}"
+  bytes=$(wc -c <"$work/xbig.tf")
+  awk -v b="$bytes" -v l="$largest" -v r="$ratio" 'BEGIN { exit !(b <= r * l) }' ||
+    fail "extrapolated to $big ranks: $bytes bytes, more than $ratio x the largest input ($largest bytes)"
+  say "$name: to $big ranks: $bytes bytes, within $ratio x the largest input ($largest bytes)"
+fi

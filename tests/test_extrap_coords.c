@@ -10,7 +10,10 @@
  *              3x3x2 grid it gives each rank its own plane;
  *   edge_row   relative sources -r on the top row of a 3x3 grid (one rank
  *              each) and -3 below: the top row is one class, the rest a
- *              group of its own; no wide split needed;
+ *              group of its own; no wide split needed; where pairs may
+ *              have rules, the top row is one pair (rule -r, 0) at
+ *              100x100 instead of 100, and the planes of 3x3x2 one pair
+ *              (rule r/6, 0) instead of 3;
  *   per_rank   one value per rank through its value groups and back.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -45,14 +48,18 @@ static void make_set(tf_vset *v, int64_t p, int64_t (*value_of)(int64_t, const i
 static void check_set(const tf_vset *v, int64_t p, int64_t (*value_of)(int64_t, const int64_t *),
                       const int64_t *dims, uint64_t times) {
   int64_t seen = 0;
+  tf_mem m = {0};
   for (int64_t r = 0; r < p; r++) {
-    const tf_vseq *s = tf_vset_find(v, r);
-    CHECKF(s != NULL, "rank %lld in no group", (long long)r);
-    if (!s) continue;
+    tf_vseq mine; /* the rank's own values (a pair with a rule: shifted to the rank) */
+    int found = tf_vset_rank_seq(v, r, &mine, &m);
+    const tf_vseq *s = &mine;
+    CHECKF(found == 1, "rank %lld in no group", (long long)r);
     int64_t value;
-    CHECKF(tf_vseq_is_constant(s, &value) && value == value_of(r, dims) && s->nvalues == times,
-           "rank %lld: value %lld x%llu, expected %lld x%llu", (long long)r, (long long)tf_vseq_value_at(s, 0),
-           (unsigned long long)s->nvalues, (long long)value_of(r, dims), (unsigned long long)times);
+    if (found == 1)
+      CHECKF(tf_vseq_is_constant(s, &value) && value == value_of(r, dims) && s->nvalues == times,
+             "rank %lld: value %lld x%llu, expected %lld x%llu", (long long)r, (long long)tf_vseq_value_at(s, 0),
+             (unsigned long long)s->nvalues, (long long)value_of(r, dims), (unsigned long long)times);
+    tf_vseq_free(&mine, &m);
   }
   for (uint32_t g = 0; g < v->n; g++) seen += (int64_t)v->ranks[g].nvalues;
   CHECKF(seen == p, "%lld ranks in the groups, expected %lld", (long long)seen, (long long)p);
@@ -93,8 +100,13 @@ static void test_planes(void) {
     tf_vseq all = {0};
     tf_vseq_push_run(&all, 0, 1, 18, &m);
     tf_vset out = {0};
-    CHECK(tf_coord_expand(&out, &all, &e[0].shape, e[0].coef, 3, big, &m) == 0);
+    CHECK(tf_coord_expand(&out, &all, &e[0].shape, e[0].coef, 3, big, 0, &m) == 0);
     CHECK(out.n == 3);
+    check_set(&out, 18, plane_of, big, 4);
+    tf_vset_free(&out, &m);
+    CHECK(tf_coord_expand(&out, &all, &e[0].shape, e[0].coef, 3, big, 1, &m) == 0);
+    const tf_vrule *q = tf_vset_pair_rule(&out, 0);
+    CHECKF(out.n == 1 && q && q->a == 1 && q->d == 6 && q->m == 0, "%u groups with rules, expected 1 (r/6)", out.n);
     check_set(&out, 18, plane_of, big, 4);
     tf_vset_free(&out, &m);
     tf_vseq_free(&all, &m);
@@ -126,8 +138,8 @@ static void test_edge_row(void) {
     tf_vseq_push_run(&rest, 3, 1, 9, &m);
     tf_vset out = {0};
     const int64_t inner[3] = {-3, 0, 0};
-    CHECK(tf_coord_expand(&out, &top, &e[0].shape, e[0].coef, 2, d43, &m) == 0);
-    CHECK(tf_coord_expand(&out, &rest, &e[1].shape, inner, 2, d43, &m) == 0);
+    CHECK(tf_coord_expand(&out, &top, &e[0].shape, e[0].coef, 2, d43, 0, &m) == 0);
+    CHECK(tf_coord_expand(&out, &rest, &e[1].shape, inner, 2, d43, 0, &m) == 0);
     check_set(&out, 12, north_source, d43, 5);
     tf_vset_free(&out, &m);
     tf_vseq_free(&top, &m);
@@ -136,9 +148,17 @@ static void test_edge_row(void) {
     const int64_t d100[2] = {100, 100}, inner100[3] = {-100, 0, 0};
     tf_vseq_push_run(&top, 0, 1, 100, &m);
     tf_vseq_push_run(&rest, 100, 1, 9900, &m);
-    CHECK(tf_coord_expand(&out, &top, &e[0].shape, e[0].coef, 2, d100, &m) == 0);
-    CHECK(tf_coord_expand(&out, &rest, &e[1].shape, inner100, 2, d100, &m) == 0);
+    CHECK(tf_coord_expand(&out, &top, &e[0].shape, e[0].coef, 2, d100, 0, &m) == 0);
+    CHECK(tf_coord_expand(&out, &rest, &e[1].shape, inner100, 2, d100, 0, &m) == 0);
     CHECKF(out.n == 101, "%u groups at 100x100, expected 101", out.n);
+    check_set(&out, 10000, north_source, d100, 5);
+    tf_vset_free(&out, &m);
+    /* where pairs may have rules (an event's slot): the top row's -r is one pair, absolute 0 */
+    CHECK(tf_coord_expand(&out, &top, &e[0].shape, e[0].coef, 2, d100, 1, &m) == 0);
+    CHECK(tf_coord_expand(&out, &rest, &e[1].shape, inner100, 2, d100, 1, &m) == 0);
+    const tf_vrule *q = tf_vset_pair_rule(&out, 0);
+    CHECKF(out.n == 2 && q && q->a == -1 && q->d == 1 && q->m == 0 && !tf_vset_pair_rule(&out, 1),
+           "%u groups at 100x100 with rules, expected 2, the first with the rule -r", out.n);
     check_set(&out, 10000, north_source, d100, 5);
     tf_vset_free(&out, &m);
     tf_vseq_free(&top, &m);

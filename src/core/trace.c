@@ -643,7 +643,16 @@ uint32_t tf_node_values(const tf_node *n, int which, uint32_t k, char *vals, siz
   if (vals && vlen) vals[0] = 0;
   if (ranks && rlen) ranks[0] = 0;
   if (!v) return 0;
-  if (k < v->n) {
+  const tf_vrule *q = k < v->n ? tf_vset_pair_rule(v, k) : NULL;
+  if (q && vals && vlen) { /* rank r's values: the rule at r plus these */
+    tf_vrule_format(q, vals, vlen);
+    size_t at = strlen(vals);
+    if (at + 2 < vlen) {
+      vals[at++] = '+';
+      tf_vseq_format(&v->seq[k], vals + at, vlen - at);
+    }
+    if (ranks) tf_ranks_format(&v->ranks[k], ranks, rlen);
+  } else if (k < v->n) {
     if (vals) tf_vseq_format(&v->seq[k], vals, vlen);
     if (ranks) tf_ranks_format(&v->ranks[k], ranks, rlen);
   }
@@ -655,9 +664,11 @@ int tf_node_has_rank(const tf_node *n, int32_t rank) { return tf_ranks_contains(
 int tf_node_values_of(const tf_node *n, int which, int32_t rank, char *vals, size_t vlen) {
   const tf_mnode *x = M(n);
   const tf_vset *v = which < 0 ? &x->count : (uint32_t)which < x->nslots ? &x->slots[which] : NULL;
-  const tf_vseq *s = v ? tf_vset_find(v, rank) : NULL;
   if (vals && vlen) vals[0] = 0;
-  if (!s) return 0;
-  if (vals) tf_vseq_format(s, vals, vlen);
-  return 1;
+  tf_vseq s;
+  tf_mem m = {0};
+  int found = v ? tf_vset_rank_seq(v, rank, &s, &m) : 0; /* a pair with a rule: shifted to the rank */
+  if (found > 0 && vals) tf_vseq_format(&s, vals, vlen);
+  if (v) tf_vseq_free(&s, &m);
+  return found > 0;
 }

@@ -114,7 +114,7 @@ static void seq_ref(tfg_gen *g, const tf_vseq *s, tfg_text *t) {
 
 void tfg_value_expr(tfg_gen *g, const tf_vset *v, char *buf, size_t len) {
   int64_t c0 = 0, c;
-  int constant = v->n > 0;
+  int constant = v->n > 0 && !tf_vset_has_rule(v);
   for (uint32_t p = 0; p < v->n && constant; p++)
     constant = tf_vseq_is_constant(&v->seq[p], &c) && (p == 0 ? (c0 = c, 1) : c == c0);
   if (constant) {
@@ -127,7 +127,12 @@ void tfg_value_expr(tfg_gen *g, const tf_vset *v, char *buf, size_t len) {
     seq_ref(g, &v->ranks[p], &pairs);
     tfg_puts(&pairs, ", ");
     seq_ref(g, &v->seq[p], &pairs);
-    tfg_puts(&pairs, "}");
+    const tf_vrule *q = tf_vset_pair_rule(v, p); /* the rank's values: these plus a * ((rank / d) mod m) */
+    char a[32], d[32], m[32];
+    tfg_literal(q ? q->a : 0, a, sizeof a);
+    tfg_literal(q ? q->d : 1, d, sizeof d);
+    tfg_literal(q ? q->m : 0, m, sizeof m);
+    tfg_put(&pairs, ", %s, %s, %s}", a, d, m);
   }
   char pname[32];
   tfg_table_name(g, "tfg_pair", "pr", pairs.p ? pairs.p : "", pname, sizeof pname);
@@ -181,7 +186,7 @@ void tfg_constants_name(tfg_gen *g, const int64_t *per_rank, const uint8_t *has,
     seq_ref(g, &ranks, &pairs);
     tfg_puts(&pairs, ", ");
     seq_ref(g, &value, &pairs);
-    tfg_puts(&pairs, "}");
+    tfg_puts(&pairs, ", 0, 1, 0}");
     tf_vseq_free(&ranks, &m);
     tf_vseq_free(&value, &m);
   }

@@ -87,14 +87,16 @@ static void put_seq(FILE *f, const tf_vseq *s, int counted) {
  * sequence of all the item's ranks, or {"by_rank": [{"ranks", "seq"}...]}. */
 static void put_vset(jw *w, const tf_vset *v, const tf_vseq *all) {
   if (w->g->o.rank >= 0) {
-    const tf_vseq *s = tf_vset_find(v, w->g->o.rank);
-    if (s)
-      put_seq(w->f, s, w->counted);
+    tf_vseq s;
+    tf_mem m = {0};
+    if (tf_vset_rank_seq(v, w->g->o.rank, &s, &m) > 0) /* a pair with a rule: shifted to the rank */
+      put_seq(w->f, &s, w->counted);
     else
       fputs("[]", w->f);
+    tf_vseq_free(&s, &m);
     return;
   }
-  if (v->n == 1 && v->ranks[0].nvalues == all->nvalues) {
+  if (v->n == 1 && v->ranks[0].nvalues == all->nvalues && !tf_vset_has_rule(v)) {
     put_seq(w->f, &v->seq[0], w->counted);
     return;
   }
@@ -102,6 +104,8 @@ static void put_vset(jw *w, const tf_vset *v, const tf_vseq *all) {
   for (uint32_t i = 0; i < v->n; i++) {
     fputs(i ? ",{\"ranks\":" : "{\"ranks\":", w->f);
     put_ranks(w, &v->ranks[i]);
+    const tf_vrule *q = tf_vset_pair_rule(v, i); /* rank r's values: seq plus a * ((r / d) mod m) */
+    if (q) fprintf(w->f, ",\"rule\":{\"a\":%lld,\"d\":%lld,\"m\":%lld}", (long long)q->a, (long long)q->d, (long long)q->m);
     fputs(",\"seq\":", w->f);
     put_seq(w->f, &v->seq[i], w->counted);
     fputc('}', w->f);

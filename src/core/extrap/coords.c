@@ -218,8 +218,36 @@ static int sort_by_value(rank_value *rv, uint64_t n) {
   return 0;
 }
 
+/* A rule (mtrace.h) that gives every rank of rv[0..n) its value less one
+ * stored value (in *base): -r (an absolute rank recorded relative), or one
+ * coordinate times its coefficient when the class uses one. 1 and *q, or 0. */
+static int find_rule(const rank_value *rv, uint64_t n, const int64_t *coef, int nd, const int64_t *dims, tf_vrule *q,
+                     int64_t *base) {
+  tf_vrule cand[2];
+  int64_t cbase[2];
+  int nc = 0, used = 0, j = 0;
+  cand[nc] = (tf_vrule){-1, 1, 0}, cbase[nc++] = tf_wadd(rv[0].value, rv[0].rank);
+  for (int f = 1; f <= nd; f++)
+    if (coef[f]) used++, j = f - 1;
+  if (used == 1) { /* coordinate j = (r / stride) mod dims[j] (row-major; the first needs no mod) */
+    int64_t stride = 1;
+    for (int f = j + 1; f < nd; f++) stride *= dims[f];
+    cand[nc] = (tf_vrule){coef[1 + j], stride, j ? dims[j] : 0}, cbase[nc++] = coef[0];
+  }
+  for (int c = 0; c < nc; c++) {
+    uint64_t i = 0;
+    while (i < n && tf_wadd(cbase[c], tf_vrule_at(&cand[c], rv[i].rank)) == rv[i].value) i++;
+    if (i == n) {
+      *q = cand[c];
+      *base = cbase[c];
+      return 1;
+    }
+  }
+  return 0;
+}
+
 int tf_coord_expand(tf_vset *v, const tf_vseq *ranks, const tf_vseq *shape, const int64_t *coef, int nd,
-                    const int64_t *dims, tf_mem *m) {
+                    const int64_t *dims, int rule_ok, tf_mem *m) {
   int constant = 1;
   for (int j = 1; j <= nd; j++) constant &= coef[j] == 0;
   if (constant) { /* one value over the whole class: its rank list as it is */
@@ -246,6 +274,18 @@ int tf_coord_expand(tf_vset *v, const tf_vseq *ranks, const tf_vseq *shape, cons
     for (int j = 0; j <= nd; j++) rv[i].value += coef[j] * x[j];
   }
   free(r);
+  tf_vrule rule;
+  int64_t base;
+  if (rule_ok && nr > 1 && find_rule(rv, nr, coef, nd, dims, &rule, &base)) { /* one pair with the rule */
+    tf_vseq seq = {0}, group = {0};
+    tf_vseq_append_items(&seq, shape, base, m);
+    free(rv);
+    if (tf_vseq_copy(&group, ranks, m)) {
+      tf_vseq_free(&seq, m);
+      return -1;
+    }
+    return tf_vset_add_rule(v, &seq, &group, tf_vseq_hash(&seq), &rule, m) || m->failed ? -1 : 0;
+  }
   if (sort_by_value(rv, nr)) {
     free(rv);
     return -1;

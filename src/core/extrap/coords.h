@@ -40,9 +40,14 @@ void tf_coord_free(tf_coord_entry *e, uint32_t n, tf_mem *m);
 
 /* Append to v the groups of a class on `ranks` at dims: one per value the
  * coefficients give, its ranks in order, its sequence shape plus the value.
- * 0, or -1 (out of memory). */
+ * rule_ok (an event's slot): when a rule (mtrace.h, doc/FORMAT.md 3.5)
+ * gives every rank its value — value + rank the same on all its ranks (an
+ * absolute rank recorded relative, e.g. MPICH's source 0 of a receive from
+ * MPI_PROC_NULL), or a value that is one coordinate times a coefficient
+ * (a row or column as an MPI_Comm_split color or key) — one pair with that
+ * rule instead, whatever the number of ranks. 0, or -1 (out of memory). */
 int tf_coord_expand(tf_vset *v, const tf_vseq *ranks, const tf_vseq *shape, const int64_t *coef, int nd,
-                    const int64_t *dims, tf_mem *m);
+                    const int64_t *dims, int rule_ok, tf_mem *m);
 
 /* A sequence of one value per rank (rank r's at position r) as the value
  * set of its distinct values, one group each in the order of their first

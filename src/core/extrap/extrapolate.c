@@ -243,7 +243,7 @@ static int split_layout(ctx *c, const tf_vset *const *v, layout lay, tf_coord_en
 
 /* out (v[base]) becomes the groups the entries e give at the target. */
 static int fit_entries(ctx *c, const tf_vset *const *v, tf_vset *out, const char *what, tf_coord_entry **e,
-                       const uint32_t *ne, layout lay) {
+                       const uint32_t *ne, layout lay, int slot) {
   tf_mem *m = &c->in[c->base]->mem;
   int rc = 0;
   tf_vset fitted = {0};
@@ -271,7 +271,7 @@ static int fit_entries(ctx *c, const tf_vset *const *v, tf_vset *out, const char
       snprintf(name, sizeof name, "%s, class %u's coefficient %d (0: constant, then the coordinates)", what, j, f);
       rc = fit_one(c, y, known, name, &coef[f]);
     }
-    if (!rc && tf_coord_expand(&fitted, &b->ranks, &b->shape, coef, c->nd, lay[c->k], m))
+    if (!rc && tf_coord_expand(&fitted, &b->ranks, &b->shape, coef, c->nd, lay[c->k], slot, m))
       rc = fail(c, "out of memory");
   }
   if (rc) {
@@ -317,7 +317,7 @@ static int same_per_rank(const tf_vset *a, const tf_vset *b, int64_t p) {
  * must give every rank the same values, else the set is refused as
  * ambiguous. A coefficient of a coordinate whose dimension has size 1 at
  * an input is unknown there. */
-static int fit_vset_classes(ctx *c, const tf_vset *const *v, tf_vset *out, const char *what) {
+static int fit_vset_classes(ctx *c, const tf_vset *const *v, tf_vset *out, const char *what, int slot) {
   tf_coord_entry *e[2][TF_FIT_MAXIN] = {{0}};
   uint32_t ne[2][TF_FIT_MAXIN] = {{0}};
   layout lay[2];
@@ -343,8 +343,8 @@ static int fit_vset_classes(ctx *c, const tf_vset *const *v, tf_vset *out, const
     const tf_vset *v2[TF_FIT_MAXIN];
     for (uint32_t i = 0; i < c->k; i++) v2[i] = i == c->base ? &alt : v[i];
     if (vset_copy(&alt, out, m)) rc = fail(c, "out of memory");
-    int alt_fits = !rc && !fit_entries(c, v2, &alt, what, e[1], ne[1], lay[1]);
-    if (!rc) rc = fit_entries(c, v, out, what, e[0], ne[0], lay[0]);
+    int alt_fits = !rc && !fit_entries(c, v2, &alt, what, e[1], ne[1], lay[1], slot);
+    if (!rc) rc = fit_entries(c, v, out, what, e[0], ne[0], lay[0], slot);
     if (!rc && alt_fits && !same_per_rank(out, &alt, c->sp.target[1]))
       rc = fail(c, "%s: its values are affine in the coordinates of the rank grid and of the grid with the sizes "
                 "reversed at every input, which differ at P=%" PRId64 " (the inputs do not tell them apart: add a "
@@ -354,7 +354,7 @@ static int fit_vset_classes(ctx *c, const tf_vset *const *v, tf_vset *out, const
     int f = agree[0] ? 0 : 1;
     if (f && c->explain)
       fprintf(c->explain, "%s %s: coordinates over the dimension sizes in reverse order\n", c->where, what);
-    rc = fit_entries(c, v, out, what, e[f], ne[f], lay[f]);
+    rc = fit_entries(c, v, out, what, e[f], ne[f], lay[f], slot);
   }
   for (int f = 0; f < 2; f++)
     for (uint32_t i = 0; i < c->k; i++)
@@ -396,11 +396,16 @@ static int fit_vset_xor(ctx *c, const tf_vset *const *v, tf_vset *out, const cha
   return 1;
 }
 
-static int fit_vset(ctx *c, const tf_vset *const *v, tf_vset *out, const char *what) {
+/* slot: an event's parameter (its pairs may have rules at the target). */
+static int fit_vset(ctx *c, const tf_vset *const *v, tf_vset *out, const char *what, int slot) {
+  for (uint32_t i = 0; i < c->k; i++)
+    if (tf_vset_has_rule(v[i]))
+      return fail(c, "%s: the trace of %d ranks has value groups with rules (an extrapolated trace), which are "
+                  "not extrapolated again", what, c->in[i]->nranks);
   int xor_rule = fit_vset_xor(c, v, out, what);
   if (xor_rule) return xor_rule < 0 ? -1 : 0;
   for (uint32_t i = 0; i < c->k; i++)
-    if (v[i]->n != out->n) return fit_vset_classes(c, v, out, what);
+    if (v[i]->n != out->n) return fit_vset_classes(c, v, out, what, slot);
   for (uint32_t g = 0; g < out->n; g++) {
     uint32_t gs[TF_FIT_MAXIN];
     for (uint32_t i = 0; i < c->k; i++) gs[i] = g;
@@ -609,7 +614,7 @@ static int fit_node(ctx *c, tf_mnode *const *x, const char *at) {
   const tf_vset *v[TF_FIT_MAXIN];
   for (uint32_t i = 0; i < c->k; i++) r[i] = &x[i]->ranks, v[i] = &x[i]->count;
   if (fit_vseq(c, r, &bx->ranks, 1, "rank list")) return -1;
-  if (fit_vset(c, v, &bx->count, bx->is_loop ? "iteration count" : "value count")) return -1;
+  if (fit_vset(c, v, &bx->count, bx->is_loop ? "iteration count" : "value count", 0)) return -1;
   if (bx->is_loop) {
     tf_mnode **const *body[TF_FIT_MAXIN];
     uint32_t nb[TF_FIT_MAXIN];
@@ -625,7 +630,7 @@ static int fit_node(ctx *c, tf_mnode *const *x, const char *at) {
     char what[128];
     snprintf(what, sizeof what, "parameter %s", j < f->nfields ? f->fields[j].name : "(array element)");
     for (uint32_t i = 0; i < c->k; i++) v[i] = &x[i]->slots[j];
-    if (fit_vset(c, v, &bx->slots[j], what)) return -1;
+    if (fit_vset(c, v, &bx->slots[j], what, 1)) return -1;
   }
   return fit_timing(c, x, evname);
 }
@@ -712,7 +717,7 @@ static int fit_per_rank(ctx *c, const tf_vseq *const *s, tf_vseq *out, int per_r
     vp[i] = &v[i];
     if (tf_coord_groups(s[i], &v[i], m)) rc = fail(c, "out of memory");
   }
-  if (!rc) rc = fit_vset(c, vp, &v[c->base], what);
+  if (!rc) rc = fit_vset(c, vp, &v[c->base], what, 0);
   if (!rc) {
     tf_vseq_free(out, m);
     if (tf_coord_per_rank(&v[c->base], n, out, m)) rc = fail(c, "out of memory");
@@ -792,7 +797,7 @@ int tf_extrapolate(tf_mtrace *const *in, const char *const *names, uint32_t k, c
     const tf_vset *v[TF_FIT_MAXIN];
     int any = 0;
     for (uint32_t i = 0; i < k; i++) v[i] = &in[i]->order[q], any |= in[i]->order[q].n > 0;
-    if (any && fit_vset(&c, v, &b->order[q], "streams")) return -1;
+    if (any && fit_vset(&c, v, &b->order[q], "streams", 0)) return -1;
   }
   if (b->mem.failed) return fail(&c, "out of memory");
   /* INFO: the target's size, and where it comes from (optional EXTRAP section) */

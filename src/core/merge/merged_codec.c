@@ -31,6 +31,21 @@ static const char *const section_name[] = {"END", "INFO", "FUNCS", "CALLSITES", 
 /* ------------------------------------------------------------ encode */
 
 static void put_vset(tf_buf *b, const tf_vset *v, const tf_vseq *node_ranks) {
+  if (tf_vset_has_rule(v)) { /* the form with rules (doc/FORMAT.md 3.5): a flag (and rule) before each pair */
+    tf_buf_put_uvar(b, (uint64_t)(v->n + 1) << 1 | 1);
+    for (uint32_t i = 0; i < v->n; i++) {
+      const tf_vrule *q = tf_vset_pair_rule(v, i);
+      tf_buf_put_uvar(b, q != NULL);
+      if (q) {
+        tf_buf_put_svar(b, q->a);
+        tf_buf_put_uvar(b, (uint64_t)q->d);
+        tf_buf_put_uvar(b, (uint64_t)q->m);
+      }
+      tf_vseq_encode(b, &v->seq[i]);
+      tf_vseq_encode(b, &v->ranks[i]);
+    }
+    return;
+  }
   if (v->n == 1 && tf_vseq_equal(&v->ranks[0], node_ranks)) {
     tf_buf_put_uvar(b, 1 << 1 | 1);
     tf_vseq_encode(b, &v->seq[0]);
@@ -262,25 +277,43 @@ static __int128 occurrences(const tf_vset *count) {
   return occ;
 }
 
-/* A value set; counts: values must lie in [lo, hi] (counts of values or iterations). */
-static int get_vset(dec *d, tf_vset *v, const tf_vseq *node_ranks, int counts, int64_t lo, int64_t hi) {
+/* A value set; counts: values must lie in [lo, hi] (counts of values or
+ * iterations); slot: an event's slot, whose pairs may have rules. */
+static int get_vset(dec *d, tf_vset *v, const tf_vseq *node_ranks, int counts, int64_t lo, int64_t hi, int slot) {
   uint64_t h = tf_cur_uvar(d->c);
   if (d->c->bad) return bad(d, "truncated value set");
   uint64_t n = h >> 1;
-  if (n < 1 || n > (uint64_t)(d->c->end - d->c->p) || ((h & 1) && n != 1)) return bad(d, "bad value-set size");
+  int flagged = (h & 1) && n >= 2; /* n - 1 pairs, each after its flag */
+  if (flagged && !slot) return bad(d, "value pairs with rules outside an event's slot");
+  if (flagged) n--;
+  if (n < 1 || n > (uint64_t)(d->c->end - d->c->p) || ((h & 1) && !flagged && n != 1))
+    return bad(d, "bad value-set size");
   for (uint64_t i = 0; i < n; i++) {
     tf_vseq seq, ranks;
     tf_vfacts f;
     tf_vseq_init(&ranks);
+    uint64_t has_rule = flagged ? tf_cur_uvar(d->c) : 0;
+    tf_vrule rule = {0, 1, 0};
+    if (has_rule == 1) {
+      rule.a = tf_cur_svar(d->c);
+      uint64_t dv = tf_cur_uvar(d->c), mv = tf_cur_uvar(d->c);
+      rule.d = dv > INT64_MAX ? 0 : (int64_t)dv;
+      rule.m = mv > INT64_MAX ? -1 : (int64_t)mv;
+    }
+    if (d->c->bad) return bad(d, "truncated value set");
+    if (has_rule > 1) return bad(d, "unknown value-pair flag");
+    if (has_rule && !tf_vrule_valid(&rule)) return bad(d, "bad value-pair rule (a 0, d 0 or out of range)");
     int rc = get_vseq(d, &seq, &f);
     if (!rc && counts && (f.count < 1 || f.min < lo || f.max > hi)) rc = bad(d, "bad counts");
-    if (!rc) rc = (h & 1) ? tf_vseq_copy(&ranks, node_ranks, &d->t->mem) : get_ranks(d, &ranks);
+    if (!rc) rc = (h & 1) && !flagged ? tf_vseq_copy(&ranks, node_ranks, &d->t->mem) : get_ranks(d, &ranks);
     if (rc) {
       tf_vseq_free(&seq, &d->t->mem);
       tf_vseq_free(&ranks, &d->t->mem);
       return bad(d, "out of memory");
     }
-    if (tf_vset_add(v, &seq, &ranks, tf_vseq_hash(&seq), &d->t->mem)) return bad(d, "out of memory");
+    if (has_rule ? tf_vset_add_rule(v, &seq, &ranks, tf_vseq_hash(&seq), &rule, &d->t->mem)
+                 : tf_vset_add(v, &seq, &ranks, tf_vseq_hash(&seq), &d->t->mem))
+      return bad(d, "out of memory");
   }
   return 0;
 }
@@ -436,7 +469,7 @@ static int get_node(dec *d, tf_mnode **out, const tf_vseq *parent, uint32_t dept
   if ((flags & NF_RANKS) ? get_ranks(d, &x->ranks) : tf_vseq_copy(&x->ranks, parent, m)) return bad(d, "out of memory");
   if (x->is_loop) {
     if (depth >= MAXDEPTH) return bad(d, "loops nested too deep");
-    if (get_vset(d, &x->count, &x->ranks, 1, 1, INT64_MAX)) return -1;
+    if (get_vset(d, &x->count, &x->ranks, 1, 1, INT64_MAX, 0)) return -1;
     if (get_nodes(d, &x->body, &x->nbody, &x->ranks, depth + 1, 0)) return -1;
     tf_mnode_rekey(x);
     return 0;
@@ -451,7 +484,7 @@ static int get_node(dec *d, tf_mnode **out, const tf_vseq *parent, uint32_t dept
   x->site = (uint32_t)site;
   x->site_sig = d->t->callsites[site].sig;
   x->key = tf_mnode_event_key(x->fn, x->thread, x->site_sig);
-  if (get_vset(d, &x->count, &x->ranks, 1, 0, INT32_MAX)) return -1;
+  if (get_vset(d, &x->count, &x->ranks, 1, 0, INT32_MAX, 0)) return -1;
   uint64_t nslots = tf_cur_uvar(d->c);
   if (d->c->bad) return bad(d, "truncated event");
   if (nslots > (uint64_t)(d->c->end - d->c->p)) return bad(d, "bad slot count");
@@ -460,7 +493,7 @@ static int get_node(dec *d, tf_mnode **out, const tf_vseq *parent, uint32_t dept
   m->bytes += nslots * sizeof *x->slots;
   x->nslots = (uint32_t)nslots;
   for (uint32_t j = 0; j < x->nslots; j++)
-    if (get_vset(d, &x->slots[j], &x->ranks, 0, 0, 0)) return -1;
+    if (get_vset(d, &x->slots[j], &x->ranks, 0, 0, 0, 1)) return -1;
   if (d->version >= 3) return get_gtiming(d, &x->timing, &x->ranks, occurrences(&x->count));
   /* version 2: one summary per path over all the event's ranks */
   const char *why = NULL;
@@ -563,7 +596,7 @@ static int parse_section(dec *d, uint8_t id) {
   case SEC_NODES:
     if (get_nodes(d, &t->top, &t->ntop, &t->present, 0, 1)) return -1;
     for (int k = 0; d->version >= 3 && k < 3; k++) /* checked per rank when projected (3.7) */
-      if (get_vset(d, &t->order[k], &t->present, 0, 0, 0)) return -1;
+      if (get_vset(d, &t->order[k], &t->present, 0, 0, 0, 0)) return -1;
     return 0;
   case SEC_EXTRAP:
     free(t->extrap);

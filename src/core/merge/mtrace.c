@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "merge/mtrace.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,7 @@ void tf_vset_free(tf_vset *v, tf_mem *m) {
   free(v->seq);
   free(v->ranks);
   free(v->hash);
+  free(v->rule);
   m->bytes -= v->cap * (2 * sizeof(tf_vseq) + sizeof(uint64_t));
   *v = (tf_vset){0};
 }
@@ -44,6 +46,14 @@ int tf_vset_add(tf_vset *v, tf_vseq *seq, tf_vseq *ranks, uint64_t hash, tf_mem 
       return -1;
     }
     v->hash = h;
+    tf_vrule *q = v->rule ? realloc(v->rule, cap * sizeof *q) : NULL;
+    if (v->rule && !q) {
+      m->failed = 1;
+      tf_vseq_free(seq, m);
+      tf_vseq_free(ranks, m);
+      return -1;
+    }
+    if (q) memset(q + v->cap, 0, (cap - v->cap) * sizeof *q), v->rule = q;
     m->bytes += (cap - v->cap) * (2 * sizeof(tf_vseq) + sizeof(uint64_t));
     v->cap = cap;
   }
@@ -56,11 +66,71 @@ int tf_vset_add(tf_vset *v, tf_vseq *seq, tf_vseq *ranks, uint64_t hash, tf_mem 
   return 0;
 }
 
-/* The pair whose ranks hold `rank`, or NULL. */
+int tf_vset_add_rule(tf_vset *v, tf_vseq *seq, tf_vseq *ranks, uint64_t hash, const tf_vrule *rule, tf_mem *m) {
+  if (tf_vset_add(v, seq, ranks, hash, m)) return -1;
+  if (!v->rule && !(v->rule = calloc(v->cap, sizeof *v->rule))) {
+    m->failed = 1;
+    return -1;
+  }
+  v->rule[v->n - 1] = *rule;
+  return 0;
+}
+
+const tf_vrule *tf_vset_pair_rule(const tf_vset *v, uint32_t i) {
+  return v->rule && i < v->n && v->rule[i].a ? &v->rule[i] : NULL;
+}
+
+int tf_vset_has_rule(const tf_vset *v) {
+  for (uint32_t i = 0; v->rule && i < v->n; i++)
+    if (v->rule[i].a) return 1;
+  return 0;
+}
+
+int tf_vrule_valid(const tf_vrule *q) { return q->a != 0 && q->d >= 1 && q->m >= 0; }
+
+int64_t tf_vrule_at(const tf_vrule *q, int64_t r) {
+  int64_t x = r / q->d;
+  if (q->m) x %= q->m;
+  return tf_wmul(q->a, (uint64_t)x);
+}
+
+void tf_vrule_format(const tf_vrule *q, char *buf, size_t len) {
+  char term[64];
+  if (q->d == 1) snprintf(term, sizeof term, "r");
+  else snprintf(term, sizeof term, "(r/%lld)", (long long)q->d);
+  if (q->m) {
+    char t[96];
+    snprintf(t, sizeof t, "(%s%%%lld)", term, (long long)q->m);
+    snprintf(term, sizeof term, "%.63s", t);
+  }
+  if (q->a == 1) snprintf(buf, len, "%s", term);
+  else if (q->a == -1) snprintf(buf, len, "-%s", term);
+  else snprintf(buf, len, "%lld*%s", (long long)q->a, term);
+}
+
+/* The pair whose ranks hold `rank`, or v->n. */
+static uint32_t vset_pair_of(const tf_vset *v, int64_t rank) {
+  uint32_t i = 0;
+  while (i < v->n && !tf_ranks_contains(&v->ranks[i], rank)) i++;
+  return i;
+}
+
+/* The pair whose ranks hold `rank`, or NULL (its values as stored). */
 const tf_vseq *tf_vset_find(const tf_vset *v, int64_t rank) {
-  for (uint32_t i = 0; i < v->n; i++)
-    if (tf_ranks_contains(&v->ranks[i], rank)) return &v->seq[i];
-  return NULL;
+  uint32_t i = vset_pair_of(v, rank);
+  return i < v->n ? &v->seq[i] : NULL;
+}
+
+int tf_vset_rank_seq(const tf_vset *v, int64_t rank, tf_vseq *out, tf_mem *m) {
+  tf_vseq_init(out);
+  uint32_t i = vset_pair_of(v, rank);
+  if (i == v->n) return 0;
+  const tf_vrule *q = tf_vset_pair_rule(v, i);
+  if (q)
+    tf_vseq_append_items(out, &v->seq[i], tf_vrule_at(q, rank), m);
+  else
+    tf_vseq_copy(out, &v->seq[i], m);
+  return m->failed ? -1 : 1;
 }
 
 /* ------------------------------------------------------------ nodes */
@@ -327,10 +397,52 @@ static void shell_free(tf_fnode *x) {
   free(x);
 }
 
-static int project_list(tf_mnode *const *in, uint32_t nin, int64_t rank, tf_fnode ***out, uint32_t *nout,
-                        const char **why);
+/* One rank's projection under way: the rank, why it failed, and the
+ * sequences it made (the slots of pairs with a rule, shifted to the
+ * rank), which the shells borrow until they are encoded. */
+typedef struct projection {
+  int64_t rank;
+  const char **why;
+  tf_vseq *made;
+  uint32_t nmade, cap;
+  tf_mem mem;
+} projection;
 
-static tf_fnode *project_node(const tf_mnode *x, int64_t rank, const char **why) {
+static void projection_free(projection *p) {
+  for (uint32_t i = 0; i < p->nmade; i++) tf_vseq_free(&p->made[i], &p->mem);
+  free(p->made);
+}
+
+/* Slot set v's sequence for the rank into *out (borrowed, or made and kept
+ * in p): 1, none 0, out of memory -1. */
+static int project_slot(projection *p, const tf_vset *v, tf_vseq *out) {
+  uint32_t i = 0;
+  while (i < v->n && !tf_ranks_contains(&v->ranks[i], p->rank)) i++;
+  if (i == v->n) return 0;
+  if (!tf_vset_pair_rule(v, i)) {
+    *out = v->seq[i];
+    return 1;
+  }
+  if (p->nmade == p->cap) {
+    uint32_t cap = p->cap ? 2 * p->cap : 8;
+    tf_vseq *made = realloc(p->made, cap * sizeof *made);
+    if (!made) return -1;
+    p->made = made;
+    p->cap = cap;
+  }
+  if (tf_vset_rank_seq(v, p->rank, &p->made[p->nmade], &p->mem) < 0) {
+    tf_vseq_free(&p->made[p->nmade], &p->mem);
+    return -1;
+  }
+  *out = p->made[p->nmade++];
+  return 1;
+}
+
+static int project_list(tf_mnode *const *in, uint32_t nin, projection *p, tf_fnode ***out, uint32_t *nout);
+
+static tf_fnode *project_node(const tf_mnode *x, projection *p) {
+  int64_t rank = p->rank;
+  const char **why = p->why;
   tf_fnode *y = calloc(1, sizeof *y);
   if (!y) return NULL;
   y->is_loop = x->is_loop;
@@ -342,7 +454,7 @@ static tf_fnode *project_node(const tf_mnode *x, int64_t rank, const char **why)
   }
   if (x->is_loop) {
     y->iters = *count;
-    if (project_list(x->body, x->nbody, rank, &y->body, &y->nbody, why) || !y->nbody) {
+    if (project_list(x->body, x->nbody, p, &y->body, &y->nbody) || !y->nbody) {
       if (!*why) *why = "a loop with no events for this rank";
       shell_free(y);
       return NULL;
@@ -360,10 +472,12 @@ static tf_fnode *project_node(const tf_mnode *x, int64_t rank, const char **why)
     free(y);
     return NULL;
   }
-  for (uint32_t j = 0; j < y->nslots; j++) {
-    const tf_vseq *s = tf_vset_find(&x->slots[j], rank);
-    if (s) y->slots[j] = *s;
-  }
+  for (uint32_t j = 0; j < y->nslots; j++)
+    if (project_slot(p, &x->slots[j], &y->slots[j]) < 0) {
+      *why = "out of memory";
+      shell_free(y);
+      return NULL;
+    }
   /* borrowed: on each path the summary of the rank's group (decoded without
    * the count check: a group's counts are those of all its ranks) */
   if (tf_gtiming_project(&x->timing, rank, &y->timing)) {
@@ -374,8 +488,9 @@ static tf_fnode *project_node(const tf_mnode *x, int64_t rank, const char **why)
   return y;
 }
 
-static int project_list(tf_mnode *const *in, uint32_t nin, int64_t rank, tf_fnode ***out, uint32_t *nout,
-                        const char **why) {
+static int project_list(tf_mnode *const *in, uint32_t nin, projection *p, tf_fnode ***out, uint32_t *nout) {
+  int64_t rank = p->rank;
+  const char **why = p->why;
   *out = NULL;
   *nout = 0;
   uint32_t k = 0;
@@ -388,7 +503,7 @@ static int project_list(tf_mnode *const *in, uint32_t nin, int64_t rank, tf_fnod
   }
   for (uint32_t i = 0; i < nin; i++) {
     if (!tf_ranks_contains(&in[i]->ranks, rank)) continue;
-    tf_fnode *y = project_node(in[i], rank, why);
+    tf_fnode *y = project_node(in[i], p);
     if (!y) {
       if (!*why) *why = "out of memory";
       return -1;
@@ -409,7 +524,8 @@ int tf_mtrace_project_bytes(const tf_mtrace *t, int32_t rank, tf_buf *b, uint64_
   *nevents = (uint64_t)tf_vseq_value_at(&t->nevents, idx);
   tf_fnode **shell;
   uint32_t nshell;
-  int rc = project_list(t->top, t->ntop, rank, &shell, &nshell, why);
+  projection p = {.rank = rank, .why = why};
+  int rc = project_list(t->top, t->ntop, &p, &shell, &nshell);
   if (!rc && nshell == 0 && *nevents != 0) {
     *why = "no events for a rank that declares some";
     rc = -1;
@@ -428,6 +544,7 @@ int tf_mtrace_project_bytes(const tf_mtrace *t, int32_t rank, tf_buf *b, uint64_
   }
   for (uint32_t i = 0; i < nshell; i++) shell_free(shell[i]);
   free(shell);
+  projection_free(&p);
   return rc;
 }
 

@@ -32,7 +32,18 @@ typedef struct tf_vset {
   tf_vseq *seq;   /* seq[i]: the values ... */
   tf_vseq *ranks; /* ... on the ranks ranks[i] (sorted) */
   uint64_t *hash; /* tf_vseq_hash(seq[i]) */
+  struct tf_vrule *rule; /* NULL (no pair has one), or rule[i]: pair i's rule (a = 0: none) */
 } tf_vset;
+
+/* A pair's rule (doc/FORMAT.md 3.5; an event's slot only): rank r's values
+ * are the stored ones plus a * ((r / d) mod m) (m = 0: a * (r / d)). a = -1,
+ * d = 1, m = 0: values stored absolute, rank r's are these minus r (a
+ * rank the recorder stores relative); a = 1, d = the row length: the row
+ * number (an MPI_Comm_split color); a = 1, d = 1, m = the row length: the
+ * column. */
+typedef struct tf_vrule {
+  int64_t a, d, m;
+} tf_vrule;
 
 typedef struct tf_mnode {
   uint64_t key; /* event: hash(fn, thread, call-site signature); loop: hash of the body's keys */
@@ -136,6 +147,23 @@ int tf_mtrace_add_callsite(tf_mtrace *t, const tf_callsite *c); /* copies the mo
  * they are freed); the sequence for `rank`, or NULL. */
 int tf_vset_add(tf_vset *v, tf_vseq *seq, tf_vseq *ranks, uint64_t hash, tf_mem *m);
 const tf_vseq *tf_vset_find(const tf_vset *v, int64_t rank);
+/* The same as tf_vset_add for a pair with a rule (rank r's sequence is seq
+ * plus the rule's offset at r: one pair for values that differ per rank by
+ * a rule). */
+int tf_vset_add_rule(tf_vset *v, tf_vseq *seq, tf_vseq *ranks, uint64_t hash, const tf_vrule *rule, tf_mem *m);
+/* Pair i's rule, or NULL; v has a pair with a rule. */
+const tf_vrule *tf_vset_pair_rule(const tf_vset *v, uint32_t i);
+int tf_vset_has_rule(const tf_vset *v);
+/* The rule's offset at rank r (modulo 2^64); the rule is well formed (a
+ * not 0, d >= 1, m >= 0). */
+int64_t tf_vrule_at(const tf_vrule *q, int64_t r);
+int tf_vrule_valid(const tf_vrule *q);
+/* The rule as text ("-r", "(r/8)", "3*((r/2)%4)"; written before "+" and
+ * the stored values by show). */
+void tf_vrule_format(const tf_vrule *q, char *buf, size_t len);
+/* Rank `rank`'s own sequence into *out (a copy, freed by the caller; empty
+ * if no pair holds the rank): found, 1; none, 0; out of memory, -1. */
+int tf_vset_rank_seq(const tf_vset *v, int64_t rank, tf_vseq *out, tf_mem *m);
 
 /* A renumbering of functions or call sites: index i < n becomes to[i];
  * indices from n on (only a forged trace has them) become new_n + i - n,

@@ -104,8 +104,25 @@ static void cut_values(cuts *c, const tf_vseq *present, const tf_vseq *values) {
   if (tail.count) cut_values_items(c, present, &tail, 1, &index);
 }
 
+/* Every rank of a list a place (its ranks read apart: a pair with a rule
+ * gives each its own values). */
+static void cut_each(cuts *c, const tf_vseq *ranks) {
+  tf_vseq_iter *it = malloc(tf_vseq_iter_size(ranks));
+  if (!it) {
+    c->failed = 1;
+    return;
+  }
+  tf_vseq_iter_init(it, ranks);
+  int64_t r;
+  while (!c->failed && tf_vseq_iter_next(it, &r)) {
+    cut(c, r);
+    cut(c, r + 1);
+  }
+  free(it);
+}
+
 static void cut_vset(cuts *c, const tf_vset *v) {
-  for (uint32_t i = 0; i < v->n; i++) cut_list(c, &v->ranks[i]);
+  for (uint32_t i = 0; i < v->n; i++) (tf_vset_pair_rule(v, i) ? cut_each : cut_list)(c, &v->ranks[i]);
 }
 
 static void cut_nodes(cuts *c, tf_mnode *const *x, uint32_t n) {
