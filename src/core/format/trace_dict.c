@@ -7,7 +7,7 @@
  * of the recorder's whole function table as gen/mpi.table stood at commit
  * 9320293 (281 functions' names and fields, 23088 bytes, CRC-32 0a730e29).
  * FROZEN: every version-6 trace written with codec 2 decodes only with
- * exactly these bytes (unit.trace_dict checks their CRC). Adding functions
+ * exactly these bytes (unit.container checks their CRC). Adding functions
  * to gen/mpi.table leaves this file alone; a new dictionary is a new codec.
  */
 #include "format/trace_dict.h"
