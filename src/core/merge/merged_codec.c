@@ -12,6 +12,7 @@
 
 #include "util/file_io.h"
 #include "merge/container.h"
+#include "util/callsite_sig.h"
 #include "merge/mtrace.h"
 #include "merge/ranklist.h"
 #include "format/segment.h"
@@ -150,10 +151,13 @@ static int encode(tf_mtrace *t, tf_buf *out, int zstd_level, int quantise) {
 
   s.len = 0;
   tf_buf_put_uvar(&s, t->ncallsites);
-  for (uint32_t i = 0; i < t->ncallsites; i++) {
-    tf_buf_put_u64(&s, t->callsites[i].sig);
-    tf_buf_put_str(&s, t->callsites[i].module);
-    tf_buf_put_uvar(&s, t->callsites[i].offset);
+  for (uint32_t i = 0; i < t->ncallsites; i++) { /* version 6: the signature only where it is not the usual one */
+    const tf_callsite *cs = &t->callsites[i];
+    int derived = cs->sig == tf_callsite_sig(cs->module, cs->offset);
+    tf_buf_put_str(&s, cs->module);
+    tf_buf_put_uvar(&s, cs->offset);
+    tf_buf_put_u8(&s, derived ? 0 : 1);
+    if (!derived) tf_buf_put_u64(&s, cs->sig);
   }
   tf_container_put_section(&body, SEC_CALLSITES, &s);
 
@@ -504,9 +508,22 @@ static int parse_section(dec *d, uint8_t id) {
     uint64_t n = tf_cur_uvar(c);
     if (c->bad || n > (uint64_t)(c->end - c->p)) return bad(d, "bad call-site count");
     for (uint64_t i = 0; i < n; i++) {
-      tf_callsite cs = {.sig = tf_cur_u64(c)};
-      char *mod = get_str(c);
-      cs.offset = tf_cur_uvar(c);
+      tf_callsite cs = {0};
+      char *mod;
+      if (d->version >= 6) { /* module, offset, then the signature if it is not the usual one */
+        mod = get_str(c);
+        cs.offset = tf_cur_uvar(c);
+        uint8_t written = tf_cur_u8(c);
+        if (written > 1) {
+          free(mod);
+          return bad(d, "bad call-site signature flag");
+        }
+        cs.sig = written ? tf_cur_u64(c) : mod ? tf_callsite_sig(mod, cs.offset) : 0;
+      } else {
+        cs.sig = tf_cur_u64(c);
+        mod = get_str(c);
+        cs.offset = tf_cur_uvar(c);
+      }
       cs.module = mod;
       int rc = c->bad || !mod ? -1 : tf_mtrace_add_callsite(t, &cs);
       free(mod);
