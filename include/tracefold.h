@@ -311,7 +311,7 @@ TF_API tf_status tf_list_dir(const char *dir, tf_file_kind kind, char ***paths, 
  * trace directory. Every rank's events come back exactly as recorded,
  * through a per-rank cursor that unrolls the loops lazily. */
 #define TF_TRACE_MAGIC "TFTRACE\n"
-#define TF_TRACE_VERSION 5 /* 5: compact time summaries (quantised bins); 4: FUNCS holds only the functions used; 3: the run's identity, streams, time summaries per rank group; readers also read 2 to 4 */
+#define TF_TRACE_VERSION 6 /* 6: one zstd frame (built-in dictionary) and one CRC for all sections; 5: compact time summaries (quantised bins); 4: FUNCS holds only the functions used; 3: the run's identity, streams, time summaries per rank group; readers also read 2 to 5 */
 #define TF_TRACE_FILE "trace.tf"
 
 typedef enum tf_trace_source {

@@ -8,13 +8,19 @@
 # where the version-2 reader pooled them); `show`, `stats` and `imbalance`
 # read them all.
 #
+# The same checks read the version-5 traces of tests/data/v5 (every *.tf
+# there; unit.compat_v5), written before the container of version 6.
+#
 # usage: compat_v2.sh TRACEFOLD DATA_DIR
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cli=$1 data=$2
 tf_workdir compat
-for t in timed.tf threads.tf abort; do
+traces=()
+for t in "$data"/*.tf "$data"/abort; do [ -e "$t" ] && traces+=("${t##*/}"); done
+[ ${#traces[@]} -gt 0 ] || fail "no traces in $data"
+for t in "${traces[@]}"; do
   name=${t%.tf}
   "$cli" unroll "$data/$t" >"$work/$name.unroll" 2>"$work/$name.err" || fail "$t: tracefold unroll failed: $(cat "$work/$name.err")"
   if [ "$t" = abort ]; then # events only
@@ -22,12 +28,12 @@ for t in timed.tf threads.tf abort; do
     sed -E 's/ compute=[0-9]+ dur=[0-9]+//' "$data/$name.unroll" >"$work/$name.expected"
     cmp -s "$work/$name.expected" "$work/$name.events" || {
       diff "$work/$name.expected" "$work/$name.events" | head -10 >&2
-      fail "$t: tracefold unroll gives other events than the version-2 build"
+      fail "$t: tracefold unroll gives other events than the build that wrote it"
     }
   else
     cmp -s "$data/$name.unroll" "$work/$name.unroll" || {
       diff "$data/$name.unroll" "$work/$name.unroll" | head -10 >&2
-      fail "$t: tracefold unroll differs from what the version-2 build printed"
+      fail "$t: tracefold unroll differs from what the build that wrote it printed"
     }
   fi
   for verb in show stats imbalance; do
@@ -35,4 +41,4 @@ for t in timed.tf threads.tf abort; do
   done
 done
 grep -q "slowest rank" "$work/timed.imbalance" || fail "timed.tf: tracefold imbalance names no slowest rank"
-echo "ok: version-2 merged traces (timed.tf, threads.tf) unroll as recorded, per-rank files (abort/rank-*.tfc) to the same events; show, stats and imbalance read them"
+echo "ok: the traces of ${data##*/} (${traces[*]}) unroll as recorded (per-rank files: the same events); show, stats and imbalance read them"

@@ -7,6 +7,9 @@
  *   forge_trace run ID IN OUT         the run id (hex) of the trace
  *   forge_trace lost R N IN OUT       RANKS: rank R lost N calls (as if its
  *                                     recorder had stopped recording)
+ *   forge_trace stored IN OUT         nothing changed, the body stored without
+ *                                     compression (doc/FORMAT.md 3.1, codec 0),
+ *                                     for byte edits by scripts
  *   forge_trace bins IN OUT           the first compute summary of 3 samples or
  *                                     more: its samples all in a last bin
  *                                     [max + 1, max + 2], above max (written
@@ -46,12 +49,12 @@ static int bins_above_max(tf_mnode **x, uint32_t n) {
 
 static int usage(void) {
   fprintf(stderr,
-          "usage: forge_trace nranks N IN OUT | nevents RANK DELTA IN OUT | lost RANK N IN OUT | run HEXID IN OUT | bins IN OUT\n");
+          "usage: forge_trace nranks N IN OUT | nevents RANK DELTA IN OUT | lost RANK N IN OUT | run HEXID IN OUT | bins IN OUT | stored IN OUT\n");
   return 2;
 }
 
 int main(int argc, char **argv) {
-  if (argc < 4 || (argc < 5 && strcmp(argv[1], "bins") != 0)) return usage();
+  if (argc < 4 || (argc < 5 && strcmp(argv[1], "bins") != 0 && strcmp(argv[1], "stored") != 0)) return usage();
   const char *op = argv[1], *in = argv[argc - 2], *out = argv[argc - 1];
   int two = strcmp(op, "nevents") == 0 || strcmp(op, "lost") == 0; /* operations with two numbers */
   if (two != (argc == 6)) return usage();
@@ -65,7 +68,11 @@ int main(int argc, char **argv) {
   }
   free(data);
   int exact = 0; /* bins as they are (tf_mtrace_encode_exact) */
-  if (strcmp(op, "bins") == 0) {
+  int level = TF_TRACE_ZSTD_LEVEL;
+  if (strcmp(op, "stored") == 0) {
+    if (argc != 4) return usage();
+    level = 0;
+  } else if (strcmp(op, "bins") == 0) {
     if (argc != 4) return usage();
     if (!bins_above_max(t.top, t.ntop)) {
       fprintf(stderr, "forge_trace: %s has no summary of 3 samples or more with bins\n", in);
@@ -97,7 +104,7 @@ int main(int argc, char **argv) {
   }
   tf_buf b = {0};
   FILE *f = NULL;
-  int bad = (exact ? tf_mtrace_encode_exact(&t, &b) : tf_mtrace_encode(&t, &b, TF_TRACE_ZSTD_LEVEL)) || !(f = fopen(out, "wb")) || fwrite(b.data, 1, b.len, f) != b.len;
+  int bad = (exact ? tf_mtrace_encode_exact(&t, &b) : tf_mtrace_encode(&t, &b, level)) || !(f = fopen(out, "wb")) || fwrite(b.data, 1, b.len, f) != b.len;
   if (f && fclose(f)) bad = 1;
   if (bad) fprintf(stderr, "forge_trace: cannot write %s\n", out);
   tf_buf_free(&b);

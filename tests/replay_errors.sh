@@ -44,15 +44,20 @@ expect ranks 2 "recorded with 4 ranks; launched with 2" "$work/ring/trace.tf"
 
 # edit_funcs IN OUT FUNCTION OLD NEW: a copy of trace IN whose function table
 # has OLD replaced by NEW in FUNCTION's entry (its name or a field name), the
-# FUNCS section stored raw and the CRCs fixed
+# FUNCS section (version 6: the whole body) stored raw and the CRCs fixed
 edit_funcs() {
-  python3 - "$@" <<'EOF'
+  local in=$1
+  if [ "$(od -An -tu4 -j8 -N4 "$in" | tr -d ' ')" -ge 6 ]; then # one body (doc/FORMAT.md 3.1): store it raw first
+    "$forge" stored "$in" "$work/edit_funcs.stored.tf" || bad "forge_trace stored failed"
+    in=$work/edit_funcs.stored.tf
+  fi
+  python3 - "$in" "${@:2}" <<'EOF'
 import subprocess, sys, zlib
 data = bytes(open(sys.argv[1], "rb").read())
-def uvar(p):
+def uvar(p, buf=data):
     v = s = 0
     while True:
-        b = data[p]; p += 1; v |= (b & 0x7F) << s; s += 7
+        b = buf[p]; p += 1; v |= (b & 0x7F) << s; s += 7
         if b < 0x80: return v, p
 def put_uvar(v):
     out = bytearray()
@@ -60,26 +65,43 @@ def put_uvar(v):
         out.append(v & 0x7F | 0x80); v >>= 7
     out.append(v)
     return bytes(out)
+def edit(body):
+    fn, old, new = (a.encode() for a in sys.argv[3:6])
+    at = body.find(fn)  # functions are in table order: the first match is the function itself
+    i = body.find(old, at)
+    assert at >= 0 and i >= 0 and len(old) == len(new)
+    return body[:i] + new + body[i + len(old):]
 out, p = bytearray(data[:12]), 12  # magic, version (doc/FORMAT.md 3.1)
-while data[p] != 0:
-    sid, codec = data[p], data[p + 1]
-    raw, q = uvar(p + 2)
+if int.from_bytes(data[8:12], "little") >= 6:  # codec 0 (stored), lengths, body of sections, CRC
+    raw, q = uvar(13)
     stored, q = uvar(q)
-    body = data[q:q + stored]
-    if sid == 2:  # FUNCS: rename MPI_Barrier, store it uncompressed (codec 0) with its CRC
-        if codec == 1:
-            body = subprocess.run(["zstd", "-d", "-c"], input=body, capture_output=True, check=True).stdout
-        fn, old, new = (a.encode() for a in sys.argv[3:6])
-        at = body.find(fn)  # functions are in table order: the first match is the function itself
-        i = body.find(old, at)
-        assert at >= 0 and i >= 0 and len(old) == len(new)
-        body = body[:i] + new + body[i + len(old):]
-        out += bytes([sid, 0]) + put_uvar(len(body)) + put_uvar(len(body)) + body
-        out += zlib.crc32(body).to_bytes(4, "little")
-    else:
-        out += data[p:q + stored + 4]
-    p = q + stored + 4
-out += b"\0"
+    assert data[12] == 0
+    body, sections, p = data[q:q + stored], bytearray(), 0
+    while p < len(body):
+        sid = body[p]
+        n, r = uvar(p + 1, body)
+        content = body[r:r + n]
+        if sid == 2:  # FUNCS
+            content = edit(content)
+        sections += bytes([sid]) + put_uvar(len(content)) + content
+        p = r + n
+    out += b"\0" + put_uvar(len(sections)) + put_uvar(len(sections)) + sections
+else:  # versions 2 to 5: sections with their CRCs, end record
+    while data[p] != 0:
+        sid, codec = data[p], data[p + 1]
+        raw, q = uvar(p + 2)
+        stored, q = uvar(q)
+        body = data[q:q + stored]
+        if sid == 2:  # FUNCS: edited, stored uncompressed (codec 0) with its CRC
+            if codec == 1:
+                body = subprocess.run(["zstd", "-d", "-c"], input=body, capture_output=True, check=True).stdout
+            body = edit(body)
+            out += bytes([sid, 0]) + put_uvar(len(body)) + put_uvar(len(body)) + body
+            out += zlib.crc32(body).to_bytes(4, "little")
+        else:
+            out += data[p:q + stored + 4]
+        p = q + stored + 4
+    out += b"\0"
 out += zlib.crc32(bytes(out)).to_bytes(4, "little")
 open(sys.argv[2], "wb").write(bytes(out))
 EOF

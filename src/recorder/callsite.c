@@ -27,6 +27,7 @@
 #include <unwind.h>
 
 #include "handle_map.h"
+#include "util/callsite_sig.h"
 
 static tf_handle_map by_ra; /* ra -> id = site index, kind = 1 when inside an MPI library */
 static tf_site *sites;
@@ -34,12 +35,6 @@ static uint32_t nsites, capsites;
 
 enum { FRAME_PROGRAM = 1, FRAME_SELF, FRAME_MPI }; /* where a frame's address is (frames.kind) */
 static tf_handle_map frames;                       /* frame address -> kind */
-
-static uint64_t fnv1a(const char *s) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (; *s; s++) h = (h ^ (uint8_t)*s) * 0x100000001b3ULL;
-  return h;
-}
 
 static const char *base_name(const char *p) {
   const char *s = strrchr(p, '/');
@@ -112,7 +107,7 @@ static int64_t add_site(void *ra) {
   s->offset = (uint64_t)((uintptr_t)ra - base);
   s->module = strdup(module);
   if (!s->module) return -1;
-  s->sig = fnv1a(base_name(module)) * 0x9E3779B97F4A7C15ULL ^ s->offset;
+  s->sig = tf_callsite_sig(module, s->offset);
   return nsites++;
 }
 

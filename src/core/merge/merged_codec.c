@@ -1,21 +1,18 @@
 /* merged_codec.c — the merged trace file (doc/FORMAT.md part 3): encode,
  * and decode with every field validated.
  *
- *   "TFTRACE\n"  u32 version
- *   section*     u8 id, u8 codec (0 stored, 1 zstd), uvar raw length,
- *                uvar stored length, stored bytes, u32 CRC-32 of the stored bytes
- *   end          u8 0, then u32 CRC-32 of every byte before it
- * Sections 1 INFO, 2 FUNCS, 3 CALLSITES, 4 RANKS, 5 NODES, each once, in
- * this order; ids >= 64 are optional and skipped by readers that do not
- * know them.
+ * Sections (framed, compressed and checked by container.c): 1 INFO,
+ * 2 FUNCS, 3 CALLSITES, 4 RANKS, 5 NODES, each once, in this order; ids >= 64
+ * are optional and skipped by readers that do not know them.
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zstd.h>
 
 #include "util/file_io.h"
+#include "merge/container.h"
+#include "util/callsite_sig.h"
 #include "merge/mtrace.h"
 #include "merge/ranklist.h"
 #include "format/segment.h"
@@ -23,7 +20,6 @@
 
 enum { SEC_END = 0, SEC_INFO = 1, SEC_FUNCS = 2, SEC_CALLSITES = 3, SEC_RANKS = 4, SEC_NODES = 5, SEC_OPTIONAL = 64,
        SEC_EXTRAP = 64 /* optional: text saying the trace is extrapolated, from what (doc/FORMAT.md 3.8a) */ };
-enum { CODEC_STORED = 0, CODEC_ZSTD = 1 };
 enum { NF_LOOP = 1, NF_RANKS = 2 };
 
 static const char *const section_name[] = {"END", "INFO", "FUNCS", "CALLSITES", "RANKS", "NODES"};
@@ -144,38 +140,11 @@ static void put_nodes(tf_buf *b, tf_mnode *const *x, uint32_t n, const tf_vseq *
   }
 }
 
-static void put_section(tf_buf *out, uint8_t id, const tf_buf *raw, int level) {
-  const uint8_t *stored = raw->data;
-  size_t slen = raw->len;
-  uint8_t codec = CODEC_STORED;
-  void *z = NULL;
-  if (level > 0 && raw->len >= 64) {
-    size_t cap = ZSTD_compressBound(raw->len);
-    if ((z = malloc(cap))) {
-      size_t zn = ZSTD_compress(z, cap, raw->data, raw->len, level);
-      if (!ZSTD_isError(zn) && zn < raw->len) {
-        stored = z;
-        slen = zn;
-        codec = CODEC_ZSTD;
-      }
-    }
-  }
-  tf_buf_put_u8(out, id);
-  tf_buf_put_u8(out, codec);
-  tf_buf_put_uvar(out, raw->len);
-  tf_buf_put_uvar(out, slen);
-  tf_buf_put_bytes(out, stored, slen);
-  tf_buf_put_u32(out, tf_crc32(0, stored, slen));
-  free(z);
-}
-
 /* quantise: time summaries' bins on their grid (a file) or exact (between ranks) */
 static int encode(tf_mtrace *t, tf_buf *out, int zstd_level, int quantise) {
-  tf_buf s = {0};
+  tf_buf s = {0}, body = {0};
   tf_mtrace_seal(t);
   if (tf_mtrace_compact_funcs(t)) return -1; /* FUNCS: the functions the nodes name, no others (version 4) */
-  tf_buf_put_bytes(out, TF_TRACE_MAGIC, 8);
-  tf_buf_put_u32(out, TF_TRACE_VERSION);
 
   tf_buf_put_uvar(&s, (uint64_t)t->nranks);
   tf_buf_put_svar(&s, t->thread_level);
@@ -189,27 +158,30 @@ static int encode(tf_mtrace *t, tf_buf *out, int zstd_level, int quantise) {
   tf_buf_put_uvar(&s, t->unit);
   tf_buf_put_u64(&s, t->run_id); /* version 3 */
   tf_buf_put_uvar(&s, t->run_start_unix_ns);
-  put_section(out, SEC_INFO, &s, zstd_level);
+  tf_container_put_section(&body, SEC_INFO, &s);
 
   s.len = 0;
   tf_functable_encode(&s, t->ft.funcs, t->ft.n);
-  put_section(out, SEC_FUNCS, &s, zstd_level);
+  tf_container_put_section(&body, SEC_FUNCS, &s);
 
   s.len = 0;
   tf_buf_put_uvar(&s, t->ncallsites);
-  for (uint32_t i = 0; i < t->ncallsites; i++) {
-    tf_buf_put_u64(&s, t->callsites[i].sig);
-    tf_buf_put_str(&s, t->callsites[i].module);
-    tf_buf_put_uvar(&s, t->callsites[i].offset);
+  for (uint32_t i = 0; i < t->ncallsites; i++) { /* version 6: the signature only where it is not the usual one */
+    const tf_callsite *cs = &t->callsites[i];
+    int derived = cs->sig == tf_callsite_sig(cs->module, cs->offset);
+    tf_buf_put_str(&s, cs->module);
+    tf_buf_put_uvar(&s, cs->offset);
+    tf_buf_put_u8(&s, derived ? 0 : 1);
+    if (!derived) tf_buf_put_u64(&s, cs->sig);
   }
-  put_section(out, SEC_CALLSITES, &s, zstd_level);
+  tf_container_put_section(&body, SEC_CALLSITES, &s);
 
   s.len = 0;
   tf_vseq_encode(&s, &t->present);
   tf_vseq_encode(&s, &t->nevents);
   tf_vseq_encode(&s, &t->lost);
   tf_vseq_encode(&s, &t->why); /* version 3 */
-  put_section(out, SEC_RANKS, &s, zstd_level);
+  tf_container_put_section(&body, SEC_RANKS, &s);
 
   s.len = 0;
   put_nodes(&s, t->top, t->ntop, &t->present, quantise);
@@ -221,18 +193,18 @@ static int encode(tf_mtrace *t, tf_buf *out, int zstd_level, int quantise) {
       tf_buf_put_uvar(&s, 0);
     }
   }
-  put_section(out, SEC_NODES, &s, zstd_level);
+  tf_container_put_section(&body, SEC_NODES, &s);
 
   if (t->extrap) {
     s.len = 0;
     tf_buf_put_str(&s, t->extrap);
-    put_section(out, SEC_EXTRAP, &s, zstd_level);
+    tf_container_put_section(&body, SEC_EXTRAP, &s);
   }
 
-  int failed = s.failed;
+  tf_container_put_file(out, &body, zstd_level);
+  int failed = s.failed || body.failed;
   tf_buf_free(&s);
-  tf_buf_put_u8(out, SEC_END);
-  tf_buf_put_u32(out, tf_crc32(0, out->data, out->len));
+  tf_buf_free(&body);
   return failed || out->failed ? -1 : 0;
 }
 
@@ -569,9 +541,22 @@ static int parse_section(dec *d, uint8_t id) {
     uint64_t n = tf_cur_uvar(c);
     if (c->bad || n > (uint64_t)(c->end - c->p)) return bad(d, "bad call-site count");
     for (uint64_t i = 0; i < n; i++) {
-      tf_callsite cs = {.sig = tf_cur_u64(c)};
-      char *mod = get_str(c);
-      cs.offset = tf_cur_uvar(c);
+      tf_callsite cs = {0};
+      char *mod;
+      if (d->version >= 6) { /* module, offset, then the signature if it is not the usual one */
+        mod = get_str(c);
+        cs.offset = tf_cur_uvar(c);
+        uint8_t written = tf_cur_u8(c);
+        if (written > 1) {
+          free(mod);
+          return bad(d, "bad call-site signature flag");
+        }
+        cs.sig = written ? tf_cur_u64(c) : mod ? tf_callsite_sig(mod, cs.offset) : 0;
+      } else {
+        cs.sig = tf_cur_u64(c);
+        mod = get_str(c);
+        cs.offset = tf_cur_uvar(c);
+      }
       cs.module = mod;
       int rc = c->bad || !mod ? -1 : tf_mtrace_add_callsite(t, &cs);
       free(mod);
@@ -609,96 +594,37 @@ static int parse_section(dec *d, uint8_t id) {
 tf_status tf_mtrace_decode(const uint8_t *data, size_t len, const char *name, tf_mtrace *t, char *err,
                            size_t errlen) {
   *t = (tf_mtrace){0};
-  if (len < 12 || memcmp(data, TF_TRACE_MAGIC, 8) != 0)
-    return tf_failf(err, errlen, len && len < 12 && memcmp(data, TF_TRACE_MAGIC, len < 8 ? len : 8) == 0 ? TF_ERR_TRUNCATED : TF_ERR_FORMAT,
-                 "%s: not a tracefold trace file (bad magic)", name);
-  tf_cursor c = {data + 8, data + len, 0};
-  uint32_t version = tf_cur_u32(&c);
-  if (version < TF_VERSION_OLDEST || version > TF_TRACE_VERSION)
-    return tf_failf(err, errlen, TF_ERR_VERSION, "%s: merged trace format version %u, this reader knows versions %u to %u",
-                    name, version, TF_VERSION_OLDEST, TF_TRACE_VERSION);
-  tf_status st = TF_OK;
+  tf_container box;
+  tf_status st = tf_container_read(data, len, name, &box, err, errlen);
+  if (st != TF_OK) return st;
+  const char *where = box.version >= 6 ? " of the body" : "";
   int next = SEC_INFO;
-  for (;;) {
-    size_t at = (size_t)(c.p - data);
-    uint8_t id = tf_cur_u8(&c);
-    if (c.bad) {
-      st = tf_failf(err, errlen, TF_ERR_TRUNCATED, "%s: truncated (file ends before its end record; %zu bytes)", name, len);
-      break;
-    }
-    if (id == SEC_END) {
-      uint32_t crc = tf_cur_u32(&c);
-      if (c.bad) {
-        st = tf_failf(err, errlen, TF_ERR_TRUNCATED, "%s: truncated (file ends inside its end record)", name);
-      } else if (crc != tf_crc32(0, data, at + 1)) {
-        st = tf_failf(err, errlen, TF_ERR_CHECKSUM, "%s: checksum mismatch (file corrupted)", name);
-      } else if (c.p != c.end) {
-        st = tf_failf(err, errlen, TF_ERR_FORMAT, "%s: %zu bytes after the end record", name, (size_t)(c.end - c.p));
-      } else if (next != SEC_NODES + 1) {
-        st = tf_failf(err, errlen, TF_ERR_FORMAT, "%s: section %s missing", name, section_name[next]);
-      }
-      break;
-    }
-    const char *sname = id <= SEC_NODES ? section_name[id] : "optional";
-    uint8_t codec = tf_cur_u8(&c);
-    uint64_t raw_len = tf_cur_uvar(&c), stored_len = tf_cur_uvar(&c);
-    const uint8_t *stored = c.bad ? NULL : tf_cur_bytes(&c, stored_len > SIZE_MAX ? SIZE_MAX : (size_t)stored_len);
-    uint32_t crc = tf_cur_u32(&c);
-    if (c.bad) {
-      st = tf_failf(err, errlen, TF_ERR_TRUNCATED, "%s: truncated (file ends inside section %s at byte %zu)", name, sname, at);
-      break;
-    }
-    if (crc != tf_crc32(0, stored, (size_t)stored_len)) {
-      st = tf_failf(err, errlen, TF_ERR_CHECKSUM, "%s: section %s corrupted (checksum mismatch) at byte %zu", name, sname, at);
-      break;
-    }
-    if (id >= SEC_OPTIONAL && id != SEC_EXTRAP) continue;
-    if (id < SEC_OPTIONAL) {
-      if (id != next) {
-        st = tf_failf(err, errlen, TF_ERR_FORMAT, "%s: unexpected section %u at byte %zu (expected %s)", name, id, at,
-                   section_name[next < SEC_NODES + 1 ? next : 0]);
+  for (uint32_t i = 0; i < box.n && st == TF_OK; i++) {
+    const tf_section *sec = &box.sec[i];
+    const char *sname = sec->id <= SEC_NODES ? section_name[sec->id] : "optional";
+    if (sec->id < SEC_OPTIONAL) {
+      if (sec->id != next) {
+        st = tf_failf(err, errlen, TF_ERR_FORMAT, "%s: unexpected section %u at byte %zu%s (expected %s)", name, sec->id,
+                      sec->at, where, section_name[next < SEC_NODES + 1 ? next : 0]);
         break;
       }
       next++;
+    } else if (sec->id != SEC_EXTRAP) {
+      continue; /* optional sections this reader does not know */
     }
-    uint8_t *raw = NULL;
-    if (codec == CODEC_ZSTD) {
-      unsigned long long fs = ZSTD_getFrameContentSize(stored, (size_t)stored_len);
-      if (raw_len > ((uint64_t)1 << 32) || raw_len > stored_len * 4096 + 65536 || fs != raw_len) {
-        st = tf_failf(err, errlen, TF_ERR_FORMAT, "%s: section %s: bad compressed size at byte %zu", name, sname, at);
-        break;
-      }
-      if (!(raw = malloc(raw_len ? (size_t)raw_len : 1))) {
-        st = tf_failf(err, errlen, TF_ERR_NOMEM, "%s: out of memory", name);
-        break;
-      }
-      size_t got = ZSTD_decompress(raw, (size_t)raw_len, stored, (size_t)stored_len);
-      if (ZSTD_isError(got) || got != raw_len) {
-        free(raw);
-        st = tf_failf(err, errlen, TF_ERR_FORMAT, "%s: section %s: bad zstd data at byte %zu", name, sname, at);
-        break;
-      }
-    } else if (codec != CODEC_STORED || raw_len != stored_len) {
-      st = tf_failf(err, errlen, TF_ERR_FORMAT, "%s: section %s: unknown codec %u at byte %zu", name, sname, codec, at);
-      break;
-    }
-    const uint8_t *content = raw ? raw : stored;
-    tf_cursor sc = {content, content + raw_len, 0};
-    dec d = {.c = &sc, .t = t, .version = version};
-    int rc = parse_section(&d, id);
+    tf_cursor sc = {sec->data, sec->data + sec->len, 0};
+    dec d = {.c = &sc, .t = t, .version = box.version};
+    int rc = parse_section(&d, sec->id);
     if (!rc && sc.p != sc.end) rc = bad(&d, "trailing bytes");
-    size_t where = (size_t)(sc.p - content);
-    free(raw);
-    if (rc == -2 || (rc && d.why && strcmp(d.why, "out of memory") == 0)) {
+    if (rc == -2 || (rc && d.why && strcmp(d.why, "out of memory") == 0))
       st = tf_failf(err, errlen, TF_ERR_NOMEM, "%s: out of memory", name);
-      break;
-    }
-    if (rc) {
+    else if (rc)
       st = tf_failf(err, errlen, TF_ERR_FORMAT, "%s: malformed section %s: %s (at byte %zu of the section)", name, sname,
-                 d.why ? d.why : "?", where);
-      break;
-    }
+                    d.why ? d.why : "?", (size_t)(sc.p - sec->data));
   }
+  if (st == TF_OK && next != SEC_NODES + 1)
+    st = tf_failf(err, errlen, TF_ERR_FORMAT, "%s: section %s missing", name, section_name[next]);
+  tf_container_free(&box);
   if (st != TF_OK) tf_mtrace_free(t);
   return st;
 }
@@ -707,27 +633,18 @@ tf_status tf_mtrace_decode(const uint8_t *data, size_t len, const char *name, tf
 
 tf_status tf_mtrace_peek_run(const uint8_t *data, size_t len, tf_run_peek *out) {
   *out = (tf_run_peek){.rank = -1, .merged = 1};
-  if (len < 12 || memcmp(data, TF_TRACE_MAGIC, 8) != 0) return TF_ERR_FORMAT;
-  tf_cursor c = {data + 8, data + len, 0};
-  uint32_t version = tf_cur_u32(&c);
-  if (version < TF_VERSION_OLDEST || version > TF_TRACE_VERSION) return TF_ERR_VERSION;
-  uint8_t id = tf_cur_u8(&c), codec = tf_cur_u8(&c);
-  uint64_t raw_len = tf_cur_uvar(&c), stored_len = tf_cur_uvar(&c);
-  const uint8_t *stored = c.bad ? NULL : tf_cur_bytes(&c, stored_len > SIZE_MAX ? SIZE_MAX : (size_t)stored_len);
-  if (!stored || id != SEC_INFO || raw_len > 65536) return TF_ERR_FORMAT;
-  uint8_t *raw = NULL;
-  if (codec == CODEC_ZSTD) {
-    if (!(raw = malloc(raw_len ? (size_t)raw_len : 1))) return TF_ERR_NOMEM;
-    size_t got = ZSTD_decompress(raw, (size_t)raw_len, stored, (size_t)stored_len);
-    if (ZSTD_isError(got) || got != raw_len) {
-      free(raw);
-      return TF_ERR_FORMAT;
-    }
-  } else if (codec != CODEC_STORED || raw_len != stored_len) {
-    return TF_ERR_FORMAT;
+  enum { INFO_MAX = 65536 };
+  uint8_t *buf = malloc(INFO_MAX);
+  if (!buf) return TF_ERR_NOMEM;
+  uint32_t version;
+  tf_section info;
+  tf_status st = tf_container_first_section(data, len, buf, INFO_MAX, &version, &info);
+  if (st == TF_OK && info.id != SEC_INFO) st = TF_ERR_FORMAT;
+  if (st != TF_OK) {
+    free(buf);
+    return st;
   }
-  const uint8_t *content = raw ? raw : stored;
-  tf_cursor s = {content, content + raw_len, 0};
+  tf_cursor s = {info.data, info.data + info.len, 0};
   tf_cur_uvar(&s); /* nranks */
   tf_cur_svar(&s); /* thread level */
   out->start_unix_ns = tf_cur_uvar(&s);
@@ -743,6 +660,6 @@ tf_status tf_mtrace_peek_run(const uint8_t *data, size_t len, tf_run_peek *out) 
     out->run_id = tf_cur_u64(&s);
     out->run_start_unix_ns = tf_cur_uvar(&s);
   }
-  free(raw);
+  free(buf);
   return s.bad ? TF_ERR_TRUNCATED : TF_OK;
 }

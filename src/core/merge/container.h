@@ -1,0 +1,47 @@
+/* container.h — the framing of a merged trace file (doc/FORMAT.md 3.1):
+ * magic, version, then its sections, with their checksums and compression.
+ * Version 6 keeps every section in one body (one zstd frame, possibly with
+ * the built-in dictionary, and one CRC for the file); versions 2 to 5 frame,
+ * compress and check each section apart. What the sections hold is
+ * merged_codec.c's. */
+#ifndef TF_CONTAINER_H
+#define TF_CONTAINER_H
+
+#include "tracefold.h"
+#include "util/bytes.h"
+
+typedef struct tf_section {
+  uint8_t id;
+  const uint8_t *data; /* its content (raw, decompressed) */
+  size_t len;
+  size_t at; /* where it starts: byte of the file (versions 2-5) or of the body (6) */
+} tf_section;
+
+typedef struct tf_container {
+  uint32_t version;
+  tf_section *sec; /* in file order */
+  uint32_t n;
+  uint8_t **owned; /* decompressed contents */
+  uint32_t nowned;
+} tf_container;
+
+/* Writing (always the current version): sections into body, then the file. */
+void tf_container_put_section(tf_buf *body, uint8_t id, const tf_buf *content);
+/* The file: magic, version, body stored (zstd_level 0) or in one zstd frame,
+ * with or without the built-in dictionary, whichever is smallest; CRC. */
+void tf_container_put_file(tf_buf *out, const tf_buf *body, int zstd_level);
+
+/* Reading: the file's sections, checked and decompressed. TF_OK, or an
+ * error (err: the file's name and what is wrong) with *c empty. */
+tf_status tf_container_read(const uint8_t *data, size_t len, const char *name, tf_container *c, char *err,
+                            size_t errlen);
+void tf_container_free(tf_container *c);
+
+/* The first section alone, from the file's first len bytes (a prefix of
+ * it will do: nothing is checked beyond that section, no checksum), its
+ * content decompressed into buf (room cap) where it has to be. TF_OK,
+ * TF_ERR_VERSION, TF_ERR_NOMEM or TF_ERR_FORMAT (also: longer than cap). */
+tf_status tf_container_first_section(const uint8_t *data, size_t len, uint8_t *buf, size_t cap, uint32_t *version,
+                                     tf_section *out);
+
+#endif
