@@ -12,10 +12,10 @@
 #      source compares equal to the source it matched, and in
 #      MPI_Waitany/Testany/Waitsome/Testsome only the requests reported
 #      complete are compared: the program uses the one and hides the others
-#      from the call, as the replay engine does; the outcome of an
-#      MPI_Iprobe/Improbe poll is left out: a poll the recording saw fail
-#      finds the message if it is there), and its calls per function equal
-#      the workload's own counts;
+#      from the call, as the replay engine does; with --polls, a workload
+#      that polls (--polls 1), the outcome of a poll (MPI_Iprobe, Improbe, Test*) is
+#      left out: a poll the recording saw fail finds the message if it is
+#      there), and its calls per function equal the workload's own counts;
 #   4. fixed point: the program generated from the program's own trace,
 #      run under the recorder, records the workload's calls again.
 # With --refused FUNCTION the workload calls a function genapp does not
@@ -26,7 +26,8 @@
 # workload recorded at P ranks.
 #
 # usage: genapp.sh --mpirun "CMD ARGS" --np P --lib LIBTRACEFOLD --cli TRACEFOLD --mpicc MPICC
-#                  [--also-cc MPICC2]... [--refused FUNCTION] [--extrap "P1 P2 P3"] -- PROGRAM [ARGS...]
+#                  [--also-cc MPICC2]... [--refused FUNCTION] [--extrap "P1 P2 P3"] [--polls 1]
+#                  -- PROGRAM [ARGS...]
 # shellcheck disable=SC2154 # the option variables: set by tf_options (lib.sh)
 set -euo pipefail
 
@@ -35,7 +36,8 @@ set -euo pipefail
 refused=""
 extrap=""
 also=()
-tf_options "mpirun np lib cli mpicc refused extrap also-cc:also+ --:prog" "$@"
+polls=""
+tf_options "mpirun np lib cli mpicc refused extrap polls also-cc:also+ --:prog" "$@"
 tf_workdir genapp
 
 tf_record "$work/traced" "$work/trace" -- "${prog[@]}" -c "$work/counts"
@@ -62,7 +64,9 @@ if [ -n "$refused" ]; then
   exit 0
 fi
 
-events() { "$cli" unroll --rank "$2" --no-time "$1" | sed -E 's/ cs=[^ ]+//' | tf_polled; }
+polled=cat
+[ -z "$polls" ] || polled=tf_polled
+events() { "$cli" unroll --rank "$2" --no-time "$1" | sed -E 's/ cs=[^ ]+//' | $polled; }
 
 tf_must "$work/gen" "genapp failed" "$cli" genapp --compute none -o "$work/app.c" "$source"
 tf_must "$work/cc" "the generated program does not build warning-free with $mpicc" \

@@ -181,14 +181,20 @@ tf_reported() {
 # tf_matched: filter of `tracefold unroll` lines: wildcard sources as the
 # source they matched (the status kept)
 tf_matched() {
-  awk '{ if (match($0, / source=ANY_SOURCE/) && match($0, / status\.src=[^ -][^ ]*/)) {
+  awk '{ if (match($0, / source=ANY_SOURCE/) && match($0, / status\.src=-?[0-9]+/)) {
            s = substr($0, RSTART + 12, RLENGTH - 12); sub(/ source=ANY_SOURCE/, " source=" s) } print }'
 }
-# tf_polled: filter of `tracefold unroll` lines: the outcome of an
-# MPI_Iprobe/MPI_Improbe poll (flag, message, status) as "*": whether a
-# poll finds the message depends on when it arrives, which a rerun (the
-# generated program, doc/GENAPP.md) cannot force once it is there
+# tf_polled: filter of `tracefold unroll` lines: the outcome of a poll
+# (MPI_Iprobe, MPI_Improbe, MPI_Test, MPI_Testany, MPI_Testall,
+# MPI_Testsome: flag, index, indices, message, status, and the requests of
+# an array, which an earlier success leaves null) as "*": whether a poll
+# finds its message or request there depends on when it arrives, which a
+# rerun (the generated program, doc/GENAPP.md) cannot undo once it has
 tf_polled() {
-  awk '/ MPI_I(m)?probe / { for (k = 1; k <= NF; k++) if ($k ~ /^(flag|message|status\.[a-z]+)=/) sub(/=.*/, "=*", $k) }
+  awk '/ MPI_(I(m)?probe|Test(any|all|some)?) / {
+         for (k = 1; k <= NF; k++)
+           if ($k ~ /^(flag|index|outcount|message|status\.[a-z]+|array_of_(indices|requests)|array_of_statuses[.a-z]*)=/)
+             sub(/=.*/, "=*", $k)
+       }
        { print }'
 }
