@@ -64,7 +64,7 @@ if [ -n "$refused" ]; then
   exit 0
 fi
 
-polled=cat
+polled="cat"
 [ -z "$polls" ] || polled=tf_polled
 events() { "$cli" unroll --rank "$2" --no-time "$1" | sed -E 's/ cs=[^ ]+//' | $polled; }
 
