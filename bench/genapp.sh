@@ -11,6 +11,9 @@
 #   NP, ARGS   ranks and workload arguments [2, "-i 2000"]
 #   REPS       runs per row; medians reported [3]
 #   RESULTS    the file to update [bench/RESULTS.md]
+#   LARGE      rank counts ("128 256 512 1024"): instead, the program
+#              generated from a stencil2d trace extrapolated to each count,
+#              run oversubscribed (bench/genapp_large.sh, its own options)
 # Per workload and repetition: the untraced run with libtf_walltime.so
 # (original: from when the last rank returned from MPI_Init to when the
 # last rank called MPI_Finalize, as bench/replay.sh), a traced run (default
@@ -29,6 +32,7 @@ NP=${NP:-2}
 ARGS=${ARGS:-"-i 2000"}
 REPS=${REPS:-3}
 here=$(cd "$(dirname "$0")" && pwd)
+[ -z "${LARGE:-}" ] || exec "$here/genapp_large.sh" "$build"
 RESULTS=${RESULTS:-$here/RESULTS.md}
 export MPIR_CVAR_POLLS_BEFORE_YIELD=1
 lib=$build/src/recorder/libtracefold.so

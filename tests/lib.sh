@@ -173,3 +173,44 @@ tf_check_lossless() {
     fail "the unrolled merged trace differs from the reference trace"
   }
 }
+
+# tf_reported: filter of `tracefold unroll` lines: in MPI_Waitany/Testany/
+# Waitsome/Testsome, the requests not reported complete as "*" (the replay
+# engine, src/replay/outcome.c, and genapp's programs hide them from the
+# call so that it reports exactly the recorded ones)
+tf_reported() {
+  awk '/ MPI_(Wait|Test)(any|some) / && match($0, /array_of_requests=\[[^]]*\]/) {
+         pre = substr($0, 1, RSTART - 1); post = substr($0, RSTART + RLENGTH)
+         n = split(substr($0, RSTART + 19, RLENGTH - 20), req, ",")
+         delete keep
+         if (match($0, / index=[0-9]+/)) keep[substr($0, RSTART + 7, RLENGTH - 7) + 1] = 1
+         if (match($0, /array_of_indices=\[[^]]*\]/)) {
+           m = split(substr($0, RSTART + 18, RLENGTH - 19), idx, ",")
+           for (k = 1; k <= m; k++) keep[idx[k] + 1] = 1
+         }
+         out = ""
+         for (k = 1; k <= n; k++) out = out (k > 1 ? "," : "") (k in keep ? req[k] : "*")
+         $0 = pre "array_of_requests=[" out "]" post
+       }
+       { print }'
+}
+# tf_matched: filter of `tracefold unroll` lines: wildcard sources as the
+# source they matched (the status kept)
+tf_matched() {
+  awk '{ if (match($0, / source=ANY_SOURCE/) && match($0, / status\.src=-?[0-9]+/)) {
+           s = substr($0, RSTART + 12, RLENGTH - 12); sub(/ source=ANY_SOURCE/, " source=" s) } print }'
+}
+# tf_polled: filter of `tracefold unroll` lines: the outcome of a poll
+# (MPI_Iprobe, MPI_Improbe, MPI_Test, MPI_Testany, MPI_Testall,
+# MPI_Testsome: flag, index, indices, message, status, and the requests of
+# an array, which an earlier success leaves null) as "*": whether a poll
+# finds its message or request there depends on when it arrives, which a
+# rerun (the generated program, doc/GENAPP.md) cannot undo once it has
+tf_polled() {
+  awk '/ MPI_(I(m)?probe|Test(any|all|some)?) / {
+         for (k = 1; k <= NF; k++)
+           if ($k ~ /^(flag|index|outcount|message|status\.[a-z]+|array_of_(indices|requests)|array_of_statuses[.a-z]*)=/)
+             sub(/=.*/, "=*", $k)
+       }
+       { print }'
+}

@@ -61,34 +61,10 @@ events() {
     awk '{ t = $2; $2 = ""; $3 = ""; seq[t] = seq[t] $0 "\001" } END { for (t in seq) print seq[t] }' |
     sort | tr '\001' '\n'
 }
-# reported: in MPI_Waitany/Testany/Waitsome/Testsome, the requests not
-# reported complete as "*" (the replay hides them from the call so that it
-# reports exactly the recorded ones: outcome.c)
-reported() {
-  awk '/ MPI_(Wait|Test)(any|some) / && match($0, /array_of_requests=\[[^]]*\]/) {
-         pre = substr($0, 1, RSTART - 1); post = substr($0, RSTART + RLENGTH)
-         n = split(substr($0, RSTART + 19, RLENGTH - 20), req, ",")
-         delete keep
-         if (match($0, / index=[0-9]+/)) keep[substr($0, RSTART + 7, RLENGTH - 7) + 1] = 1
-         if (match($0, /array_of_indices=\[[^]]*\]/)) {
-           m = split(substr($0, RSTART + 18, RLENGTH - 19), idx, ",")
-           for (k = 1; k <= m; k++) keep[idx[k] + 1] = 1
-         }
-         out = ""
-         for (k = 1; k <= n; k++) out = out (k > 1 ? "," : "") (k in keep ? req[k] : "*")
-         $0 = pre "array_of_requests=[" out "]" post
-       }
-       { print }'
-}
-# matched: wildcard sources as the source they matched
-matched() {
-  awk '{ if (match($0, / source=ANY_SOURCE/) && match($0, / status\.src=[^ -][^ ]*/)) {
-           s = substr($0, RSTART + 12, RLENGTH - 12); sub(/ source=ANY_SOURCE/, " source=" s) } print }'
-}
 total=0
 for ((r = 0; r < np; r++)); do
-  events "$r" "$work/orig/trace.tf" | matched | reported >"$work/orig.$r"
-  events "$r" "$work/gen1/trace.tf" | reported >"$work/gen1.$r"
+  events "$r" "$work/orig/trace.tf" | tf_matched | tf_reported >"$work/orig.$r"
+  events "$r" "$work/gen1/trace.tf" | tf_reported >"$work/gen1.$r"
   if ! diff "$work/orig.$r" "$work/gen1.$r" >"$work/diff.$r"; then
     head -20 "$work/diff.$r" >&2
     fail "rank $r: the replay's trace differs from the original ($(grep -c '^[<>]' "$work/diff.$r") lines)"

@@ -396,19 +396,6 @@ static inline void tfg_io_end(void) {
   if (tfg_rank == 0) rp_remove_dir(tfg_io_dir);
 }
 
-/* ---- matched messages ---- */
-MPI_Message rp_msg(rp_thread *T, int i) {
-  int64_t id = scalar(T, i);
-  if (id == TF_PROC_NULL) return MPI_MESSAGE_NO_PROC;
-  if (id == TF_NONE || id == TF_NULL_HANDLE) return MPI_MESSAGE_NULL;
-  return tfg_get(&tfg_msgs, id, "message")->msg;
-}
-void rp_msg_new(rp_thread *T, int i, MPI_Message m) {
-  int64_t id = scalar(T, i);
-  if (id > TF_SPECIAL_MAX && m != MPI_MESSAGE_NULL) tfg_put(&tfg_msgs, id, (tfg_handle){.msg = m});
-}
-void rp_msg_forget(rp_thread *T, int i) { tfg_drop(&tfg_msgs, scalar(T, i)); }
-
 /* ---- windows: their memory (MPI_Win_create, dynamic regions) the program's; regions known by their
  * number on the window (1, 2, ... in attach order, as recorded) ---- */
 typedef struct tfg_win {
@@ -547,16 +534,111 @@ static inline int tfg_field_of_kind(const rp_thread *T, unsigned kind) {
     if (T->kinds[i] == kind) return (int)i;
   return -1;
 }
-/* A test the recording saw succeed succeeds: wait (without completing
- * the requests) until they are complete. Which of several requests an
- * any/some call reports is MPI's choice. */
+/* ---- matched messages ---- */
+MPI_Message rp_msg(rp_thread *T, int i) {
+  int64_t id = scalar(T, i);
+  if (id == TF_PROC_NULL) return MPI_MESSAGE_NO_PROC;
+  if (id == TF_NONE || id == TF_NULL_HANDLE) return MPI_MESSAGE_NULL;
+  return tfg_get(&tfg_msgs, id, "message")->msg;
+}
+void rp_msg_forget(rp_thread *T, int i) { tfg_drop(&tfg_msgs, scalar(T, i)); }
+/* Messages a polling MPI_Improbe took where the recording's found nothing
+ * (it cannot be made to find nothing once the message is there): kept, in
+ * the order taken, for the probe that took it in the recording. */
+typedef struct tfg_early_msg {
+  MPI_Comm comm;
+  int source, tag; /* the message's own (its status), or the probe's (MPI_ANY_*) when it kept no status */
+  MPI_Message msg;
+} tfg_early_msg;
+static tfg_early_msg *tfg_early;
+static size_t tfg_nearly, tfg_early_cap;
+static inline int tfg_early_find(MPI_Comm comm, int source, int tag) { /* the first kept one a probe would match; -1 */
+  for (size_t k = 0; k < tfg_nearly; k++) {
+    const tfg_early_msg *e = &tfg_early[k];
+    if (e->comm == comm && (source == MPI_ANY_SOURCE || e->source == MPI_ANY_SOURCE || source == e->source) &&
+        (tag == MPI_ANY_TAG || e->tag == MPI_ANY_TAG || tag == e->tag))
+      return (int)k;
+  }
+  return -1;
+}
+/* the probe's source, tag and communicator as called (fields: source, tag, comm, ...) */
+static inline int tfg_probe_source(rp_thread *T) { return rp_peer(T, rp_comm(T, 2), 0, tfg_field_of_kind(T, TF_K_SRC), -1); }
+static inline void tfg_early_keep(rp_thread *T, MPI_Message m) {
+  int st = tfg_field_of_kind(T, TF_K_SRC);
+  int kept = st >= 0 && T->field[st].n && T->field[st].v[0] != TF_NONE; /* rp_status gave &T->status */
+  if (tfg_nearly == tfg_early_cap) {
+    tfg_early_cap = tfg_early_cap ? 2 * tfg_early_cap : 8;
+    tfg_early = realloc(tfg_early, tfg_early_cap * sizeof *tfg_early);
+    if (!tfg_early) tfg_die("out of memory");
+  }
+  tfg_early[tfg_nearly++] = (tfg_early_msg){rp_comm(T, 2), kept ? T->status.MPI_SOURCE : tfg_probe_source(T),
+                                            kept ? T->status.MPI_TAG : rp_tag(T, 1), m};
+}
+void rp_msg_new(rp_thread *T, int i, MPI_Message m) {
+  int64_t id = scalar(T, i);
+  int probe = strcmp(T->fname, "MPI_Improbe") == 0 || strcmp(T->fname, "MPI_Mprobe") == 0;
+  if (probe && m != MPI_MESSAGE_NULL && id <= TF_SPECIAL_MAX) { /* found where the recording found nothing */
+    tfg_early_keep(T, m);
+    return;
+  }
+  int k = probe && id > TF_SPECIAL_MAX ? tfg_early_find(rp_comm(T, 2), tfg_probe_source(T), rp_tag(T, 1)) : -1;
+  if (k >= 0) { /* the recording took here the message an earlier probe took: that one */
+    MPI_Message later = m;
+    m = tfg_early[k].msg;
+    memmove(&tfg_early[k], &tfg_early[k + 1], (tfg_nearly - (size_t)k - 1) * sizeof *tfg_early);
+    tfg_nearly--;
+    if (later != MPI_MESSAGE_NULL) tfg_early_keep(T, later); /* and this probe took the next one: kept in turn */
+  }
+  if (id > TF_SPECIAL_MAX && m != MPI_MESSAGE_NULL) tfg_put(&tfg_msgs, id, (tfg_handle){.msg = m});
+}
+/* A probe the recording saw find a message waits for it (PMPI_Probe), so it finds it too, unless an
+ * earlier probe took that message already (above). */
+static inline void tfg_probe_before(rp_thread *T) {
+  if (scalar(T, tfg_field_of_kind(T, TF_K_FLAG)) != 1) return;
+  MPI_Comm comm = rp_comm(T, 2);
+  int source = tfg_probe_source(T), tag = rp_tag(T, 1);
+  if (tfg_early_find(comm, source, tag) < 0) PMPI_Probe(source, tag, comm, MPI_STATUS_IGNORE);
+}
+
+/* Completions (src/replay/outcome.c, the replay engine's way): before a
+ * test or an any/some call, wait (MPI_Request_get_status, not recorded)
+ * until the requests the recording completed are complete, so the call
+ * reports them; an MPI_Waitany/Testany/Waitsome/Testsome that reported
+ * requests is given MPI_REQUEST_NULL in every other entry, so it reports
+ * exactly the recorded ones (the program's own trace shows those entries
+ * as null). After the call, a request the recording completed there but
+ * the call did not is completed (PMPI_Wait), and one the call completed
+ * earlier than recorded stays known, as MPI_REQUEST_NULL, until the call
+ * that completed it in the recording. */
+typedef struct tfg_completion {
+  int reqs;       /* field of the request(s); -1: none */
+  uint32_t n;     /* their number */
+  uint8_t *done;  /* per request: the recording completed it here */
+} tfg_completion;
+static uint8_t *tfg_hidden; /* per request of the current any/some call: given as MPI_REQUEST_NULL */
+
+static inline tfg_completion tfg_recorded(rp_thread *T) {
+  tfg_completion c = {tfg_field_of_kind(T, TF_K_REQ), 0, NULL};
+  if (c.reqs < 0) return c;
+  int flag = tfg_field_of_kind(T, TF_K_FLAG), index = tfg_field_of_kind(T, TF_K_INDEX);
+  int64_t F = flag >= 0 ? scalar(T, flag) : 1;
+  c.n = T->field[c.reqs].n;
+  c.done = rp_alloc(T, (size_t)c.n + 1);
+  if (strcmp(T->fname, "MPI_Request_get_status") == 0) return c; /* it completes no request */
+  if (index >= 0) {                                              /* Waitany, Testany: index; *some: indices */
+    const tf_field_value *ix = &T->field[index];
+    for (uint32_t k = 0; k < ix->n; k++)
+      if (F == 1 && ix->v[k] >= 0 && ix->v[k] < (int64_t)c.n) c.done[ix->v[k]] = 1;
+  } else if (F == 1) {
+    memset(c.done, 1, c.n);
+  }
+  return c;
+}
 void rp_outcome_before(rp_thread *T, int fn, MPI_Request *reqs) {
   (void)fn;
-  int iprobe = strcmp(T->fname, "MPI_Iprobe") == 0, improbe = strcmp(T->fname, "MPI_Improbe") == 0;
-  if (iprobe || improbe) { /* fields: source, tag, comm, flag[, message], status */
-    if (scalar(T, 3) != 1) return;
-    MPI_Comm comm = rp_comm(T, 2); /* the recording found a message: wait for it, so that the probe does too */
-    PMPI_Probe(rp_peer(T, comm, 0, iprobe ? 4 : 5, -1), rp_tag(T, 1), comm, MPI_STATUS_IGNORE);
+  tfg_hidden = NULL;
+  if (strcmp(T->fname, "MPI_Iprobe") == 0 || strcmp(T->fname, "MPI_Improbe") == 0) {
+    tfg_probe_before(T);
     return;
   }
   if (strcmp(T->fname, "MPI_Parrived") == 0) { /* fields: request, partition, flag; completes no request */
@@ -569,21 +651,40 @@ void rp_outcome_before(rp_thread *T, int fn, MPI_Request *reqs) {
 #endif
     return;
   }
-  int flag = tfg_field_of_kind(T, TF_K_FLAG), r = tfg_field_of_kind(T, TF_K_REQ);
-  if (flag < 0 || r < 0 || scalar(T, flag) != 1 || !reqs) return;
-  for (uint32_t k = 0; k < T->field[r].n; k++) {
-    int done = 0;
-    while (reqs[k] != MPI_REQUEST_NULL && PMPI_Request_get_status(reqs[k], &done, MPI_STATUS_IGNORE) == MPI_SUCCESS &&
-           !done) {
+  if (strcmp(T->fname, "MPI_Wait") == 0 || strcmp(T->fname, "MPI_Waitall") == 0)
+    return; /* they block until done anyway (and MPI_Request_get_status need not progress an MPI-IO request) */
+  tfg_completion c = tfg_recorded(T);
+  if (strcmp(T->fname, "MPI_Request_get_status") == 0 && scalar(T, tfg_field_of_kind(T, TF_K_FLAG)) == 1)
+    memset(c.done, 1, c.n);
+  int reported = 0;
+  for (uint32_t k = 0; k < c.n; k++) {
+    int complete = 0;
+    if (!c.done[k]) continue;
+    reported = 1;
+    MPI_Request r = reqs ? reqs[k] : req_of(T->field[c.reqs].v[k]);
+    while (r != MPI_REQUEST_NULL && PMPI_Request_get_status(r, &complete, MPI_STATUS_IGNORE) == MPI_SUCCESS && !complete) {
     }
   }
+  int any_or_some = strcmp(T->fname, "MPI_Waitany") == 0 || strcmp(T->fname, "MPI_Testany") == 0 ||
+                    strcmp(T->fname, "MPI_Waitsome") == 0 || strcmp(T->fname, "MPI_Testsome") == 0;
+  if (!any_or_some || !reported || !reqs) return;
+  tfg_hidden = rp_alloc(T, c.n + 1);
+  for (uint32_t k = 0; k < c.n; k++)
+    if (!c.done[k]) tfg_hidden[k] = 1, reqs[k] = MPI_REQUEST_NULL;
 }
 void rp_outcome_after(rp_thread *T, int fn, int rc, MPI_Request *live) {
   (void)fn;
-  if (strcmp(T->fname, "MPI_Parrived") == 0) return;
-  int r = tfg_field_of_kind(T, TF_K_REQ);
-  if (rc != MPI_SUCCESS || !live || r < 0) return;
-  for (uint32_t k = 0; k < T->field[r].n; k++) req_set(T->field[r].v[k], live[k]);
+  if (rc != MPI_SUCCESS || !live || strcmp(T->fname, "MPI_Parrived") == 0) return;
+  tfg_completion c = tfg_recorded(T);
+  for (uint32_t k = 0; k < c.n; k++) {
+    int64_t id = T->field[c.reqs].v[k];
+    MPI_Request r = live[k];
+    if (id <= TF_SPECIAL_MAX || (tfg_hidden && tfg_hidden[k])) continue;
+    if (c.done[k] && r != MPI_REQUEST_NULL) PMPI_Wait(&r, MPI_STATUS_IGNORE); /* persistent: stays, inactive */
+    if (!c.done[k] && r == MPI_REQUEST_NULL) tfg_put(&tfg_reqs, id, (tfg_handle){.req = r}); /* done early */
+    else req_set(id, r);
+  }
+  tfg_hidden = NULL;
 }
 
 /* ---- one call ---- */
@@ -637,9 +738,11 @@ static inline void tfg_call(const char *name, const unsigned char *kinds, const 
   }
   if (at != nv) tfg_die("the values do not fit the fields");
   int rc = MPI_SUCCESS;
+  T->status.MPI_SOURCE = MPI_ANY_SOURCE; /* set by a call that fills it: MPI_Get_count reads it (rp_last_status) */
   if (tfg_win_epoch_skip(T, name)) T->last_return = rp_now(); /* an exposure epoch that ended earlier */
   else rc = call(T);
   if (rc != MPI_SUCCESS) tfg_die("the call failed (MPI error %d)", rc);
+  if (T->status.MPI_SOURCE != MPI_ANY_SOURCE) T->last_status = T->status;
   for (int k = 0; k < T->nscratch; k++) free(T->scratch[k]);
   T->nscratch = 0;
   T->fname = NULL;

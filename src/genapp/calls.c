@@ -63,11 +63,7 @@ static int check_nodes(tfg_gen *g, tf_mnode *const *x, uint32_t n) {
     const char *name = fn < g->info->nfuncs ? g->info->funcs[fn].name : "an unnamed function";
     if (fn >= g->info->nfuncs || g->schema_of[fn] >= TF_FN_COUNT)
       return tfg_fail(g, "the trace calls %s, which this tracefold does not know (or with other parameters)", name);
-    if (x[i]->thread != 0)
-      return tfg_fail(g, "the trace calls %s on thread %u: genapp makes single-threaded programs only (the order "
-                      "between threads, which objects and requests one thread makes and another uses, completes or "
-                      "frees, is not in the program; tracefold-replay replays this trace; doc/GENAPP.md)",
-                      name, x[i]->thread);
+    if (x[i]->thread != 0) return tfg_refuse_thread(g, name, x[i]->thread);
     uint32_t k = g->schema_of[fn];
     g->used[k] = 1;
     if (made_by_program(g, fn)) continue;

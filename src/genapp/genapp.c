@@ -68,8 +68,8 @@ static void write_program(tfg_gen *g, FILE *out) {
           "#define TF_MODE_NOPRECEDE %d\n#define TF_MODE_NOSUCCEED %d\n#define TF_LOCK_EXCLUSIVE %d\n"
           "#define TF_LOCK_SHARED %d\n", TF_MODE_NOCHECK, TF_MODE_NOSTORE, TF_MODE_NOPUT, TF_MODE_NOPRECEDE,
           TF_MODE_NOSUCCEED, TF_LOCK_EXCLUSIVE, TF_LOCK_SHARED);
-  fprintf(out, "/* field kinds (tracefold.h) */\n#define TF_K_REQ %d\n#define TF_K_REQ_NEW %d\n#define TF_K_FLAG %d\n\n",
-          TF_FIELD_REQ, TF_FIELD_REQ_NEW, TF_FIELD_FLAG);
+  fprintf(out, "/* field kinds (tracefold.h) */\n#define TF_K_REQ %d\n#define TF_K_REQ_NEW %d\n#define TF_K_FLAG %d\n#define TF_K_INDEX %d\n#define TF_K_SRC %d\n\n",
+          TF_FIELD_REQ, TF_FIELD_REQ_NEW, TF_FIELD_FLAG, TF_FIELD_INDEX, TF_FIELD_SRC);
   fputs("/* ======== the runtime (src/genapp/app_runtime.c) ======== */\n", out);
   fputs(tfg_runtime_code, out);
   fputs("\n/* ======== this MPI library's constants for the trace's portable values ======== */\n", out);

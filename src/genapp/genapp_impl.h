@@ -58,6 +58,11 @@ typedef struct tfg_gen {
 
 int tfg_fail(tfg_gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* ---- threads.c ---- */
+/* Refuse a trace that calls `name` on thread `thread` (not 0), naming the
+ * first object one thread makes and another uses; -1. */
+int tfg_refuse_thread(tfg_gen *g, const char *name, uint32_t thread);
+
 /* ---- values.c ---- */
 /* A C literal of a trace value ("TF_ANY_SOURCE", "42", ...) into buf. */
 void tfg_literal(int64_t v, char *buf, size_t len);

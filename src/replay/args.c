@@ -262,10 +262,14 @@ MPI_Status *rp_last_status(rp_thread *T) { return &T->last_status; }
 /* ------------------------------------------------------------ payload buffers */
 
 /* A buffer of *cap bytes at *buf holding s: the pointer p with [p + s.lo,
- * p + s.hi) inside it (p itself inside too, for the calls' sake). */
+ * p + s.hi) inside it (p itself inside too, for the calls' sake), except
+ * for a span that starts RP_FAR_SPAN bytes or more past p: a datatype of
+ * absolute addresses (MPI_Get_address displacements, used with
+ * MPI_BOTTOM), whose span alone is held, p then pointing before it. */
+#define RP_FAR_SPAN ((int64_t)1 << 30)
 static inline void *hold(rp_thread *T, void **buf, size_t *cap, rp_span s) {
   if (s.lo > s.hi) s = (rp_span){0, 0};
-  int64_t lo = s.lo < 0 ? s.lo : 0, hi = s.hi > 0 ? s.hi : 0;
+  int64_t lo = s.lo < 0 || s.lo >= RP_FAR_SPAN ? s.lo : 0, hi = s.hi > 0 ? s.hi : 0;
   size_t need = (size_t)(hi - lo) + 64;
   if (*cap < need || !*buf) {
     size_t ncap = *cap ? *cap : 4096;
@@ -281,7 +285,7 @@ static inline void *hold(rp_thread *T, void **buf, size_t *cap, rp_span s) {
     *buf = nb;
     *cap = ncap;
   }
-  return (char *)*buf - lo;
+  return (void *)((uintptr_t)*buf - (uintptr_t)lo); /* lo may be far past p (above) */
 }
 
 void *rp_sbuf(rp_thread *T, rp_span s) { return hold(T, &T->sbuf, &T->scap, s); }
