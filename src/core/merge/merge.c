@@ -43,6 +43,7 @@ static int merge_lists(merger *g, tf_mnode **a, uint32_t na, tf_mnode **b, uint3
 static int same(const tf_mnode *a, const tf_mnode *b) {
   if (a->key != b->key || a->is_loop != b->is_loop) return 0;
   if (!a->is_loop) return a->fn == b->fn && a->thread == b->thread && a->site == b->site;
+  if (a->cst || b->cst) return a->cst == b->cst; /* one source loop: aligned whatever the bodies */
   if (a->nbody != b->nbody) return 0;
   for (uint32_t i = 0; i < a->nbody; i++)
     if (!same(a->body[i], b->body[i])) return 0;
@@ -203,7 +204,7 @@ static uint32_t leaf_keys(const tf_mnode *x, uint64_t *keys, uint32_t n) {
 }
 
 static int similar(const tf_mnode *a, const tf_mnode *b) {
-  if (!a->is_loop || !b->is_loop) return 0;
+  if (!a->is_loop || !b->is_loop || a->cst != b->cst) return 0; /* other source loops never align */
   uint64_t ka[TF_LEAF_KEYS], kb[TF_LEAF_KEYS];
   uint32_t na = leaf_keys(a, ka, 0), nb = leaf_keys(b, kb, 0);
   for (uint32_t i = 0; i < na; i++)
