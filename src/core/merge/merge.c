@@ -19,6 +19,10 @@
  *      events (boundary ranks skip some calls of the interior's loop) are
  *      paired in order, at most TF_ALIGN_TRIES candidates each, and merged
  *      with their bodies aligned recursively.
+ * A loop recorded with CST guidance is keyed by its CST node id
+ * (tf_mnode_rekey): loops of one source loop correspond whatever their
+ * bodies (a branch taken differently per rank), so steps 1-2 align them
+ * directly; loops of different ids never correspond, in step 3 neither.
  */
 #include <stdio.h>
 #include <stdlib.h>
