@@ -19,8 +19,10 @@
 # ~3 min at 4 ranks.
 #
 # usage: bench/cstfold.sh BUILD_DIR
-# environment: NP [4], NP_LARGE [16], LARGE, MPIRUN, MPICC (default: those of
-# BUILD_DIR/CMakeCache.txt), ITERS [200000] (callcost, ns per call)
+# environment: WORKLOADS [every bundled C workload], NP [4], NP_LARGE [16], LARGE (workloads; "all": every one), MPIRUN, MPICC (default: those of
+# BUILD_DIR/CMakeCache.txt), ITERS [200000] (callcost, ns per call), RUN_TIMEOUT [300] (seconds a
+# traced run may take), LARGE_BUDGET [0: none] (seconds for all the NP_LARGE runs; the rows after it
+# say "not run: time budget")
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 build=$(cd "${1:?usage: bench/cstfold.sh BUILD_DIR}" && pwd)
@@ -32,6 +34,9 @@ np=${NP:-4}
 np_large=${NP_LARGE:-16}
 large=${LARGE:-stencil2d ring cstbranch}
 iters=${ITERS:-200000}
+run_timeout=${RUN_TIMEOUT:-300}
+large_budget=${LARGE_BUDGET:-0}
+large_spent=0
 lib=$build/src/recorder/libtracefold.so
 cli=$build/src/cli/tracefold
 tcc=$build/src/cst/tracefold-cc
@@ -40,15 +45,17 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/tf-bench-cstfold.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 export MPIR_CVAR_POLLS_BEFORE_YIELD=1
 src=$here/../workloads
-workloads=$(sed -n '/^set(TF_C_WORKLOADS/,/^)/p' "$src/CMakeLists.txt" | grep -v '^set\|^)' | tr -d ' ')
+workloads=${WORKLOADS:-$(sed -n '/^set(TF_C_WORKLOADS/,/^)/p' "$src/CMakeLists.txt" | grep -v '^set\|^)' | tr -d ' ')}
+[ "$large" != all ] || large="cstbranch $(echo $workloads)"
 
-# run NP GUIDE OUT: the program $tmp/prog traced at NP ranks, TRACEFOLD_CST_GUIDE=GUIDE, into OUT;
+# run NP GUIDE OUT: the program $tmp/prog traced at NP ranks, TRACEFOLD_CST_GUIDE=GUIDE, into OUT
+# (a run longer than RUN_TIMEOUT fails);
 # prints "bytes merge_ms loops" (loops: `loop x` lines of rank 0 in tracefold show)
 run() {
   local n=$1 guide=$2 out=$3
   rm -rf "$out"
   # shellcheck disable=SC2086 # $mpirun is a command line
-  (cd "$tmp" && nice -n 10 $mpirun -np "$n" env LD_PRELOAD="$lib" TRACEFOLD_OUTPUT="$out" TRACEFOLD_VERBOSE=1 \
+  (cd "$tmp" && nice -n 10 timeout "$run_timeout" $mpirun -np "$n" env LD_PRELOAD="$lib" TRACEFOLD_OUTPUT="$out" TRACEFOLD_VERBOSE=1 \
     TRACEFOLD_CST_GUIDE="$guide" ./prog >/dev/null 2>"$out.err") || return 1
   echo "$(stat -c %s "$out/trace.tf")" \
     "$(sed -n 's/.*merged in \([0-9.]*\) ms.*/\1/p' "$out.err" | head -1)" \
@@ -62,25 +69,33 @@ run() {
   echo "traced twice with the same binary: guided (the default for a tracefold-cc build: loops built from"
   echo "the loop markers, src/core/fold/cst_guide.c) and dynamic (TRACEFOLD_CST_GUIDE=0: the pattern search"
   echo "of doc/FOLDING.md). Bytes of trace.tf (time summaries included), the merge at MPI_Finalize as rank 0"
-  echo "reports it, loop nodes of rank 0 in \`tracefold show\`. $(nproc) cores shared with other jobs:"
-  echo "merge times of a few ms are noise."
+  echo "reports it (guided: loops aligned across ranks by their CST ids, doc/MERGING.md), loop nodes of rank 0"
+  echo "in \`tracefold show\`. $(nproc) cores shared with other jobs (load average at the start:"
+  echo "$(cut -d' ' -f1-3 /proc/loadavg)): merge times of a few ms are noise. Written on $(date -u '+%Y-%m-%d %H:%M') UTC"
+  echo "at $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo '?')."
   echo
   echo "| workload | ranks | trace.tf bytes, guided | dynamic | guided / dynamic | merge ms, guided | dynamic | loops (rank 0), guided | dynamic |"
   echo "|---|---|---|---|---|---|---|---|---|"
-  for wl in $workloads cstbranch; do
+  for wl in cstbranch $workloads; do
     [ -f "$src/$wl.c" ] || continue
     (cd "$src" && "$tcc" "$mpicc" -O2 -g "$wl.c" wl_common.c -lm -lpthread -o "$tmp/prog") >/dev/null 2>&1 ||
       { echo "| $wl | tracefold-cc failed | | | | | | | |"; continue; }
     sizes=$np
     [[ " $large " != *" $wl "* || $np_large -le 0 ]] || sizes="$np $np_large"
     for n in $sizes; do
+      if [ "$n" = "$np_large" ] && [ "$large_budget" -gt 0 ] && [ "$large_spent" -ge "$large_budget" ]; then
+        echo "| $wl | $n | not run: time budget (LARGE_BUDGET=$large_budget s) | | | | | | |"
+        continue
+      fi
+      t0=$SECONDS
       if g=$(run "$n" 1 "$tmp/guided") && d=$(run "$n" 0 "$tmp/dynamic"); then
         read -r gb gm gl <<<"$g"
         read -r db dm dl <<<"$d"
         echo "| $wl | $n | $gb | $db | $(awk -v a="$gb" -v b="$db" 'BEGIN { printf "%.2f", a / b }') | $gm | $dm | $gl | $dl |"
       else
-        echo "| $wl | $n | a run failed in this MPI | | | | | | |"
+        echo "| $wl | $n | a run failed in this MPI (or took over $run_timeout s) | | | | | | |"
       fi
+      [ "$n" != "$np_large" ] || large_spent=$((large_spent + SECONDS - t0))
     done
   done
   echo
@@ -122,16 +137,14 @@ run() {
   done
   echo
   echo "Reading it: the guided trace's loops are the source's (tests: cst.nesting), so a loop count"
-  echo "differs from the dynamic one where the dynamic folder rotated or merged loops. Sizes are within a"
-  echo "few % of dynamic folding for most workloads; a loop whose iterations take different shapes in a"
-  echo "pattern the guide's period search (up to 4 iterations) does not cover keeps one run per change"
-  echo "(stencil2d: 4 exchange iterations, then one that adds an Allreduce: x4 {A} x1 {A B} ..., which"
-  echo "grows with the iterations, where the dynamic folder nests the loop in itself: x10 { x4 {A} A B })."
-  echo "Branch nodes (a format extension, not built) would fold those. Per call the guide makes a node per"
+  echo "differs from the dynamic one where the dynamic folder rotated or merged loops. A loop whose"
+  echo "iterations take different shapes in a pattern is one run of up to 8 iterations per trace iteration"
+  echo "(stencil2d: 4 exchange iterations, then one that adds an Allreduce: x4 {A A A A A B}, about 2x the"
+  echo "dynamic folder's x4 { x4 {A} A B }, which nests a loop the source does not have). Per call the guide makes a node per"
   echo "event and merges it at the iteration's end, where the dynamic folder's fast path holds the values"
   echo "without a node: more instructions per call. ns per call on this shared machine vary by more than"
-  echo "the difference (run it on an idle machine). Ranks beyond NP: NP_LARGE (16 for $large; 0 here"
-  echo "leaves them out)."
+  echo "the difference (run it on an idle machine). The cost per call is measured at one rank; ranks beyond"
+  echo "NP: NP_LARGE ($np_large for $large; 0 leaves them out)."
 } >"$tmp/section.md"
 python3 "$here/results_section.py" "$here/RESULTS.md" "## CST-guided folding" <"$tmp/section.md"
 cat "$tmp/section.md"

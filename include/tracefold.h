@@ -321,6 +321,8 @@ typedef enum tf_trace_source {
 } tf_trace_source;
 
 #define TF_OPEN_PREFER_FLAT 1u /* a directory with flat files: read those (the reference) */
+#define TF_OPEN_MERGE_BY_KEYS 0x100u /* per-rank files: drop their loops' CST ids and merge by event keys only
+                                        (the alignment without CST ids, for comparison: doc/MERGING.md) */
 
 typedef struct tf_trace_info {
   int32_t source;        /* tf_trace_source */
@@ -420,6 +422,7 @@ typedef struct tf_node_info {
   uint32_t nranks;         /* ranks it occurs on */
   uint64_t compute_min, compute_max, compute_mean; /* ns, over all occurrences */
   uint64_t duration_min, duration_max, duration_mean;
+  int64_t cst;             /* loop recorded with CST guidance: its node id in the program's CST; -1: none */
 } tf_node_info;
 TF_API void tf_node_get(const tf_node *n, tf_node_info *info);
 /* The node's ranks as text: a rank list (doc/FORMAT.md), written as blocks

@@ -25,6 +25,16 @@
 #     loops of the trace (tracefold show --sites) are the source's, as
 #     tests/cst_nesting.py defines it; the check rejects cstbranch folded
 #     dynamically (TRACEFOLD_CST_GUIDE=0), which rotates its loops.
+#   --part merge: the merge aligns ranks by the loops' CST ids (doc/MERGING.md):
+#     cstbranch at 4 ranks, whose partner ranks take the other arm of its
+#     branch in every iteration of its inner loop, recorded guided with
+#     per-rank files kept (MERGE_FAULT, preloaded, fails the merge at
+#     MPI_Finalize); the same files merged by CST ids (`tracefold merge`)
+#     and by event keys only (`--by-keys`) both unroll to the reference
+#     trace (TRACEFOLD_MODE=both) of every rank; the CST merge names the
+#     source loops (cst#ID in `show`), which the key merge does not, and has
+#     no more loop nodes and no more bytes than the key merge; both merge
+#     times are said.
 #   --part forms: tests/cst_program.c (function pointers, recursion, switch
 #     with fall-through, loop bodies that are not blocks, a loop in a macro):
 #     its tree equals the hand-checked one, the call through a pointer to
@@ -36,16 +46,17 @@
 #     (exit 1 naming the problem, exit 2); 150 randomly mutated CST files are
 #     shown or refused, none crashes the reader.
 #
-# usage: cst.sh --part structure|cc|forms|guided|nesting --mpirun "CMD" --lib LIBTRACEFOLD --cli TRACEFOLD
+# usage: cst.sh --part structure|cc|forms|guided|nesting|merge --mpirun "CMD" --lib LIBTRACEFOLD --cli TRACEFOLD
 #               --cc TRACEFOLD_CC --compiler MPICC --src WORKLOADS_DIR --golden DIR [--checker CHECK_TIMING]
+#               [--fault MERGE_FAULT_SO]
 #               -- NAME...
 # shellcheck disable=SC2154 # the option variables: set by tf_options (lib.sh)
 set -euo pipefail
 
 # shellcheck source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-checker=""
-tf_options "part mpirun lib cli cc compiler src golden checker --:names" "$@"
+checker="" fault=""
+tf_options "part mpirun lib cli cc compiler src golden checker fault --:names" "$@"
 tf_workdir cst
 tests_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cd "$src"
@@ -191,6 +202,36 @@ nesting() {
   fi
 }
 
+# cstbranch's per-rank files (4 ranks, guided) merged by CST ids and by event keys: both
+# lossless for every rank, the CST merge no larger, in loops and bytes
+merge_by_cst() {
+  local d=$work/cstbranch how t0 ms
+  build_cst cstbranch
+  local recorder=$lib
+  lib="$fault:$recorder" # the merge at MPI_Finalize fails: every rank keeps its rank-R.tfc
+  tf_must "$d/run" "cstbranch: the traced run failed" tf_traced 4 "$d/ranks" TRACEFOLD_MODE=both -- "$d/cst" -i 12
+  lib=$recorder
+  for r in 0 1 2 3; do [ -f "$d/ranks/rank-$r.tfc" ] || fail "cstbranch: rank $r kept no rank-$r.tfc"; done
+  "$cli" dump --no-time "$d/ranks" >"$d/reference" || fail "tracefold dump of the reference failed"
+  for how in cst keys; do
+    t0=$(date +%s%N)
+    tf_must "$d/merge.$how" "cstbranch: tracefold merge ($how) failed" \
+      "$cli" merge $([ $how = cst ] || echo --by-keys) "$d/ranks" -o "$d/$how.tf"
+    ms=$((($(date +%s%N) - t0) / 1000000))
+    "$cli" unroll --no-time "$d/$how.tf" >"$d/$how.unrolled" || bad "cstbranch: tracefold unroll ($how) failed"
+    cmp -s "$d/reference" "$d/$how.unrolled" ||
+      { diff "$d/reference" "$d/$how.unrolled" | head -20 >&2; bad "cstbranch: merged by $how, unroll differs from the reference"; }
+    "$cli" show --no-time "$d/$how.tf" >"$d/$how.show" || bad "cstbranch: tracefold show ($how) failed"
+    loops[$how]=$(grep -c 'loop x' "$d/$how.show")
+    bytes[$how]=$(wc -c <"$d/$how.tf")
+    say "cstbranch np=4 merged by $how: lossless, ${loops[$how]} loop nodes, ${bytes[$how]} bytes, merge $ms ms (tracefold merge, wall)"
+  done
+  grep -q 'loop x.* cst#[0-9]' "$d/cst.show" || bad "cstbranch: the CST merge shows no loop's CST id"
+  grep -q 'cst#' "$d/keys.show" && bad "cstbranch: the key merge kept CST ids"
+  [ "${loops[cst]}" -le "${loops[keys]}" ] || bad "cstbranch: more loop nodes merged by CST ids than by keys"
+  [ "${bytes[cst]}" -le "${bytes[keys]}" ] || bad "cstbranch: more bytes merged by CST ids than by keys"
+}
+
 # PROGRAM's marker counts at -i 4 (-i 3 for cst_program), one process: "enter E iter I exit X branch B"
 count_markers() {
   local prog=$1 want=$2 iters=4
@@ -303,6 +344,11 @@ case $part in
   forms)
     forms
     ;;
+  merge)
+    [ -n "$fault" ] || fail "--part merge needs --fault MERGE_FAULT_SO"
+    declare -A loops bytes
+    merge_by_cst
+    ;;
   guided)
     for wl in "${names[@]}"; do guided "$wl"; done
     ;;
@@ -317,7 +363,7 @@ case $part in
       say "cstbranch folded dynamically: rejected as expected ($(wc -l <"$work/dynamic.nest") problems shown)"
     fi
     ;;
-  *) fail "--part structure, cc, forms, guided or nesting" ;;
+  *) fail "--part structure, cc, forms, guided, nesting or merge" ;;
 esac
 [ "$tf_nbad" -eq 0 ] || fail "$tf_nbad check(s) failed"
 say "ok"

@@ -66,6 +66,7 @@
 #include "merge/ranklist.h"
 #include "test_gen.h"
 #include "tracefold.h"
+#include "fold/cst_guide.h"
 #include "fold/vseq.h"
 
 static uint64_t mix(uint64_t a, uint64_t b) { /* splitmix64 of a combination */
@@ -1031,6 +1032,87 @@ out:
 
 static void test_lossless(void) {
   test_merge_seeds(5000, 310, 0);
+}
+
+/* ===================================================== CST ids */
+
+/* Rank `rank`'s file in dir: guided loops, each loops[k] = {CST id, iterations, functions of
+ * its body (MPI_Barrier at these call sites, -1 ends)}. */
+typedef struct cst_loop {
+  uint32_t id, iters;
+  int body[4];
+} cst_loop;
+
+static void write_guided_rank(const char *dir, int rank, int P, const cst_loop *loops, int nloops) {
+  char path[256], err[512];
+  rank_path(path, sizeof path, dir, rank);
+  tf_file_info info = {.rank = rank, .nranks = P, .thread_level = 0, .start_unix_ns = start_ns(rank), .exe = "synthetic",
+                       .mpi = "none", .timing = TF_TIMING_DEFAULT, .bins = TF_BINS_DEFAULT, .nfuncs = NFUNCS,
+                       .funcs = funcs};
+  fresh(path);
+  tf_file_writer *w = tf_file_writer_open(path, TF_FILE_COMPRESSED, &info, err, sizeof err);
+  CHECKF(w != NULL, "%s", err);
+  if (!w) return;
+  for (uint32_t site = 0; site < 4; site++) CHECK(tf_file_writer_callsite(w, site, site_sig(site), "m", site) == 0);
+  tf_compressor c;
+  CHECK(tf_compressor_init(&c, funcs, NFUNCS, (size_t)64 << 20) == 0);
+  c.cst_guided = 1;
+  for (int k = 0; k < nloops; k++) {
+    uint32_t enter = tf_cst_pack(TF_CST_ENTER, loops[k].id), iter = tf_cst_pack(TF_CST_ITER, loops[k].id),
+             exit_ = tf_cst_pack(TF_CST_EXIT, loops[k].id);
+    CHECK(tf_compressor_cst_markers(&c, 0, &enter, 1) == 0);
+    for (uint32_t i = 0; i < loops[k].iters; i++) {
+      CHECK(tf_compressor_cst_markers(&c, 0, &iter, 1) == 0);
+      for (int j = 0; j < 4 && loops[k].body[j] >= 0; j++)
+        CHECK(tf_compressor_event(&c, w, 0, 0, (uint32_t)loops[k].body[j], 1000, 7, 0, NULL) >= 0);
+    }
+    CHECK(tf_compressor_cst_markers(&c, 0, &exit_, 1) == 0);
+  }
+  CHECK(tf_compressor_event(&c, w, 0, 0, 3, 1000, 7, 0, NULL) >= 0); /* the last markers go in with it */
+  CHECK(tf_compressor_finish(&c, w) == 0);
+  tf_compressor_free(&c);
+  CHECK(tf_file_writer_close(w, err, sizeof err) == TF_OK);
+}
+
+/* The top-level loops of dir's per-rank files merged (flags: tf_trace_open), each as
+ * "cstID:nranks" or "-:nranks" (no id), in order, into buf. */
+static void merged_loops(const char *dir, unsigned flags, char *buf, size_t len) {
+  tf_trace *t;
+  char err[512];
+  buf[0] = 0;
+  CHECKF(tf_trace_open(dir, flags, &t, err, sizeof err) == TF_OK, "%s", err);
+  if (!t) return;
+  CHECKF(tf_trace_validate(t, err, sizeof err) == TF_OK, "%s", err);
+  const tf_node *const *top;
+  uint32_t n = tf_trace_top(t, &top);
+  size_t at = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    tf_node_info ni;
+    tf_node_get(top[i], &ni);
+    if (!ni.is_loop) continue;
+    if (ni.cst >= 0) at += (size_t)snprintf(buf + at, len - at, "%scst%lld:%u", at ? " " : "", (long long)ni.cst, ni.nranks);
+    else at += (size_t)snprintf(buf + at, len - at, "%s-:%u", at ? " " : "", ni.nranks);
+  }
+  tf_trace_close(t);
+}
+
+/* Loops of one CST id align across ranks whatever their bodies (a branch taken differently);
+ * loops of different ids never do, even with equal bodies; merged by keys (ids dropped), the
+ * alignment is the one by bodies. */
+static void test_cst_ids(void) {
+  char dir[128], got[256];
+  snprintf(dir, sizeof dir, "%s/cst", workdir);
+  mkdir(dir, 0700);
+  static const cst_loop rank0[] = {{7, 3, {0, 1, -1}}, {9, 2, {0, -1}}};
+  static const cst_loop rank1[] = {{7, 3, {0, 2, -1}}, {11, 2, {0, -1}}};
+  write_guided_rank(dir, 0, 2, rank0, 2);
+  write_guided_rank(dir, 1, 2, rank1, 2);
+  merged_loops(dir, 0, got, sizeof got);
+  CHECKF(strcmp(got, "cst7:2 cst9:1 cst11:1") == 0, "merged by CST ids: %s", got);
+  merged_loops(dir, TF_OPEN_MERGE_BY_KEYS, got, sizeof got);
+  CHECKF(strcmp(got, "-:2 -:2") == 0, "merged by keys: %s", got);
+  clear_dir(dir, 2);
+  rmdir(dir);
 }
 
 /* ===================================================== 3. stencil, size */
@@ -2196,6 +2278,7 @@ int main(int argc, char **argv) {
       {"stencil_size", test_stencil_size},
       {"rank_groups", test_rank_groups},
       {"hostile", test_hostile},
+      {"cst_ids", test_cst_ids},
   };
   int rc;
   if (argc > 2 && strcmp(argv[1], "--part") == 0) { /* the former spelling of `test_merge CASE` */

@@ -10,19 +10,21 @@
 #include "cli.h"
 
 const char tf_help_merge[] =
-    "usage: tracefold merge [--progress] DIR [-o FILE]\n"
+    "usage: tracefold merge [--progress] [--by-keys] DIR [-o FILE]\n"
     "  merge the per-rank compressed files (rank-<R>.tfc) of a run that stopped before MPI_Finalize, or\n"
     "  whose merge failed, into one trace file, as MPI_Finalize would have; never overwrites a file\n"
     "  -o FILE      where to write it (default DIR/trace.tf)\n"
     "  --progress   a progress line on stderr (ranks merged) even when it is not a terminal\n"
+    "  --by-keys    align ranks by event keys only, ignoring the loops' CST ids (for comparison)\n"
     "example: tracefold merge tracefold-app-64p && tracefold show tracefold-app-64p/trace.tf\n";
 #include "merge/mtrace.h"
 
 int cmd_merge(int argc, char **argv) {
   const char *out = NULL;
   int progress = 0;
-  tf_opt opts[] = {{"-o", &out, NULL}, {"--progress", NULL, &progress}};
-  int rc = tf_options(&argc, argv, "merge", opts, 2);
+  int by_keys = 0;
+  tf_opt opts[] = {{"-o", &out, NULL}, {"--progress", NULL, &progress}, {"--by-keys", NULL, &by_keys}};
+  int rc = tf_options(&argc, argv, "merge", opts, 3);
   if (rc) return rc;
   if (argc != 1) {
     fprintf(stderr, "tracefold merge: %s (see tracefold merge --help)\n", argc ? "one directory at a time" : "no directory given");
@@ -32,7 +34,7 @@ int cmd_merge(int argc, char **argv) {
   tf_progress_init(&p, "tracefold merge", progress);
   p.unit = "ranks";
   tf_input in;
-  if ((rc = tf_input_open_progress(argc, argv, TF_INPUT_VALIDATE, "merge", &p, &in))) return rc;
+  if ((rc = tf_input_open_progress(argc, argv, TF_INPUT_VALIDATE | (by_keys ? TF_OPEN_MERGE_BY_KEYS : 0), "merge", &p, &in))) return rc;
   if (in.info->source != TF_SOURCE_COMPRESSED) {
     fprintf(stderr, "tracefold merge: %s is %s; merge reads per-rank compressed files (rank-<R>.tfc)\n", argv[0],
             in.info->source == TF_SOURCE_MERGED ? "already merged" : "flat");

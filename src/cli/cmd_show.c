@@ -2,6 +2,7 @@
  * would write it down.
  *
  *   loop x100 {                         a loop and its iteration count
+ *   loop x100 {  cst#3                  ... recorded with CST guidance: source loop 3 of the program's CST
  *     MPI_Isend dest=1 tag=0..99 ...    an event; each parameter is its value
  *   }                                   sequence over all its occurrences
  * Value sequences: 5 (always 5), 7 x4 (7 four times, within a longer
@@ -167,6 +168,7 @@ static int put_nodes(const tf_trace *tr, const tf_node *const *nodes, uint32_t n
     if (ni.is_loop) {
       values(x, -1, rank, t, sizeof t);
       printf("loop x%s {", t);
+      if (ni.cst >= 0) printf("  cst#%lld", (long long)ni.cst);
     } else if (put_event(x, &ni, ti, rank, fields)) {
       return -1;
     }

@@ -95,8 +95,8 @@ tf_status tf_trace_open_mem(const void *data, size_t len, const char *name, tf_t
 }
 
 /* Per-rank files, sorted by rank: merged (compressed) or kept (flat). */
-static tf_status open_rank_files(char **paths, int n, tf_open_progress progress, void *arg, tf_trace **out, char *err,
-                                 size_t errlen) {
+static tf_status open_rank_files(char **paths, int n, unsigned flags, tf_open_progress progress, void *arg, tf_trace **out,
+                                 char *err, size_t errlen) {
   tf_trace *t = calloc(1, sizeof *t);
   if (!t || !(t->flat_paths = calloc((size_t)n, sizeof *t->flat_paths))) {
     free(t);
@@ -124,6 +124,7 @@ static tf_status open_rank_files(char **paths, int n, tf_open_progress progress,
       break;
     }
     tf_file_close(r);
+    if (flags & TF_OPEN_MERGE_BY_KEYS) tf_mtrace_drop_cst(&one);
     if (source == TF_SOURCE_FLAT && !(t->flat_paths[t->nflat++] = strdup(paths[i]))) {
       tf_mtrace_free(&one);
       st = tf_failf(err, errlen, TF_ERR_NOMEM, "out of memory");
@@ -266,7 +267,7 @@ tf_status tf_trace_open_progress(const char *path, unsigned flags, tf_open_progr
     free(data);
     if (merged) return st;
     char *one[1] = {(char *)path};
-    return open_rank_files(one, 1, progress, arg, out, err, errlen);
+    return open_rank_files(one, 1, flags, progress, arg, out, err, errlen);
   }
   char file[4096];
   snprintf(file, sizeof file, "%s/%s", path, TF_TRACE_FILE);
@@ -277,12 +278,12 @@ tf_status tf_trace_open_progress(const char *path, unsigned flags, tf_open_progr
   tf_status st = check_one_run(path, merged ? file : NULL, comp, ncomp, flat, nflat, err, errlen);
   if (st != TF_OK) {
   } else if ((flags & TF_OPEN_PREFER_FLAT) && nflat) {
-    st = open_rank_files(flat, nflat, progress, arg, out, err, errlen);
+    st = open_rank_files(flat, nflat, flags, progress, arg, out, err, errlen);
   } else if (merged) {
     st = tf_trace_open(file, flags, out, err, errlen);
   } else if (ncomp || nflat) {
-    st = ncomp ? open_rank_files(comp, ncomp, progress, arg, out, err, errlen)
-               : open_rank_files(flat, nflat, progress, arg, out, err, errlen);
+    st = ncomp ? open_rank_files(comp, ncomp, flags, progress, arg, out, err, errlen)
+               : open_rank_files(flat, nflat, flags, progress, arg, out, err, errlen);
   } else {
     st = tf_list_dir(path, TF_FILE_COMPRESSED, &comp, &ncomp, err, errlen); /* why the directory cannot be read */
     if (st == TF_OK || st == TF_ERR_FORMAT)
@@ -533,7 +534,8 @@ void tf_node_get(const tf_node *n, tf_node_info *info) {
                          .callsite = x->site_sig,
                          .nslots = x->nslots,
                          .nbody = x->nbody,
-                         .body = (const tf_node *const *)x->body};
+                         .body = (const tf_node *const *)x->body,
+                         .cst = x->cst ? (int64_t)x->cst - 1 : -1};
   uint64_t occ = 0;
   for (uint32_t i = 0; i < x->count.n; i++) occ += x->count.seq[i].nvalues * x->count.ranks[i].nvalues;
   info->occurrences = occ;

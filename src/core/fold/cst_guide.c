@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "fold/folder.h"
+#include "util/hash.h"
 
 typedef struct node_list {
   tf_fnode **v;
@@ -106,7 +107,11 @@ static int put(tf_folder *f, tf_fnode *x) {
 static int add_run(tf_folder *f, guide_frame *fr, tf_fnode **nodes, uint32_t n, tf_fnode **run) {
   tf_fnode *l = tf_folder_new_loop(f, nodes, n);
   *run = l;
-  if (l) return list_add(f, &fr->out, l);
+  if (l) {
+    l->cst = fr->loop + 1; /* the trace keeps which source loop this is (the merge aligns by it) */
+    l->shape = tf_mix(l->shape, l->cst);
+    return list_add(f, &fr->out, l);
+  }
   if (f->mem.failed) return -1;
   for (uint32_t i = 0; i < n; i++)
     if (list_add(f, &fr->out, nodes[i])) return -1;

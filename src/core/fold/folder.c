@@ -75,7 +75,7 @@ static int same_list(tf_fnode *const *a, tf_fnode *const *b, uint32_t n);
 static int same_node(const tf_fnode *a, const tf_fnode *b) {
   if (a->shape != b->shape || a->is_loop != b->is_loop) return 0;
   if (!a->is_loop) return a->fn == b->fn && a->thread == b->thread && a->site == b->site;
-  return a->nbody == b->nbody && same_list(a->body, b->body, a->nbody);
+  return a->cst == b->cst && a->nbody == b->nbody && same_list(a->body, b->body, a->nbody);
 }
 static int same_list(tf_fnode *const *a, tf_fnode *const *b, uint32_t n) {
   for (uint32_t i = 0; i < n; i++)

@@ -61,6 +61,7 @@ typedef struct tf_fnode {
   uint32_t nbody;
   uint32_t depth;      /* loop nesting inside this node (event 0, loop 1 + deepest body node) */
   uint64_t bodyhash;   /* window hash of the body's shapes */
+  uint32_t cst;        /* loop built by CST guidance (cst_guide.c): its CST node id + 1; 0: none (dynamic) */
   struct tf_vseq_iter **rd; /* reader only: one iterator per value sequence (iters | nvals, slots...) */
   const tf_flatrun *run; /* a flat run (flatrun.h), only in the node list handed to the segment encoder */
 } tf_fnode;

@@ -6,7 +6,7 @@
 #include "fold/flatrun.h"
 #include "format/vseq_codec.h"
 
-enum { ND_EVENT = 0, ND_LOOP = 1, ND_FLAT = 2 };
+enum { ND_EVENT = 0, ND_LOOP = 1, ND_FLAT = 2, ND_CST = 0x10 /* with ND_LOOP: the loop's CST node id follows */ };
 
 /* ------------------------------------------------------------- encode */
 
@@ -24,7 +24,8 @@ static int encode_nodes(tf_buf *b, tf_fnode *const *nodes, uint32_t n, int live,
       continue;
     }
     if (x->is_loop) {
-      tf_buf_put_u8(b, ND_LOOP);
+      tf_buf_put_u8(b, x->cst ? ND_LOOP | ND_CST : ND_LOOP);
+      if (x->cst) tf_buf_put_uvar(b, x->cst - 1);
       put_vseq(b, &x->iters);
       if (encode_nodes(b, x->body, x->nbody, live, mode, bins)) return -1;
       continue;
@@ -104,10 +105,16 @@ static int get_node(dec *d, tf_fnode **out, __int128 occ, uint32_t depth, __int1
   uint8_t kind = tf_cur_u8(d->c);
   if (d->c->bad) return bad(d, "truncated node");
   tf_vfacts f;
-  if (kind == ND_LOOP) {
+  if (kind == ND_LOOP || kind == (ND_LOOP | ND_CST)) {
     tf_fnode *x = *out = tf_fnode_new_loop(d->m);
     if (!x) return bad(d, "out of memory");
     if (depth >= TF_SEGMENT_MAXDEPTH) return bad(d, "loops nested too deep");
+    if (kind & ND_CST) {
+      uint64_t id = tf_cur_uvar(d->c);
+      if (d->c->bad) return bad(d, "truncated loop");
+      if (id >= UINT32_MAX) return bad(d, "CST node id out of range");
+      x->cst = (uint32_t)id + 1;
+    }
     if (get_vseq(d, &x->iters, occ, &f)) return -1;
     if (f.min < 1) return bad(d, "loop with fewer than one iteration");
     if (f.sum > LIMIT) return bad(d, "too many iterations");

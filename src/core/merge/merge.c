@@ -19,6 +19,10 @@
  *      events (boundary ranks skip some calls of the interior's loop) are
  *      paired in order, at most TF_ALIGN_TRIES candidates each, and merged
  *      with their bodies aligned recursively.
+ * A loop recorded with CST guidance is keyed by its CST node id
+ * (tf_mnode_rekey): loops of one source loop correspond whatever their
+ * bodies (a branch taken differently per rank), so steps 1-2 align them
+ * directly; loops of different ids never correspond, in step 3 neither.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +47,7 @@ static int merge_lists(merger *g, tf_mnode **a, uint32_t na, tf_mnode **b, uint3
 static int same(const tf_mnode *a, const tf_mnode *b) {
   if (a->key != b->key || a->is_loop != b->is_loop) return 0;
   if (!a->is_loop) return a->fn == b->fn && a->thread == b->thread && a->site == b->site;
+  if (a->cst || b->cst) return a->cst == b->cst; /* one source loop: aligned whatever the bodies */
   if (a->nbody != b->nbody) return 0;
   for (uint32_t i = 0; i < a->nbody; i++)
     if (!same(a->body[i], b->body[i])) return 0;
@@ -203,7 +208,7 @@ static uint32_t leaf_keys(const tf_mnode *x, uint64_t *keys, uint32_t n) {
 }
 
 static int similar(const tf_mnode *a, const tf_mnode *b) {
-  if (!a->is_loop || !b->is_loop) return 0;
+  if (!a->is_loop || !b->is_loop || a->cst != b->cst) return 0; /* other source loops never align */
   uint64_t ka[TF_LEAF_KEYS], kb[TF_LEAF_KEYS];
   uint32_t na = leaf_keys(a, ka, 0), nb = leaf_keys(b, kb, 0);
   for (uint32_t i = 0; i < na; i++)

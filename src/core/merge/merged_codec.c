@@ -20,7 +20,7 @@
 
 enum { SEC_END = 0, SEC_INFO = 1, SEC_FUNCS = 2, SEC_CALLSITES = 3, SEC_RANKS = 4, SEC_NODES = 5, SEC_OPTIONAL = 64,
        SEC_EXTRAP = 64 /* optional: text saying the trace is extrapolated, from what (doc/FORMAT.md 3.8a) */ };
-enum { NF_LOOP = 1, NF_RANKS = 2 };
+enum { NF_LOOP = 1, NF_RANKS = 2, NF_CST = 0x10 /* with NF_LOOP: the loop's CST node id follows its ranks */ };
 
 static const char *const section_name[] = {"END", "INFO", "FUNCS", "CALLSITES", "RANKS", "NODES"};
 
@@ -123,8 +123,10 @@ static void put_nodes(tf_buf *b, tf_mnode *const *x, uint32_t n, const tf_vseq *
   tf_buf_put_uvar(b, n);
   for (uint32_t i = 0; i < n; i++) {
     int explicit_ranks = !tf_vseq_equal(&x[i]->ranks, parent_ranks);
-    tf_buf_put_u8(b, (uint8_t)((x[i]->is_loop ? NF_LOOP : 0) | (explicit_ranks ? NF_RANKS : 0)));
+    tf_buf_put_u8(b, (uint8_t)((x[i]->is_loop ? NF_LOOP : 0) | (explicit_ranks ? NF_RANKS : 0) |
+                               (x[i]->cst ? NF_CST : 0)));
     if (explicit_ranks) tf_vseq_encode(b, &x[i]->ranks);
+    if (x[i]->cst) tf_buf_put_uvar(b, x[i]->cst - 1);
     if (x[i]->is_loop) {
       put_vset(b, &x[i]->count, &x[i]->ranks);
       put_nodes(b, x[i]->body, x[i]->nbody, &x[i]->ranks, quantise);
@@ -433,12 +435,19 @@ static int get_node(dec *d, tf_mnode **out, const tf_vseq *parent, uint32_t dept
   tf_mem *m = &d->t->mem;
   uint8_t flags = tf_cur_u8(d->c);
   if (d->c->bad) return bad(d, "truncated node");
-  if (flags & ~(NF_LOOP | NF_RANKS)) return bad(d, "unknown node flags");
+  if (flags & ~(NF_LOOP | NF_RANKS | NF_CST)) return bad(d, "unknown node flags");
+  if ((flags & NF_CST) && !(flags & NF_LOOP)) return bad(d, "a CST node id on an event");
   tf_mnode *x = *out = calloc(1, sizeof *x);
   if (!x) return bad(d, "out of memory");
   m->bytes += sizeof *x;
   x->is_loop = flags & NF_LOOP;
   if ((flags & NF_RANKS) ? get_ranks(d, &x->ranks) : tf_vseq_copy(&x->ranks, parent, m)) return bad(d, "out of memory");
+  if (flags & NF_CST) {
+    uint64_t id = tf_cur_uvar(d->c);
+    if (d->c->bad) return bad(d, "truncated loop");
+    if (id >= UINT32_MAX) return bad(d, "CST node id out of range");
+    x->cst = (uint32_t)id + 1;
+  }
   if (x->is_loop) {
     if (depth >= MAXDEPTH) return bad(d, "loops nested too deep");
     if (get_vset(d, &x->count, &x->ranks, 1, 1, INT64_MAX, 0)) return -1;

@@ -150,17 +150,32 @@ void tf_mnode_free(tf_mnode *x, tf_mem *m) {
   m->bytes -= sizeof *x;
 }
 
-enum { K_EVENT = 0x4d45, K_LOOP = 0x4d4c };
+enum { K_EVENT = 0x4d45, K_LOOP = 0x4d4c, K_CST = 0x4d43 };
 
 uint64_t tf_mnode_event_key(uint32_t fn, uint32_t thread, uint64_t site_sig) {
   return tf_mix(tf_mix(tf_mix(K_EVENT, fn), thread), site_sig);
 }
 
 void tf_mnode_rekey(tf_mnode *x) {
+  if (x->cst) { /* a source loop: the same loop on every rank, whatever its body there (merge.c) */
+    x->key = tf_mix(K_CST, x->cst);
+    return;
+  }
   uint64_t h = tf_mix(K_LOOP, x->nbody);
   for (uint32_t i = 0; i < x->nbody; i++) h = tf_mix(h, x->body[i]->key);
   x->key = h;
 }
+
+static void drop_cst(tf_mnode *const *x, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++)
+    if (x[i]->is_loop) {
+      drop_cst(x[i]->body, x[i]->nbody);
+      x[i]->cst = 0;
+      tf_mnode_rekey(x[i]);
+    }
+}
+
+void tf_mtrace_drop_cst(tf_mtrace *t) { drop_cst(t->top, t->ntop); }
 
 /* ------------------------------------------------------------ renumbering */
 
@@ -239,6 +254,7 @@ static tf_mnode *from_fnode(const tf_fnode *x, int64_t rank, const tf_callsite *
   }
   m->bytes += sizeof *y;
   y->is_loop = x->is_loop;
+  y->cst = x->cst;
   tf_vseq_push(&y->ranks, rank, m);
   tf_vseq one, rk;
   tf_vseq_init(&rk);
@@ -446,6 +462,7 @@ static tf_fnode *project_node(const tf_mnode *x, projection *p) {
   tf_fnode *y = calloc(1, sizeof *y);
   if (!y) return NULL;
   y->is_loop = x->is_loop;
+  y->cst = x->cst;
   const tf_vseq *count = tf_vset_find(&x->count, rank);
   if (!count) {
     *why = x->is_loop ? "no iteration counts for this rank" : "no value counts for this rank";

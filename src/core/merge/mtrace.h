@@ -57,6 +57,7 @@ typedef struct tf_mnode {
   tf_gtiming timing;          /* event: delta times of its occurrences, per path and rank group */
   struct tf_mnode **body;     /* loop */
   uint32_t nbody;
+  uint32_t cst;               /* loop recorded with CST guidance: its CST node id + 1 (the key); 0: none */
 } tf_mnode;
 
 typedef struct tf_mtrace {
@@ -92,6 +93,10 @@ int tf_mtrace_from_file(tf_mtrace *t, const tf_file_reader *r);
  * is then unchanged if the inputs were refused, or unusable if memory ran
  * out). */
 int tf_mtrace_merge(tf_mtrace *dst, tf_mtrace *src, char *err, size_t errlen);
+
+/* Forget the CST ids of every loop (rekeyed by their bodies): the trace
+ * then merges by event keys only, as without CST guidance. */
+void tf_mtrace_drop_cst(tf_mtrace *t);
 
 /* Close the open run of every rank list so that it folds into its block (a
  * strided block is then one item). Merging on afterwards stays correct. */
