@@ -14,6 +14,9 @@
 #   round_trip_failed DIR NAME WHAT  the same, and say so
 #   finish MESSAGE                   the last word: exit with status
 #   mpi_of_build BUILD               set mpicc and mpirun from BUILD's CMakeCache.txt
+#   bench_start BUILD TAG            need_commands, then start, status=0, a scratch
+#                                    directory tmp (tf-TAG.*, removed at exit) and
+#                                    private_binaries BUILD
 #                                    (MPICC, MPIRUN override them)
 # shellcheck shell=bash disable=SC2034,SC2154 # globals shared with the sourcing script
 
@@ -106,4 +109,13 @@ finish() {
   fi
   echo "$prog: done in $(($(date +%s) - start)) s" >&2
   exit "$status"
+}
+
+bench_start() {
+  need_commands
+  start=$(date +%s)
+  status=0
+  tmp=$(mktemp -d "${TMPDIR:-/tmp}/tf-$2.XXXXXX")
+  trap 'rm -rf "$tmp"' EXIT
+  private_binaries "$1"
 }

@@ -37,12 +37,7 @@ prog=extrap.sh
 WORKLOADS=ring
 # shellcheck source=SCRIPTDIR/bench_common.sh
 . "$here/bench_common.sh"
-need_commands
-start=$(date +%s)
-status=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tf-extrap.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-private_binaries "$build"
+bench_start "$build" extrap
 
 # record NAME LAUNCHER LIB PROGRAM ARGS -- NP...: trace NAME.NP/trace.tf per NP
 record() {

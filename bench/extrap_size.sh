@@ -28,12 +28,7 @@ prog=extrap_size.sh
 WORKLOADS="ring persistent nbcoll stencil2d stencil2d_nodims alltoall wavefront"
 # shellcheck source=SCRIPTDIR/bench_common.sh
 . "$here/bench_common.sh"
-need_commands
-start=$(date +%s)
-status=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tf-extrap-size.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-private_binaries "$build"
+bench_start "$build" extrap-size
 [[ -z ${CLI:-} ]] || { cli=$CLI; SOURCE="$SOURCE (extrapolated by $CLI)"; }
 
 # workload|inputs|args, as the extrap.* tests
