@@ -45,7 +45,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/tf-bench-cstfold.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 export MPIR_CVAR_POLLS_BEFORE_YIELD=1
 src=$here/../workloads
-workloads=${WORKLOADS:-$(sed -n '/^set(TF_C_WORKLOADS/,/^)/p' "$src/CMakeLists.txt" | grep -v '^set\|^)' | tr -d ' ')}
+workloads=${WORKLOADS:-$(awk '/^set\(TF_C_WORKLOADS$/ { f = 1; next } f && /^\)/ { exit } f { sub(/#.*/, ""); if (NF) print $1 }' "$src/CMakeLists.txt")}
 [ "$large" != all ] || large="cstbranch $(echo $workloads)"
 
 # run NP GUIDE OUT: the program $tmp/prog traced at NP ranks, TRACEFOLD_CST_GUIDE=GUIDE, into OUT
