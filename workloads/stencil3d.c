@@ -18,6 +18,13 @@
  *   MPI_Isend 6I, MPI_Waitall I, MPI_Allreduce 2, MPI_Cart_sub 1,
  *   MPI_Comm_free 2, MPI_Finalize 1.
  * Options: -s N local block is N^3 (default 12), -i I steps (default 20).
+ *
+ * Built with -DWL_GRID_BY_HAND (wl_stencil3d_nodims), the grid is the same
+ * (MPI_Dims_create's answer, computed by hand) but no MPI_Dims_create or
+ * Cartesian communicator is made: the neighbours are computed from the
+ * row-major coordinates, the exchanges run on MPI_COMM_WORLD, and the x-y
+ * plane is an MPI_Comm_split by z. Its trace then has only the peers to tell
+ * a 3-D grid by (tracefold extrapolate's topology detection).
  */
 #include "wl_common.h"
 
@@ -49,7 +56,7 @@ static void face_copy(double *u, int n, int dim, int layer, double *buf, int to_
 
 int main(int argc, char **argv) {
   wl_args args;
-  int rank, nprocs, crank;
+  int rank, nprocs;
   wl_start(&argc, &argv, 20, 12, &args, &rank, &nprocs);
   const int n = args.size;
   const size_t face = (size_t)n * (size_t)n;
@@ -57,12 +64,47 @@ int main(int argc, char **argv) {
 
   int dims[3] = {0, 0, 0}, periods[3] = {0, 0, 1}, coords[3];
   MPI_Comm cart;
+  int lo[3], hi[3];
+#ifdef WL_GRID_BY_HAND
+  /* MPI_Dims_create's 3-D answer: each prime factor, largest first, onto the
+   * smallest dimension; then non-increasing */
+  int left = nprocs;
+  dims[0] = dims[1] = dims[2] = 1;
+  int f[32], nf = 0;
+  for (int q = 2; q * q <= left; q++)
+    while (left % q == 0) f[nf++] = q, left /= q;
+  if (left > 1) f[nf++] = left;
+  for (int i = nf - 1; i >= 0; i--) {
+    int s = 0;
+    for (int j = 1; j < 3; j++)
+      if (dims[j] < dims[s]) s = j;
+    dims[s] *= f[i];
+  }
+  for (int i = 0; i < 3; i++)
+    for (int j = i + 1; j < 3; j++)
+      if (dims[j] > dims[i]) {
+        int t = dims[i];
+        dims[i] = dims[j];
+        dims[j] = t;
+      }
+  (void)periods;
+  cart = MPI_COMM_WORLD;
+  const int stride[3] = {dims[1] * dims[2], dims[2], 1};
+  for (int d = 0; d < 3; d++) coords[d] = rank / stride[d] % dims[d];
+  for (int d = 0; d < 2; d++) {
+    lo[d] = coords[d] > 0 ? rank - stride[d] : MPI_PROC_NULL;
+    hi[d] = coords[d] < dims[d] - 1 ? rank + stride[d] : MPI_PROC_NULL;
+  }
+  lo[2] = rank - coords[2] + (coords[2] + dims[2] - 1) % dims[2]; /* periodic */
+  hi[2] = rank - coords[2] + (coords[2] + 1) % dims[2];
+#else
   WL(MPI_Dims_create, nprocs, 3, dims);
   WL(MPI_Cart_create, MPI_COMM_WORLD, 3, dims, periods, 0, &cart);
+  int crank;
   WL(MPI_Comm_rank, cart, &crank);
   WL(MPI_Cart_coords, cart, crank, 3, coords);
-  int lo[3], hi[3];
   for (int d = 0; d < 3; d++) WL(MPI_Cart_shift, cart, d, 1, &lo[d], &hi[d]);
+#endif
   if (rank == 0) printf("stencil3d: grid %dx%dx%d, block %d^3, %d steps\n", dims[0], dims[1], dims[2], n, args.iters);
 
   double *u = calloc(total, sizeof *u);
@@ -138,14 +180,21 @@ int main(int argc, char **argv) {
   MPI_Comm plane;
   const int keep[3] = {1, 1, 0};
   int one = 1, inplane = 0;
+#ifdef WL_GRID_BY_HAND
+  (void)keep;
+  WL(MPI_Comm_split, MPI_COMM_WORLD, coords[2], rank, &plane);
+#else
   WL(MPI_Cart_sub, cart, keep, &plane);
+#endif
   WL(MPI_Allreduce, &one, &inplane, 1, MPI_INT, MPI_SUM, plane);
   if (inplane != dims[0] * dims[1]) {
     fprintf(stderr, "stencil3d: rank %d: %d ranks in its x-y plane, expected %d\n", rank, inplane, dims[0] * dims[1]);
     WL(MPI_Abort, MPI_COMM_WORLD, 1);
   }
   WL(MPI_Comm_free, &plane);
+#ifndef WL_GRID_BY_HAND
   WL(MPI_Comm_free, &cart);
+#endif
   free(u);
   free(unew);
   free(buf);

@@ -655,9 +655,10 @@ static int fit_nodes(ctx *c, tf_mnode **const *x, const uint32_t *n, const char 
 /* ------------------------------------------------------------ the trace */
 
 /* Dimension sizes of every input and the target: recorded topology or
- * --dims: MPI_Dims_create's rule at the inputs; else a 2-D grid detected at
- * every input (the rule at the target if the inputs follow it, else an
- * exact fit of the row length in P); else 1-D. nd, or -1. */
+ * --dims: MPI_Dims_create's rule at the inputs; else a 3-D grid detected at
+ * every input that follows that rule (the rule at the target); else a 2-D
+ * grid detected at every input (the rule at the target if the inputs follow
+ * it, else an exact fit of the row length in P); else 1-D. nd, or -1. */
 static int find_dims(ctx *c, const tf_extrap_opts *o) {
   int nd = o->ndims ? o->ndims : tf_topo_ndims(c->in[c->base]);
   for (uint32_t i = 0; i <= c->k; i++) {
@@ -666,11 +667,27 @@ static int find_dims(ctx *c, const tf_extrap_opts *o) {
   }
   if (o->ndims) memcpy(c->dims[c->k], o->dims, sizeof o->dims);
   if (nd) return nd;
-  int64_t row[TF_FIT_MAXIN], rule[2];
-  int follows = 1;
+  int64_t row[TF_FIT_MAXIN], plane[TF_FIT_MAXIN], rule[3];
+  int follows = 1, grid3 = 1;
   for (uint32_t i = 0; i < c->k; i++) {
-    if ((row[i] = tf_topo_detect_row(c->in[i])) < 0) return fail(c, "out of memory");
+    if (tf_topo_detect(c->in[i], &row[i], &plane[i])) return fail(c, "out of memory");
     if (!row[i]) return 1;
+    grid3 &= plane[i] > 0;
+  }
+  if (grid3) { /* 3-D at every input: MPI_Dims_create's rule at each, and then at the target */
+    for (uint32_t i = 0; i < c->k; i++) {
+      tf_topo_dims(c->in[i]->nranks, 3, rule);
+      follows &= rule[2] == row[i] && rule[1] * rule[2] == plane[i];
+    }
+    if (!follows)
+      return fail(c, "a 3-D rank grid is detected (planes of %" PRId64 " ranks in rows of %" PRId64 " at P=%d, ...) "
+                  "that does not follow MPI_Dims_create's rule: give --dims",
+                  plane[0], row[0], c->in[0]->nranks);
+    for (uint32_t i = 0; i < c->k; i++) tf_topo_dims(c->in[i]->nranks, 3, c->dims[i]);
+    tf_topo_dims(o->ranks, 3, c->dims[c->k]);
+    return 3;
+  }
+  for (uint32_t i = 0; i < c->k; i++) { /* else 2-D: rows of row[i] */
     tf_topo_dims(c->in[i]->nranks, 2, rule);
     follows &= rule[1] == row[i];
   }
@@ -726,9 +743,30 @@ static int fit_per_rank(ctx *c, const tf_vseq *const *s, tf_vseq *out, int per_r
   return rc;
 }
 
+/* A dimension of a 3-D grid with at most 2 ranks at every input has no
+ * inner ranks there: what a rank inside it does (a grid's inner planes) no
+ * input shows, so a target where it is longer is refused, not guessed (8,
+ * 12, 18 -> 36 = 4x3x3 gave ranks of the inner z-plane an invalid trace).
+ * In 2-D the exact fits refuse this already (P = 2 d0 when d1 is 2 at every
+ * input: (1,P) and (1,d0) fit alike), and butterfly's rows of 1 and 2 ranks
+ * are exact at any power of two (extrap.butterfly). 0 or -1. */
+static int check_dims_seen(ctx *c, int nd, int64_t p) {
+  for (int d = 0; d < nd && nd == 3; d++) {
+    int64_t most = 0;
+    for (uint32_t i = 0; i < c->k; i++)
+      if (c->dims[i][d] > most) most = c->dims[i][d];
+    if (most <= 2 && c->dims[c->k][d] > most)
+      return fail(c, "dimension %d of the rank grid has at most %" PRId64 " ranks at every input (%" PRId64
+                  " at P=%d, ...) and %" PRId64 " at P=%" PRId64 ": what its inner ranks do, which may differ from "
+                  "its edges, no input shows; record an input where it has 3 or more ranks",
+                  d, most, c->dims[0][d], c->in[0]->nranks, c->dims[c->k][d], p);
+  }
+  return 0;
+}
+
 static int setup_space(ctx *c, const tf_extrap_opts *o) {
   int nd = find_dims(c, o);
-  if (nd < 0) return -1;
+  if (nd < 0 || check_dims_seen(c, nd, o->ranks)) return -1;
   tf_fit_space *s = &c->sp;
   c->nd = nd;
   static const char *const dn[3] = {"d0", "d1", "d2"};

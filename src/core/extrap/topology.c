@@ -1,6 +1,6 @@
 /* topology.c — the Cartesian rank space of a trace (topology.h): recorded
  * (MPI_Dims_create / MPI_Cart_create), by MPI_Dims_create's rule, or
- * detected from the relative peers of point-to-point calls. */
+ * detected from the relative peers of point-to-point calls (2-D or 3-D). */
 #include "extrap/topology.h"
 
 #include <stdlib.h>
@@ -51,18 +51,34 @@ static int mark_peers(const tf_mtrace *t, tf_mnode *const *x, uint32_t n, int64_
   return 0;
 }
 
-int64_t tf_topo_detect_row(const tf_mtrace *t) {
+/* The smallest stride m (lo < m < p, m a multiple of unit, p a multiple of
+ * m) seen, except one whose next (m + unit) also qualifies and is seen:
+ * then m is the wrap of a periodic dimension of m + unit. 0: none. */
+static int64_t stride_seen(const uint8_t *seen, int64_t p, int64_t lo, int64_t unit) {
+  for (int64_t m = lo + 1; m < p; m++) {
+    if (!seen[m] || p % m || m % unit) continue;
+    int64_t next = m + unit;
+    if (next < p && seen[next] && p % next == 0) continue;
+    return m;
+  }
+  return 0;
+}
+
+int tf_topo_detect(const tf_mtrace *t, int64_t *row, int64_t *plane) {
   int64_t p = t->nranks;
   uint8_t *seen = calloc(p > 0 ? (size_t)p : 1, 1);
   if (!seen || mark_peers(t, t->top, t->ntop, p, seen)) {
     free(seen);
     return -1;
   }
-  int64_t row = 0;
-  for (int64_t m = 2; m < p && !row; m++) /* the shortest stride; m - 1 may be a periodic row's wrap */
-    if (seen[m] && p % m == 0 && !(m + 1 < p && seen[m + 1] && p % (m + 1) == 0)) row = m;
+  *row = stride_seen(seen, p, 1, 1);
+  *plane = 0;
+  if (*row) { /* a longer stride that rows tile and that tiles P: a 3-D grid's plane */
+    int64_t m = stride_seen(seen, p, *row, *row);
+    if (m && m / *row >= 2 && p / m >= 2) *plane = m;
+  }
   free(seen);
-  return row;
+  return 0;
 }
 
 void tf_topo_dims(int64_t p, int nd, int64_t *dims) {
