@@ -751,7 +751,8 @@ static int fit_per_rank(ctx *c, const tf_vseq *const *s, tf_vseq *out, int per_r
  * input: (1,P) and (1,d0) fit alike), and butterfly's rows of 1 and 2 ranks
  * are exact at any power of two (extrap.butterfly). 0 or -1. */
 static int check_dims_seen(ctx *c, int nd, int64_t p) {
-  for (int d = 0; d < nd && nd == 3; d++) {
+  if (nd != 3) return 0;
+  for (int d = 0; d < nd; d++) {
     int64_t most = 0;
     for (uint32_t i = 0; i < c->k; i++)
       if (c->dims[i][d] > most) most = c->dims[i][d];
