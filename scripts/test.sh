@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test.sh — set up, then run the whole test suite through ctest:
 #   build/         MPICH: unit tests, every workload at 1 to 16 ranks (a few to 9; 64 where it proves the merged size or wildcards at scale) (and each timing mode at 4 on a few),
-#                  replayed at 1, 4, 9 ranks and simulated in SimGrid at 1, 4, 9 ranks
+#                  replayed at 1, 4, 9 ranks and simulated in SimGrid at 1, 4, 9 ranks (the collective-heavy ones at 1, 4)
 #   build-openmpi/ Open MPI: every workload (C and Fortran) at 1, 2, 4 ranks, replayed and simulated
 #                  (not the unit tests: they use no MPI, so build/ and build-asan/ already ran them)
 #   build-asan/    unit tests under AddressSanitizer + UBSan
