@@ -7,11 +7,12 @@
 # environment (optional):
 #   MPIRUN     launcher [mpirun] (Open MPI: --allow-run-as-root --oversubscribe added)
 #   MPICC      the compiler of the generated programs [mpicc]
-#   WORKLOADS  [stencil2d stencil3d ring wavefront butterfly alltoall alltoallv branchy nbcoll persistent timed fstencil]
+#   WORKLOADS  NAME or NAME|ARGUMENTS (ARGS when none), space-separated
+#              [every workload genapp supports; the slow ones with fewer iterations]
 #   NP, ARGS   ranks and workload arguments [2, "-i 2000"]
 #   REPS       runs per row; medians reported [3]
 #   RESULTS    the file to update [bench/RESULTS.md]
-#   LARGE      rank counts ("128 256 512 1024"): instead, the program
+#   LARGE      rank counts ("144 256 576 1024"): instead, the program
 #              generated from a stencil2d trace extrapolated to each count,
 #              run oversubscribed (bench/genapp_large.sh, its own options)
 # Per workload and repetition: the untraced run with libtf_walltime.so
@@ -27,7 +28,9 @@ prog=genapp.sh
 build=${1:?usage: bench/genapp.sh BUILD_DIR}
 MPIRUN=${MPIRUN:-mpirun}
 MPICC=${MPICC:-mpicc}
-WORKLOADS=${WORKLOADS:-"stencil2d stencil3d ring wavefront butterfly alltoall alltoallv branchy nbcoll persistent timed fstencil"}
+WORKLOADS=${WORKLOADS:-"stencil2d stencil3d ring wavefront butterfly alltoall alltoallv branchy nbcoll persistent timed fstencil
+  masterworker|-i_200 cstbranch efgbranch f08ring mprobe fbindings_fh|-i_200 fcg|-i_20 mpi4
+  collectives|-i_2 nbconform|-i_2 onesided|-i_2 mpiio|-i_2"}
 NP=${NP:-2}
 ARGS=${ARGS:-"-i 2000"}
 REPS=${REPS:-3}
@@ -64,16 +67,20 @@ median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "fail"; else p
 pct() { awk -v a="$1" -v o="$2" 'BEGIN { if (a == "fail" || o == "fail") print "fail"; else printf "%.2f\n", 100 * (a - o) / o }'; }
 
 rows=()
-for w in $WORKLOADS; do
+for entry in $WORKLOADS; do
+  w=${entry%%|*}
+  args=$ARGS
+  [ "$w" = "$entry" ] || args=${entry#*|}
+  args=${args//_/ } # NAME|-i_200: "_" stands for a space inside one entry
   exe=$build/workloads/wl_$w
   [ -x "$exe" ] || { echo "$prog: missing $exe" >&2; continue; }
   orig="" mean="" hist="" none="" lines="" rmean=""
   for ((k = 0; k < REPS; k++)); do
     # shellcheck disable=SC2086
-    o=$(walltime "$exe" $ARGS)
+    o=$(walltime "$exe" $args)
     rm -rf "$work/trace"
     # shellcheck disable=SC2086
-    timeout 120 $mpirun -np "$NP" env LD_PRELOAD="$lib" TRACEFOLD_OUTPUT="$work/trace" "$exe" $ARGS >/dev/null 2>&1
+    timeout 120 $mpirun -np "$NP" env LD_PRELOAD="$lib" TRACEFOLD_OUTPUT="$work/trace" "$exe" $args >/dev/null 2>&1
     orig+="$o"$'\n'
     rmean+="$(pct "$(replay_wall "$work/trace")" "$o")"$'\n'
     for mode in mean histogram none; do
@@ -88,7 +95,7 @@ for w in $WORKLOADS; do
     done
     lines=$(wc -l <"$work/app.c" 2>/dev/null || echo 0)
   done
-  row="| $w | $NP | \`$ARGS\` | $(echo -n "$orig" | median | awk '{ print $1 * 1000 }') | $(echo -n "$mean" | median) | $(echo -n "$hist" | median) | $(echo -n "$none" | median) | $(echo -n "$rmean" | median) | $lines |"
+  row="| $w | $NP | \`$args\` | $(echo -n "$orig" | median | awk '{ print $1 * 1000 }') | $(echo -n "$mean" | median) | $(echo -n "$hist" | median) | $(echo -n "$none" | median) | $(echo -n "$rmean" | median) | $lines |"
   echo "$row"
   rows+=("$row")
 done

@@ -3,18 +3,20 @@
 # trace extrapolated to many ranks, run oversubscribed on this machine
 # (issue 21 point 5): does it complete, in what wall time, with what peak
 # memory; records the figures in bench/RESULTS.md. Run through
-# `LARGE="128 256 512 1024" bench/genapp.sh BUILD_DIR` (or directly).
+# `LARGE="144 256 576 1024" bench/genapp.sh BUILD_DIR` (or directly).
 #
 # usage: bench/genapp_large.sh BUILD_DIR
 # environment (optional):
-#   LARGE        the rank counts, in order [128 256 512 1024]; after the
+#   LARGE        the rank counts, in order [144 256 576 1024: squares, as
+#                square inputs tell the grid's two dimensions apart only
+#                at square targets, else extrapolate refuses]; after the
 #                first that does not complete the larger ones are not run
 #   MPIRUN       launcher of the input recordings [mpirun.mpich]
 #   LARGE_MPIRUN launcher of the large runs [mpirun.mpich -launcher fork];
 #                Open MPI's gets --oversubscribe --mca btl self,tcp
 #   MPICC        the programs' compiler [mpicc.mpich]
 #   INPUTS, ARGS the recorded rank counts and stencil2d's arguments
-#                ["4 6 9", "-i 2 -s 8"]
+#                ["4 9 16", "-i 2 -s 8"]
 #   TIMEOUT      seconds per large run [600]
 #   MIN_FREE_GB  a run is stopped when the machine's available memory
 #                falls below this [3]
@@ -27,11 +29,11 @@
 set -uo pipefail
 prog=genapp_large.sh
 build=${1:?usage: bench/genapp_large.sh BUILD_DIR}
-LARGE=${LARGE:-"128 256 512 1024"}
+LARGE=${LARGE:-"144 256 576 1024"}
 MPIRUN=${MPIRUN:-mpirun.mpich}
 LARGE_MPIRUN=${LARGE_MPIRUN:-mpirun.mpich -launcher fork}
 MPICC=${MPICC:-mpicc.mpich}
-INPUTS=${INPUTS:-"4 6 9"}
+INPUTS=${INPUTS:-"4 9 16"}
 ARGS=${ARGS:-"-i 2 -s 8"}
 TIMEOUT=${TIMEOUT:-600}
 MIN_FREE_GB=${MIN_FREE_GB:-3}
@@ -63,7 +65,7 @@ done
 rows=()
 for n in $LARGE; do
   row="| $n |"
-  if ! "$cli" extrapolate --ranks "$n" -o "$work/x$n.tf" "${inputs[@]}" >"$work/x$n.log" 2>&1 ||
+  if ! "$cli" extrapolate --ranks "$n" -o "$work/x$n.tf" "${inputs[@]}" >"$work/x$n.err" 2>&1 ||
     ! "$cli" genapp --compute none -o "$work/app$n.c" "$work/x$n.tf" 2>"$work/gen$n.err" ||
     ! $MPICC -O2 -o "$work/app$n" "$work/app$n.c" 2>"$work/cc$n.err"; then
     rows+=("$row $(wc -c <"$work/x$n.tf" 2>/dev/null || echo -) | - | not built: $(cat "$work"/*"$n".err | head -2 | tr '\n' ' ') | - | - |")
