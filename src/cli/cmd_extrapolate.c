@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "extrap/extrapolate.h"
+#include "extrap/selfcheck.h"
 #include "merge/mtrace.h"
 
 const char tf_help_extrapolate[] =
@@ -96,7 +97,7 @@ int cmd_extrapolate(int argc, char **argv) {
   tf_buf b = {0};
   if (!rc) {
     o.explain = explain ? stdout : NULL;
-    int base = tf_extrapolate(mt, (const char *const *)argv, (uint32_t)argc, &o, err, sizeof err);
+    int base = tf_extrapolate_checked(mt, (const char *const *)argv, (uint32_t)argc, &o, err, sizeof err);
     if (base < 0) {
       fprintf(stderr, "tracefold extrapolate: refused: %s\n", err);
       rc = 1;
