@@ -101,7 +101,10 @@ static int compare_nodes(cmp *s, tf_mnode *const *a, uint32_t na, tf_mnode *cons
     const tf_func_desc *f = &s->got->ft.funcs[a[i]->fn];
     for (uint32_t j = 0; j < a[i]->nslots; j++) {
       char what[96];
-      snprintf(what, sizeof what, "parameter %s", j < f->nfields ? f->fields[j].name : "?");
+      if (j < f->nfields)
+        snprintf(what, sizeof what, "parameter %s", f->fields[j].name);
+      else
+        snprintf(what, sizeof what, "parameter (array element, slot %u)", j);
       if ((rc = check_values(s, &a[i]->slots[j], &b[i]->slots[j], name, here, what))) return rc;
     }
   }
