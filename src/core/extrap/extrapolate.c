@@ -718,7 +718,8 @@ static int corner_votes(ctx *c, int nd) {
 
 /* Dimension sizes of every input and the target: recorded topology or
  * --dims: MPI_Dims_create's rule at the inputs; else a 3-D grid detected at
- * every input that follows that rule (the rule at the target); else a 2-D
+ * every input, confirmed by the corner ranks of one input at least (none:
+ * taken as 2-D), that follows that rule (the rule at the target); else a 2-D
  * grid detected at every input (the rule at the target if the inputs follow
  * it, else an exact fit of the row length in P); else 1-D. nd, or -1. */
 static int find_dims(ctx *c, const tf_extrap_opts *o) {
