@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "extrap/extrapolate.h"
+#include "extrap/selfcheck.h"
 #include "merge/mtrace.h"
 
 const char tf_help_extrapolate[] =
@@ -18,7 +19,8 @@ const char tf_help_extrapolate[] =
     "  parameter and count must fit exactly; a value that does not is refused with the event and values\n"
     "  --ranks P      the target number of ranks (1 .. 2^31-1)\n"
     "  --dims AxBxC   the target's Cartesian dimension sizes (default: MPI_Dims_create's rule at P)\n"
-    "  --explain      print the topology and the timing model chosen for every time field\n"
+    "  --explain      print the topology (peer offsets and corner ranks per input), the self-check (the\n"
+    "                 inputs extrapolated again to their own rank counts) and every timing model chosen\n"
     "  -o FILE        where to write it (default extrapolated-P.tf); never overwrites a file\n"
     "example: tracefold extrapolate --ranks 1024 -o big.tf ring-4/trace.tf ring-8/trace.tf ring-16/trace.tf\n";
 
@@ -96,7 +98,7 @@ int cmd_extrapolate(int argc, char **argv) {
   tf_buf b = {0};
   if (!rc) {
     o.explain = explain ? stdout : NULL;
-    int base = tf_extrapolate(mt, (const char *const *)argv, (uint32_t)argc, &o, err, sizeof err);
+    int base = tf_extrapolate_checked(mt, (const char *const *)argv, (uint32_t)argc, &o, err, sizeof err);
     if (base < 0) {
       fprintf(stderr, "tracefold extrapolate: refused: %s\n", err);
       rc = 1;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "extrap/coords.h"
+#include "extrap/corners.h"
 #include "extrap/fit.h"
 #include "extrap/topology.h"
 #include "extrap/xorpeer.h"
@@ -654,9 +655,71 @@ static int fit_nodes(ctx *c, tf_mnode **const *x, const uint32_t *n, const char 
 
 /* ------------------------------------------------------------ the trace */
 
+static void dims_text(int nd, const int64_t *dims, char *buf, size_t len) {
+  size_t at = 0;
+  for (int d = 0; d < nd && at < len; d++) at += (size_t)snprintf(buf + at, len - at, "%s%" PRId64, d ? "x" : "", dims[d]);
+}
+
+/* One input's corner ranks (corners.h) against the grid dims[0..nd) its
+ * peer offsets give: 1 they agree (they are its corner group, some
+ * dimensions periodic or none), 0 no evidence (every rank has as many
+ * peers, or the group fits no grid), -1 refused: they are the corners of
+ * a non-periodic grid of other sizes, or out of memory. */
+static int corner_vote(ctx *c, uint32_t i, int nd, const int64_t *dims) {
+  int64_t p = c->in[i]->nranks;
+  uint32_t *npeers = malloc((size_t)p * sizeof *npeers);
+  int64_t *corner = malloc((size_t)p * sizeof *corner), own[3];
+  int rc = !npeers || !corner ? -1 : tf_corners_peer_counts(c->in[i], npeers), vote = 0;
+  uint32_t n = rc ? 0 : tf_corners_group(npeers, p, corner);
+  char grid[64], list[160] = "";
+  dims_text(nd, dims, grid, sizeof grid);
+  for (uint32_t j = 0, at = 0; j < n && at < sizeof list; j++)
+    at += (uint32_t)snprintf(list + at, sizeof list - at, "%s%" PRId64, j ? "," : "", corner[j]);
+  if (rc < 0) {
+    vote = fail(c, "out of memory");
+  } else if (rc > 0 || !n) {
+    if (c->explain)
+      fprintf(c->explain, "topology: %s (P=%" PRId64 "): peer offsets give %s; no corner ranks (%s)\n", c->names[i], p,
+              grid, rc ? "too many ranks to count" : "every rank has as many distinct peers");
+  } else {
+    int mask = tf_corners_match(corner, n, p, nd, dims), own_nd = mask < 0 ? tf_corners_grid(corner, n, p, own) : 0;
+    if (mask >= 0) {
+      vote = 1;
+      if (c->explain)
+        fprintf(c->explain, "topology: %s (P=%" PRId64 "): peer offsets give %s; corner ranks %s agree (periodic dimension mask %d)\n",
+                c->names[i], p, grid, list, mask);
+    } else if (own_nd) {
+      char other[64];
+      dims_text(own_nd, own, other, sizeof other);
+      vote = fail(c, "%s (P=%" PRId64 "): its peer offsets give a %s rank grid but its corner ranks (the %u with the "
+                  "fewest peers: %s) are those of a %s grid: give --dims",
+                  c->names[i], p, grid, n, list, other);
+    } else if (c->explain) {
+      fprintf(c->explain, "topology: %s (P=%" PRId64 "): peer offsets give %s; the %u ranks with the fewest peers (%s) "
+              "are no grid's corners: offsets only\n", c->names[i], p, grid, n, list);
+    }
+  }
+  free(npeers);
+  free(corner);
+  return vote;
+}
+
+/* The corner votes of every input for the grids in c->dims (nd): the
+ * number that agree, or -1 (refused). */
+static int corner_votes(ctx *c, int nd) {
+  int agree = 0;
+  for (uint32_t i = 0; i < c->k; i++) {
+    int v = corner_vote(c, i, nd, c->dims[i]);
+    if (v < 0) return -1;
+    agree += v;
+  }
+  return agree;
+}
+
 /* Dimension sizes of every input and the target: recorded topology or
  * --dims: MPI_Dims_create's rule at the inputs; else a 3-D grid detected at
- * every input that follows that rule (the rule at the target); else a 2-D
+ * every input, confirmed by the corner ranks of one input at least (none:
+ * taken as 2-D), that follows that rule (the rule at the target); else a 2-D
  * grid detected at every input (the rule at the target if the inputs follow
  * it, else an exact fit of the row length in P); else 1-D. nd, or -1. */
 static int find_dims(ctx *c, const tf_extrap_opts *o) {
@@ -673,6 +736,19 @@ static int find_dims(ctx *c, const tf_extrap_opts *o) {
     if (tf_topo_detect(c->in[i], &row[i], &plane[i])) return fail(c, "out of memory");
     if (!row[i]) return 1;
     grid3 &= plane[i] > 0;
+  }
+  if (grid3) { /* 3-D offsets at every input: corner ranks must confirm it at one input at least */
+    for (uint32_t i = 0; i < c->k; i++)
+      c->dims[i][0] = c->in[i]->nranks / plane[i], c->dims[i][1] = plane[i] / row[i], c->dims[i][2] = row[i];
+    int agree = corner_votes(c, 3);
+    if (agree < 0) return -1;
+    if (!agree) {
+      grid3 = 0;
+      if (c->explain)
+        fprintf(c->explain, "topology: 3-D peer offsets at every input, but no input shows the corner ranks of such "
+                "a grid (a hypercube, e.g. butterfly's partners at 8 ranks, has the offsets of 2x2x2): taken as 2-D; "
+                "--dims gives a periodic 3-D grid\n");
+    }
   }
   if (grid3) { /* 3-D at every input: MPI_Dims_create's rule at each, and then at the target */
     for (uint32_t i = 0; i < c->k; i++) {
@@ -692,6 +768,7 @@ static int find_dims(ctx *c, const tf_extrap_opts *o) {
     follows &= rule[1] == row[i];
   }
   for (uint32_t i = 0; i < c->k; i++) c->dims[i][0] = c->in[i]->nranks / row[i], c->dims[i][1] = row[i];
+  if (corner_votes(c, 2) < 0) return -1;
   if (follows) {
     tf_topo_dims(o->ranks, 2, c->dims[c->k]);
     return 2;
