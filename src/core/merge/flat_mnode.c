@@ -84,6 +84,8 @@ int tf_mtrace_expand_runs(tf_mtrace *t, const char **why) {
       top[n++] = x;
       continue;
     }
+    t->flat_runs++;
+    t->flat_events += x->run->nevents;
     if (!rc) rc = expand(t, x, tf_ranks_first(&x->ranks), top, &n, &t->mem, why);
     tf_mnode_free(x, &t->mem);
   }

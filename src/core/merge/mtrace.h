@@ -80,6 +80,7 @@ typedef struct tf_mtrace {
   tf_mnode **top;          /* each rank's top-level nodes, one of its streams (threads) after the other */
   uint32_t ntop;
   tf_vset order[3];        /* each rank's order of its streams (streams.h): sizes, runs, lengths */
+  uint64_t flat_runs, flat_events; /* flat runs the file held, and their events (tf_mtrace_expand_runs) */
   tf_mem mem;
 } tf_mtrace;
 
