@@ -1983,9 +1983,16 @@ static int hostile_sample(int which, int round, tf_buf *b, uint64_t **expect, in
   }
   snprintf(R.dir, sizeof R.dir, "%s/hostile", workdir);
   mkdir(R.dir, 0700);
+  keep_runs = which == 0; /* sample 0 holds flat runs (FORMAT.md 3.5 flags bit 5): forged runs are refused */
+  stream_flat_window = keep_runs ? 8 : 0; /* a small sample: a small window */
   int rc = write_run(&R, which == 2 ? 8 << 10 : (size_t)1 << 20, which == 2);
   tf_mtrace t;
   if (!rc) rc = build_merged(&R, ORD_BINOMIAL, &t, 99);
+  keep_runs = 0;
+  stream_flat_window = 0;
+  uint32_t runs = 0;
+  for (uint32_t i = 0; !rc && i < t.ntop; i++) runs += t.top[i]->run != NULL;
+  CHECKF(rc || which != 0 || runs > 0, "hostile sample 0 (round %d) has no flat run", round);
   if (!rc) {
     rc = tf_mtrace_encode(&t, b, which == 1 ? 3 : 0);
     tf_mtrace_free(&t);
