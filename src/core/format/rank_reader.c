@@ -142,8 +142,9 @@ tf_status tf_file_open(const char *path, tf_file_reader **out, char *err, size_t
   return parse(r, path, out, err, errlen);
 }
 
-tf_status tf_file_open_mem(uint8_t *data, size_t len, const char *name, tf_file_reader **out, char *err,
-                           size_t errlen) {
+/* A file held in memory, its segments decoded with seg_flags (segment.h). */
+static tf_status open_mem(uint8_t *data, size_t len, const char *name, uint32_t seg_flags, tf_file_reader **out,
+                          char *err, size_t errlen) {
   *out = NULL;
   tf_file_reader *r = calloc(1, sizeof *r);
   if (!r) {
@@ -152,21 +153,18 @@ tf_status tf_file_open_mem(uint8_t *data, size_t len, const char *name, tf_file_
   }
   r->data = data;
   r->len = len;
+  r->seg_flags = seg_flags;
   return parse(r, name, out, err, errlen);
+}
+
+tf_status tf_file_open_mem(uint8_t *data, size_t len, const char *name, tf_file_reader **out, char *err,
+                           size_t errlen) {
+  return open_mem(data, len, name, 0, out, err, errlen);
 }
 
 tf_status tf_file_open_mem_runs(uint8_t *data, size_t len, const char *name, tf_file_reader **out, char *err,
                                 size_t errlen) {
-  *out = NULL;
-  tf_file_reader *r = calloc(1, sizeof *r);
-  if (!r) {
-    free(data);
-    return tf_failf(err, errlen, TF_ERR_NOMEM, "%s: out of memory", name);
-  }
-  r->data = data;
-  r->len = len;
-  r->seg_flags = TF_SEGMENT_KEEP_RUNS;
-  return parse(r, name, out, err, errlen);
+  return open_mem(data, len, name, TF_SEGMENT_KEEP_RUNS, out, err, errlen);
 }
 
 static tf_status parse(tf_file_reader *r, const char *path, tf_file_reader **out, char *err, size_t errlen) {
