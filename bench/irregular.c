@@ -17,7 +17,11 @@
  *   run_s <seconds from after MPI_Init to before MPI_Finalize>
  *   finalize_s <seconds spent in MPI_Finalize (the recorder's merge and write)>
  *
- * usage: bench_irregular [-n STEPS] [-s SEED]   (defaults 500000 and 1)
+ * With -1 RANK only rank RANK is irregular, on MPI_COMM_SELF; every other
+ * rank repeats MPI_Iallreduce and MPI_Wait on MPI_COMM_SELF, STEPS / 2
+ * times, a stream that folds (test mpi.flatmerge.np*).
+ *
+ * usage: bench_irregular [-n STEPS] [-s SEED] [-1 RANK]   (defaults 500000, 1, all ranks irregular)
  */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
@@ -42,12 +46,13 @@ static uint32_t next_random(void) { /* xorshift64*: the same on every rank */
 int main(int argc, char **argv) {
   long steps = 500000;
   uint64_t seed = 1;
-  int opt;
-  while ((opt = getopt(argc, argv, "n:s:")) != -1) {
+  int opt, alone = -1;
+  while ((opt = getopt(argc, argv, "n:s:1:")) != -1) {
     if (opt == 'n') steps = atol(optarg);
+    else if (opt == '1') alone = atoi(optarg);
     else if (opt == 's') seed = strtoull(optarg, NULL, 10);
     else {
-      fprintf(stderr, "usage: bench_irregular [-n STEPS] [-s SEED]\n");
+      fprintf(stderr, "usage: bench_irregular [-n STEPS] [-s SEED] [-1 RANK]\n");
       return 2;
     }
   }
@@ -61,13 +66,20 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
   MPI_Request req[MAX_OUT];
-  int sendbuf[MAX_OUT][8], recvbuf[MAX_OUT][8];
+  int sendbuf[MAX_OUT][8] = {{0}}, recvbuf[MAX_OUT][8];
   int nout = 0;
   long events = 2; /* MPI_Comm_rank, MPI_Comm_size */
+  MPI_Comm comm = alone < 0 ? MPI_COMM_WORLD : MPI_COMM_SELF;
+  int matched = nprocs > 1 && alone < 0; /* other ranks start the same collectives */
   double t0 = bench_now_ns();
-  for (long s = 0; s < steps; s++) {
+  for (long s = 0; alone >= 0 && rank != alone && s < steps / 2; s++) { /* a regular rank */
+    MPI_Iallreduce(sendbuf[0], recvbuf[0], 1, MPI_INT, MPI_SUM, comm, &req[0]);
+    MPI_Wait(&req[0], MPI_STATUS_IGNORE);
+    events += 2;
+  }
+  for (long s = 0; (alone < 0 || rank == alone) && s < steps; s++) {
     uint32_t r = next_random();
-    if (nprocs > 1 && nout == MAX_OUT && (r & 1)) { /* every rank starts this collective, whatever its flags */
+    if (matched && nout == MAX_OUT && (r & 1)) { /* every rank starts this collective, whatever its flags */
       MPI_Waitall(nout, req, MPI_STATUSES_IGNORE);
       nout = 0;
       events++;
@@ -76,9 +88,9 @@ int main(int argc, char **argv) {
       int count = 1 + (int)((r >> 4) & 7);
       for (int k = 0; k < count; k++) sendbuf[nout][k] = (int)s + k;
       switch ((r >> 1) % 3) {
-      case 0: MPI_Ibarrier(MPI_COMM_WORLD, &req[nout]); break;
-      case 1: MPI_Iallreduce(sendbuf[nout], recvbuf[nout], count, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req[nout]); break;
-      default: MPI_Ibcast(sendbuf[nout], count, MPI_INT, 0, MPI_COMM_WORLD, &req[nout]); break;
+      case 0: MPI_Ibarrier(comm, &req[nout]); break;
+      case 1: MPI_Iallreduce(sendbuf[nout], recvbuf[nout], count, MPI_INT, MPI_SUM, comm, &req[nout]); break;
+      default: MPI_Ibcast(sendbuf[nout], count, MPI_INT, 0, comm, &req[nout]); break;
       }
       nout++;
       events++;

@@ -162,6 +162,10 @@ static inline void stream_free(stream *s) {
 
 static inline uint64_t site_sig(uint32_t site) { return (site + 1) * 0x9E3779B97F4A7C15ull ^ 0xabcdefull; }
 
+/* Non-zero: the window of stream_compress's "folding pays" measure, so that
+ * irregular streams switch to flat runs (doc/FOLDING.md "Flat runs"). */
+static uint32_t stream_flat_window;
+
 /* Folds stream s through the recorder's compressor (memory cap `cap`) into
  * the open per-rank writer w, call sites numbered in order of first use, as
  * the recorder does. 0, or -1 after a failed check. */
@@ -169,6 +173,7 @@ static inline int stream_compress(const stream *s, tf_file_writer *w, const tf_f
                                   size_t cap, int rank) {
   tf_compressor c;
   CHECK(tf_compressor_init(&c, table, nfuncs, cap) == 0);
+  if (stream_flat_window) tf_compressor_set_flat_window(&c, stream_flat_window);
   enum { MAXSITE = 4096 };
   static int64_t index_of[MAXSITE];
   for (int i = 0; i < MAXSITE; i++) index_of[i] = -1;

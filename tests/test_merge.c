@@ -184,13 +184,21 @@ static int write_run(run *R, size_t cap, int mixed_caps) {
   return 0;
 }
 
+/* 1: the files are loaded as the recorder's merge loads them, flat runs
+ * kept as runs (tf_file_open_mem_runs), and sent over the wire with them
+ * (tf_mtrace_decode_runs); set with stream_flat_window (merge_round_trip). */
+static int keep_runs;
+
 /* t[r] from rank r's file (the reader is closed at once: the merged trace
  * must own everything it holds). */
 static int load_rank(const run *R, int r, tf_mtrace *t) {
   char p[256], err[512];
   rank_path(p, sizeof p, R->dir, r);
   tf_file_reader *fr;
-  tf_status st = tf_file_open(p, &fr, err, sizeof err);
+  long n = 0;
+  unsigned char *bytes = keep_runs ? file_bytes(p, &n) : NULL;
+  tf_status st = keep_runs ? tf_file_open_mem_runs(bytes, (size_t)n, p, &fr, err, sizeof err)
+                           : tf_file_open(p, &fr, err, sizeof err);
   CHECKF(st == TF_OK, "%s", err);
   if (st != TF_OK) return -1;
   int rc = tf_mtrace_from_file(t, fr);
@@ -206,7 +214,8 @@ static int over_the_wire(tf_mtrace *t, int level, const char *what) {
   CHECKF(rc == 0 && !b.failed, "%s: encode", what);
   tf_mtrace_free(t);
   char err[512] = "";
-  tf_status st = tf_mtrace_decode(b.data, b.len, what, t, err, sizeof err);
+  tf_status st = keep_runs ? tf_mtrace_decode_runs(b.data, b.len, what, t, err, sizeof err)
+                           : tf_mtrace_decode(b.data, b.len, what, t, err, sizeof err);
   CHECKF(st == TF_OK, "%s: decoding an encoded merged trace: %s", what, err);
   tf_buf_free(&b);
   return st == TF_OK ? 0 : -1;
@@ -700,6 +709,7 @@ typedef struct part1_stats {
   int seeds, failed;
   uint64_t events, ranks_checked, merged_bytes, file_bytes;
   int dir_opens, multi_segment;
+  uint64_t flat_runs, flat_run_events; /* kept as runs through the merge (keep_runs) */
   double t_gen, t_write, t_merge, t_encode, t_read, t_dir; /* cpu seconds by phase */
   double ident_worst; /* identical ranks: merged bytes / one rank's file */
 } part1_stats;
@@ -718,6 +728,9 @@ static void merge_round_trip(const merge_case *mc, int verbose, part1_stats *st)
   if (!R.const_times) tb_fill(&R);
   t0 = cpu_seconds();
   int mixed_caps = mc->cap < (1 << 20) && mix(seed, 5) % 2;
+  /* a third of the seeds with flat runs (not identical ranks: each rank's run is a node of its own) */
+  keep_runs = mc->kind != 0 && mix(seed, 11) % 3 == 0;
+  stream_flat_window = keep_runs ? 64 : 0;
   if (write_run(&R, mc->cap, mixed_caps)) {
     run_free(&R);
     return;
@@ -728,6 +741,8 @@ static void merge_round_trip(const merge_case *mc, int verbose, part1_stats *st)
   t0 = cpu_seconds();
   int brc = build_merged(&R, mc->order, &t, seed);
   st->t_merge += cpu_seconds() - t0;
+  for (uint32_t i = 0; brc == 0 && i < t.ntop; i++)
+    if (t.top[i]->run) st->flat_runs++, st->flat_run_events += t.top[i]->run->nevents;
   if (brc == 0) {
     t0 = cpu_seconds();
     tf_buf b[2] = {{0}, {0}};
@@ -735,7 +750,7 @@ static void merge_round_trip(const merge_case *mc, int verbose, part1_stats *st)
     /* decode + encode gives the same bytes */
     tf_mtrace d;
     char err[512] = "";
-    tf_status ds = mix(seed, 4) % 2 ? TF_OK : tf_mtrace_decode(b[0].data, b[0].len, "merged", &d, err, sizeof err);
+    tf_status ds = mix(seed, 4) % 2 ? TF_OK : tf_mtrace_decode_runs(b[0].data, b[0].len, "merged", &d, err, sizeof err);
     CHECKF(ds == TF_OK, "seed %" PRIu64 ": tf_mtrace_decode: %s", seed, err);
     if (ds == TF_OK && mix(seed, 4) % 2 == 0) {
       tf_buf b2 = {0};
@@ -870,6 +885,11 @@ static void test_merge_seeds(uint64_t first, int nseeds, int verbose) {
          "merged %" PRIu64 " bytes (zstd 0) vs %" PRIu64 " bytes of per-rank files\n",
          st.seeds, st.failed, st.events, st.ranks_checked, st.multi_segment, st.dir_opens, st.merged_bytes,
          st.file_bytes);
+  keep_runs = 0; /* the other cases load files as before */
+  stream_flat_window = 0;
+  printf("part 1-2, flat runs kept through the merge: %" PRIu64 " runs, %" PRIu64 " events\n", st.flat_runs,
+         st.flat_run_events);
+  CHECKF(nseeds < 50 || st.flat_runs > 0, "%d seeds and no flat run reached a merged trace", nseeds);
   printf("part 1-2, identical ranks: merged trace at most %.2fx one rank's file\n", st.ident_worst);
   printf("part 1-2, cpu: generate %.2f s, write files %.2f s, load+merge %.2f s, encode+decode %.2f s, read merged "
          "%.2f s, open directories %.2f s\n",
@@ -1963,9 +1983,16 @@ static int hostile_sample(int which, int round, tf_buf *b, uint64_t **expect, in
   }
   snprintf(R.dir, sizeof R.dir, "%s/hostile", workdir);
   mkdir(R.dir, 0700);
+  keep_runs = which == 0; /* sample 0 holds flat runs (FORMAT.md 3.5 flags bit 5): forged runs are refused */
+  stream_flat_window = keep_runs ? 8 : 0; /* a small sample: a small window */
   int rc = write_run(&R, which == 2 ? 8 << 10 : (size_t)1 << 20, which == 2);
   tf_mtrace t;
   if (!rc) rc = build_merged(&R, ORD_BINOMIAL, &t, 99);
+  keep_runs = 0;
+  stream_flat_window = 0;
+  uint32_t runs = 0;
+  for (uint32_t i = 0; !rc && i < t.ntop; i++) runs += t.top[i]->run != NULL;
+  CHECKF(rc || which != 0 || runs > 0, "hostile sample 0 (round %d) has no flat run", round);
   if (!rc) {
     rc = tf_mtrace_encode(&t, b, which == 1 ? 3 : 0);
     tf_mtrace_free(&t);

@@ -221,6 +221,8 @@ int cmd_show(int argc, char **argv) {
   }
   const tf_mtrace *mt = tf_trace_mtrace(in.t);
   if (mt && mt->extrap) printf("extrapolated: %s\n", mt->extrap);
+  if (mt && mt->flat_runs) /* doc/FOLDING.md "Flat runs" */
+    printf("flat runs: %" PRIu64 " (%" PRIu64 " events, shown one by one)\n", mt->flat_runs, mt->flat_events);
   /* ranks shown against the first node's (normally every rank's) */
   if (!no_time && in.info->timing != TF_TIMING_NONE)
     printf("times: %s, compute in %s%s (mean (min .. max)%s)\n", tf_timing_mode_name(in.info->timing),

@@ -103,7 +103,7 @@ int tf_merge_ranks(MPI_Comm comm, int rank, int nranks, const uint8_t *mine, siz
     snprintf(err, errlen, "rank %d: no folded trace to merge", rank);
   } else {
     memcpy(copy, mine, len);
-    if (tf_file_open_mem(copy, len, "this rank's trace", &r, err, errlen) != TF_OK || tf_mtrace_from_file(&t, r)) {
+    if (tf_file_open_mem_runs(copy, len, "this rank's trace", &r, err, errlen) != TF_OK || tf_mtrace_from_file(&t, r)) {
       ok = 0;
       if (!err[0]) snprintf(err, errlen, "rank %d: out of memory", rank);
     }
@@ -135,7 +135,7 @@ int tf_merge_ranks(MPI_Comm comm, int rank, int nranks, const uint8_t *mine, siz
     tf_mtrace other;
     char name[64];
     snprintf(name, sizeof name, "ranks from %d", rank + step);
-    if (ok && tf_mtrace_decode(p, (size_t)n, name, &other, err, errlen) != TF_OK) ok = 0;
+    if (ok && tf_mtrace_decode_runs(p, (size_t)n, name, &other, err, errlen) != TF_OK) ok = 0;
     free(p);
     if (ok && tf_mtrace_merge(&t, &other, err, errlen) != 0) ok = 0;
   }

@@ -61,8 +61,22 @@ static void single(tf_vseq *s, int64_t v, tf_mem *m) {
   tf_vseq_seal(s, m);
 }
 
-int tf_flatrun_decode(tf_cursor *c, uint32_t nfuncs, uint32_t ncallsites, uint32_t mode, uint32_t bins,
-                      struct tf_fnode ***nodes, uint32_t *n, uint32_t *cap, tf_mem *m, const char **why) {
+int tf_flatrun_next(tf_cursor *e, uint32_t nfuncs, uint32_t ncallsites, tf_flat_event *ev, const char **why) {
+  ev->fn = tf_cur_uvar(e);
+  ev->site = tf_cur_uvar(e);
+  ev->compute = tf_cur_uvar(e);
+  ev->duration = tf_cur_uvar(e);
+  ev->nvals = tf_cur_uvar(e);
+  if (e->bad) return fail(why, "truncated event in a flat run");
+  if (ev->fn >= nfuncs) return fail(why, "unknown function index in a flat run");
+  if (ev->site >= ncallsites) return fail(why, "undeclared call site in a flat run");
+  if (ev->nvals > (uint64_t)(e->end - e->p)) return fail(why, "bad value count in a flat run");
+  return 0;
+}
+
+/* The run's header from c; *e: a cursor over its events (c steps past them). */
+static int read_head(tf_cursor *c, uint32_t nfuncs, uint32_t ncallsites, uint32_t nmade, tf_flatrun *r, tf_cursor *e,
+                     const char **why) {
   uint64_t thread = tf_cur_uvar(c), pfn = tf_cur_uvar(c), psite = tf_cur_uvar(c), nev = tf_cur_uvar(c),
            len = tf_cur_uvar(c);
   if (c->bad) return fail(why, "truncated flat run");
@@ -70,9 +84,72 @@ int tf_flatrun_decode(tf_cursor *c, uint32_t nfuncs, uint32_t ncallsites, uint32
   if (pfn > nfuncs || psite > ncallsites || (pfn == 0) != (psite == 0))
     return fail(why, "bad previous event of a flat run");
   if (len > (uint64_t)(c->end - c->p)) return fail(why, "truncated flat run");
-  if (nev < 1 || nev > len / 5 || nev > UINT32_MAX - *n) return fail(why, "bad event count of a flat run");
-  tf_cursor e = {c->p, c->p + len, 0};
+  if (nev < 1 || nev > len / 5 || nev > UINT32_MAX - nmade) return fail(why, "bad event count of a flat run");
+  *e = (tf_cursor){c->p, c->p + len, 0};
   c->p += len;
+  r->thread = (uint32_t)thread;
+  r->prev_fn = pfn ? (uint32_t)pfn - 1 : TF_PREV_NONE;
+  r->prev_site = psite ? (uint32_t)psite - 1 : TF_PREV_NONE;
+  r->nevents = nev;
+  return 0;
+}
+
+int tf_flatrun_read(tf_cursor *c, uint32_t nfuncs, uint32_t ncallsites, tf_flatrun *r, tf_mem *m, const char **why) {
+  tf_cursor e;
+  *r = (tf_flatrun){0};
+  if (read_head(c, nfuncs, ncallsites, 0, r, &e, why)) return -1;
+  const uint8_t *start = e.p;
+  for (uint64_t k = 0; k < r->nevents; k++) {
+    tf_flat_event ev;
+    if (tf_flatrun_next(&e, nfuncs, ncallsites, &ev, why)) return -1;
+    for (uint64_t j = 0; j < ev.nvals; j++) tf_cur_uvar(&e);
+    if (e.bad) return fail(why, "truncated event in a flat run");
+  }
+  if (e.p != e.end) return fail(why, "flat run longer than its events");
+  size_t len = (size_t)(e.end - start);
+  if (tf_buf_reserve(&r->bytes, len ? len : 1)) return fail(why, "out of memory");
+  m->bytes += r->bytes.cap;
+  tf_buf_put_bytes(&r->bytes, start, len);
+  return 0;
+}
+
+int tf_flatrun_renumber(tf_flatrun *r, uint32_t (*fn_to)(const void *, uint32_t), const void *ctx_fn,
+                        uint32_t (*site_to)(const void *, uint32_t), const void *ctx_site, tf_mem *m) {
+  tf_buf out = {0};
+  if (tf_buf_reserve(&out, r->bytes.len + r->bytes.len / 4 + 16)) return -1; /* indices may grow a byte each */
+  tf_cursor e = {r->bytes.data, r->bytes.data + r->bytes.len, 0};
+  for (uint64_t k = 0; k < r->nevents && !e.bad; k++) {
+    uint64_t fn = tf_cur_uvar(&e), site = tf_cur_uvar(&e);
+    tf_buf_put_uvar(&out, fn_to(ctx_fn, (uint32_t)fn));
+    tf_buf_put_uvar(&out, site_to(ctx_site, (uint32_t)site));
+    const uint8_t *rest = e.p;
+    tf_cur_uvar(&e);
+    tf_cur_uvar(&e);
+    uint64_t nvals = tf_cur_uvar(&e);
+    for (uint64_t j = 0; j < nvals && !e.bad; j++) tf_cur_uvar(&e);
+    tf_buf_put_bytes(&out, rest, (size_t)(e.p - rest)); /* compute, duration, nvals, values: as they are */
+  }
+  if (out.failed || e.bad) {
+    tf_buf_free(&out);
+    return -1;
+  }
+  if (r->prev_fn != TF_PREV_NONE) {
+    r->prev_fn = fn_to(ctx_fn, r->prev_fn);
+    r->prev_site = site_to(ctx_site, r->prev_site);
+  }
+  m->bytes += out.cap;
+  m->bytes -= r->bytes.cap;
+  tf_buf_free(&r->bytes);
+  r->bytes = out;
+  return 0;
+}
+
+int tf_flatrun_decode(tf_cursor *c, uint32_t nfuncs, uint32_t ncallsites, uint32_t mode, uint32_t bins,
+                      struct tf_fnode ***nodes, uint32_t *n, uint32_t *cap, tf_mem *m, const char **why) {
+  tf_flatrun h;
+  tf_cursor e;
+  if (read_head(c, nfuncs, ncallsites, *n, &h, &e, why)) return -1;
+  uint64_t nev = h.nevents;
   if (*n + nev > *cap) {
     uint64_t want = *n + nev;
     tf_fnode **g = realloc(*nodes, want * sizeof *g);
@@ -81,28 +158,25 @@ int tf_flatrun_decode(tf_cursor *c, uint32_t nfuncs, uint32_t ncallsites, uint32
     *nodes = g;
     *cap = (uint32_t)want;
   }
-  uint32_t prev_fn = pfn ? (uint32_t)pfn - 1 : TF_PREV_NONE, prev_site = psite ? (uint32_t)psite - 1 : TF_PREV_NONE;
+  uint32_t prev_fn = h.prev_fn, prev_site = h.prev_site;
   for (uint64_t k = 0; k < nev; k++) {
-    uint64_t fn = tf_cur_uvar(&e), site = tf_cur_uvar(&e), compute = tf_cur_uvar(&e), duration = tf_cur_uvar(&e),
-             nvals = tf_cur_uvar(&e);
-    if (e.bad) return fail(why, "truncated event in a flat run");
-    if (fn >= nfuncs) return fail(why, "unknown function index in a flat run");
-    if (site >= ncallsites) return fail(why, "undeclared call site in a flat run");
-    if (nvals > (uint64_t)(e.end - e.p)) return fail(why, "bad value count in a flat run");
-    tf_fnode *x = tf_fnode_new_event((uint32_t)fn, (uint32_t)thread, (uint32_t)site, m);
+    tf_flat_event ev;
+    if (tf_flatrun_next(&e, nfuncs, ncallsites, &ev, why)) return -1;
+    tf_fnode *x = tf_fnode_new_event((uint32_t)ev.fn, h.thread, (uint32_t)ev.site, m);
     if (!x) return fail(why, "out of memory");
     (*nodes)[(*n)++] = x;
-    x->slots = calloc(nvals ? nvals : 1, sizeof *x->slots);
+    x->slots = calloc(ev.nvals ? ev.nvals : 1, sizeof *x->slots);
     if (!x->slots) return fail(why, "out of memory");
-    m->bytes += nvals * sizeof *x->slots;
-    x->nslots = (uint32_t)nvals;
-    single(&x->nvals, (int64_t)nvals, m);
+    m->bytes += ev.nvals * sizeof *x->slots;
+    x->nslots = (uint32_t)ev.nvals;
+    single(&x->nvals, (int64_t)ev.nvals, m);
     for (uint32_t j = 0; j < x->nslots; j++) single(&x->slots[j], tf_cur_svar(&e), m);
     if (e.bad) return fail(why, "truncated event in a flat run");
-    if (tf_timing_add(&x->timing, (tf_timing_mode)mode, bins, prev_fn, prev_site, compute, duration, m) || m->failed)
+    if (tf_timing_add(&x->timing, (tf_timing_mode)mode, bins, prev_fn, prev_site, ev.compute, ev.duration, m) ||
+        m->failed)
       return fail(why, "out of memory");
-    prev_fn = (uint32_t)fn;
-    prev_site = (uint32_t)site;
+    prev_fn = (uint32_t)ev.fn;
+    prev_site = (uint32_t)ev.site;
   }
   if (e.p != e.end) return fail(why, "flat run longer than its events");
   return 0;

@@ -38,6 +38,27 @@ void tf_flatrun_clear(tf_flatrun *r, tf_mem *m);
  * prev_site (TF_PREV_NONE as 0, others + 1), nevents, byte length, bytes. */
 void tf_flatrun_encode(tf_buf *b, const tf_flatrun *r);
 
+/* One event of a run's bytes, as tf_flatrun_next reads it: its values
+ * are the next nvals svars of the cursor. */
+typedef struct tf_flat_event {
+  uint64_t fn, site, compute, duration, nvals;
+} tf_flat_event;
+
+/* Read the next event's fields from e (not its values) and check them
+ * against nfuncs / ncallsites. 0, or -1 with a reason in *why. */
+int tf_flatrun_next(tf_cursor *e, uint32_t nfuncs, uint32_t ncallsites, tf_flat_event *ev, const char **why);
+
+/* A run's node body from c (as tf_flatrun_encode writes it), checked
+ * event by event without building anything: r->bytes then holds a copy of
+ * its events (counted in m). 0, or -1 with a reason in *why. */
+int tf_flatrun_read(tf_cursor *c, uint32_t nfuncs, uint32_t ncallsites, tf_flatrun *r, tf_mem *m, const char **why);
+
+/* Rewrite r's function and call-site indices (its events' and its previous
+ * event's) through fn_to(ctx_fn, i) and site_to(ctx_site, i), one pass
+ * over its bytes. 0, or -1 out of memory (r unchanged). */
+int tf_flatrun_renumber(tf_flatrun *r, uint32_t (*fn_to)(const void *, uint32_t), const void *ctx_fn,
+                        uint32_t (*site_to)(const void *, uint32_t), const void *ctx_site, tf_mem *m);
+
 struct tf_fnode;
 /* Decode a run's node body from c and append its events to *nodes (one
  * event node each, as a fresh push makes it, with its time in its

@@ -39,6 +39,11 @@ tf_fnode *tf_fnode_new_loop(tf_mem *m) {
 
 void tf_fnode_free(tf_fnode *x, tf_mem *m) {
   if (!x) return;
+  if (x->run_owned) {
+    tf_flatrun_clear(x->run, m);
+    free(x->run);
+    m->bytes -= sizeof *x->run;
+  }
   if (x->is_loop) {
     for (uint32_t i = 0; i < x->nbody; i++) tf_fnode_free(x->body[i], m);
     free(x->body);
@@ -56,6 +61,7 @@ void tf_fnode_free(tf_fnode *x, tf_mem *m) {
 }
 
 uint64_t tf_fnode_events(const tf_fnode *x) {
+  if (x->run) return x->run->nevents;
   if (!x->is_loop) return x->nvals.nvalues;
   uint64_t n = 0;
   for (uint32_t i = 0; i < x->nbody; i++) n += tf_fnode_events(x->body[i]);

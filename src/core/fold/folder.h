@@ -63,7 +63,9 @@ typedef struct tf_fnode {
   uint64_t bodyhash;   /* window hash of the body's shapes */
   uint32_t cst;        /* loop built by CST guidance (cst_guide.c): its CST node id + 1; 0: none (dynamic) */
   struct tf_vseq_iter **rd; /* reader only: one iterator per value sequence (iters | nvals, slots...) */
-  const tf_flatrun *run; /* a flat run (flatrun.h), only in the node list handed to the segment encoder */
+  tf_flatrun *run; /* a flat run (flatrun.h): in the node list handed to the segment encoder, or decoded with
+                    * TF_SEGMENT_KEEP_RUNS (then owned: run_owned) */
+  int run_owned;
 } tf_fnode;
 
 typedef struct tf_kgram_slot {

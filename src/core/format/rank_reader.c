@@ -49,6 +49,7 @@ struct tf_file_reader {
   tf_mem mem;
   tf_unroll unroll;
   int unrolling;
+  uint32_t seg_flags; /* TF_SEGMENT_KEEP_RUNS: flat runs kept as nodes, segments for the merge only */
   char path[200];
   char error[512];
 };
@@ -141,8 +142,9 @@ tf_status tf_file_open(const char *path, tf_file_reader **out, char *err, size_t
   return parse(r, path, out, err, errlen);
 }
 
-tf_status tf_file_open_mem(uint8_t *data, size_t len, const char *name, tf_file_reader **out, char *err,
-                           size_t errlen) {
+/* A file held in memory, its segments decoded with seg_flags (segment.h). */
+static tf_status open_mem(uint8_t *data, size_t len, const char *name, uint32_t seg_flags, tf_file_reader **out,
+                          char *err, size_t errlen) {
   *out = NULL;
   tf_file_reader *r = calloc(1, sizeof *r);
   if (!r) {
@@ -151,7 +153,18 @@ tf_status tf_file_open_mem(uint8_t *data, size_t len, const char *name, tf_file_
   }
   r->data = data;
   r->len = len;
+  r->seg_flags = seg_flags;
   return parse(r, name, out, err, errlen);
+}
+
+tf_status tf_file_open_mem(uint8_t *data, size_t len, const char *name, tf_file_reader **out, char *err,
+                           size_t errlen) {
+  return open_mem(data, len, name, 0, out, err, errlen);
+}
+
+tf_status tf_file_open_mem_runs(uint8_t *data, size_t len, const char *name, tf_file_reader **out, char *err,
+                                size_t errlen) {
+  return open_mem(data, len, name, TF_SEGMENT_KEEP_RUNS, out, err, errlen);
 }
 
 static tf_status parse(tf_file_reader *r, const char *path, tf_file_reader **out, char *err, size_t errlen) {
@@ -276,7 +289,7 @@ static tf_status parse(tf_file_reader *r, const char *path, tf_file_reader **out
       }
       tf_cursor sc = {c.p, c.p + seglen, 0};
       const char *why = NULL;
-      int rc = tf_segment_decode(&sc, segev, in->nfuncs, in->ncallsites, in->timing, in->bins, r->version, &r->segs[ns],
+      int rc = tf_segment_decode(&sc, segev, in->nfuncs, in->ncallsites, in->timing | r->seg_flags, in->bins, r->version, &r->segs[ns],
                                  &r->segn[ns], &r->orders[ns], &r->mem, &why);
       in->nsegments++; /* even when partial: close frees it */
       if (rc || sc.p != sc.end) {
@@ -297,7 +310,8 @@ static tf_status parse(tf_file_reader *r, const char *path, tf_file_reader **out
     return tf_failf(err, errlen, TF_ERR_CHECKSUM, "%s: checksum mismatch (file corrupted)", path);
   }
   in->callsites = r->callsites;
-  if (comp) {
+  if (r->seg_flags) snprintf(r->path, sizeof r->path, "%s", path);
+  if (comp && !r->seg_flags) {
     if (tf_unroll_init(&r->unroll, (tf_fnode **const *)r->segs, r->segn, r->orders, in->nsegments, in->funcs))
       goto nomem;
     r->unrolling = 1;
@@ -341,7 +355,7 @@ uint32_t tf_file_folded(const tf_file_reader *r, tf_fnode **const **segs, const 
   *segs = (tf_fnode **const *)r->segs;
   *segn = r->segn;
   if (orders) *orders = r->orders;
-  return r->unrolling ? r->info.nsegments : 0;
+  return r->unrolling || r->seg_flags ? r->info.nsegments : 0;
 }
 
 static int next_unrolled(tf_file_reader *r, tf_event *ev) {
@@ -364,6 +378,10 @@ static int next_unrolled(tf_file_reader *r, tf_event *ev) {
 
 int tf_file_next(tf_file_reader *r, tf_event *ev) {
   if (r->unrolling) return next_unrolled(r, ev);
+  if (r->seg_flags) {
+    snprintf(r->error, sizeof r->error, "%s: opened for the merge only (flat runs kept), not for its events", r->path);
+    return -1;
+  }
   for (;;) {
     uint8_t tag = tf_cur_u8(&r->cur);
     if (r->cur.bad || tag == REC_END) return 0;

@@ -83,6 +83,7 @@ typedef struct dec {
   uint32_t nfuncs, ncallsites, timing, bins;
   tf_mem *m;
   const char *why;
+  uint64_t run_extra; /* TF_SEGMENT_KEEP_RUNS: events of the kept runs beyond one node each */
 } dec;
 
 static int bad(dec *d, const char *why) {
@@ -175,8 +176,28 @@ static int grow(dec *d, tf_fnode ***out, uint32_t *cap, uint64_t want) {
   return 0;
 }
 
-/* The top level: nodes, and flat runs (ND_FLAT, per-rank files only), each
- * expanded into its events' nodes; *nout counts the nodes made so far. */
+/* A flat run kept as one node (TF_SEGMENT_KEEP_RUNS), checked. */
+static int keep_run(dec *d, tf_fnode **x, __int128 *events) {
+  tf_fnode *y = *x = calloc(1, sizeof *y);
+  tf_flatrun *r = y ? calloc(1, sizeof *r) : NULL;
+  if (!r) {
+    free(y);
+    *x = NULL;
+    return bad(d, "out of memory");
+  }
+  d->m->bytes += sizeof *y + sizeof *r;
+  y->run = r;
+  y->run_owned = 1;
+  const char *why = NULL;
+  if (tf_flatrun_read(d->c, d->nfuncs, d->ncallsites, r, d->m, &why)) return bad(d, why);
+  *events = tf_vclamp(*events + r->nevents);
+  d->run_extra += r->nevents - 1;
+  return 0;
+}
+
+/* The top level: nodes, and flat runs (ND_FLAT: per-rank files, and the
+ * projections of a merged trace's runs), each expanded into its events'
+ * nodes unless kept; *nout counts the nodes made so far. */
 static int get_top(dec *d, tf_fnode ***out, uint32_t *nout, __int128 *events) {
   uint64_t n;
   if (new_list(d, out, &n)) return -1;
@@ -184,7 +205,12 @@ static int get_top(dec *d, tf_fnode ***out, uint32_t *nout, __int128 *events) {
   for (uint64_t i = 0; i < n; i++) {
     if (d->c->p < d->c->end && *d->c->p == ND_FLAT) {
       d->c->p++;
-      if (d->timing & TF_SEGMENT_MERGED_TIMING) return bad(d, "flat run in a merged trace");
+      if (d->timing & TF_SEGMENT_KEEP_RUNS) {
+        tf_fnode **x = &(*out)[(*nout)++];
+        *x = NULL;
+        if (keep_run(d, x, events)) return -1;
+        continue;
+      }
       uint32_t before = *nout;
       const char *why = NULL;
       int rc = tf_flatrun_decode(d->c, d->nfuncs, d->ncallsites, d->timing & 0xff, d->bins, out, nout, &cap, d->m,
@@ -226,7 +252,7 @@ int tf_segment_decode(tf_cursor *c, uint64_t nevents, uint32_t nfuncs, uint32_t 
          get_vseq(&d, &order->lengths, -1, &l) ? -1 : 0;
     tf_order_facts f = {s.count, s.min, s.sum, r.count, r.min, r.max, l.count, l.min, l.sum};
     const char *w = NULL;
-    if (!rc && tf_order_check(&f, *n, nevents, &w)) rc = bad(&d, w);
+    if (!rc && tf_order_check(&f, *n + d.run_extra, nevents, &w)) rc = bad(&d, w);
   }
   *why = d.why;
   return rc;

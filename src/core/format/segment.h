@@ -17,6 +17,10 @@
 
 #define TF_SEGMENT_MAXDEPTH TF_FOLD_MAXDEPTH /* loop nesting accepted by the decoder: what the folder builds */
 #define TF_SEGMENT_MERGED_TIMING 0x100u
+/* or'ed into timing: a flat run (kind 2) stays one node holding the run
+ * (tf_fnode.run, owned), checked but not expanded; the streams' order
+ * counts it as its events (the merge at MPI_Finalize, merge/flat_mnode.c) */
+#define TF_SEGMENT_KEEP_RUNS 0x200u
 
 /* The segment of the top-level nodes of its streams, one stream after the
  * other, and the order of their events (NULL: one stream). */

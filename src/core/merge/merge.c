@@ -45,7 +45,7 @@ static int merge_lists(merger *g, tf_mnode **a, uint32_t na, tf_mnode **b, uint3
 
 /* Exactly the same node shape (keys select; this verifies). */
 static int same(const tf_mnode *a, const tf_mnode *b) {
-  if (a->key != b->key || a->is_loop != b->is_loop) return 0;
+  if (a->key != b->key || a->is_loop != b->is_loop || a->run || b->run) return 0; /* a flat run stands alone */
   if (!a->is_loop) return a->fn == b->fn && a->thread == b->thread && a->site == b->site;
   if (a->cst || b->cst) return a->cst == b->cst; /* one source loop: aligned whatever the bodies */
   if (a->nbody != b->nbody) return 0;

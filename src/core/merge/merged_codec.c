@@ -20,7 +20,8 @@
 
 enum { SEC_END = 0, SEC_INFO = 1, SEC_FUNCS = 2, SEC_CALLSITES = 3, SEC_RANKS = 4, SEC_NODES = 5, SEC_OPTIONAL = 64,
        SEC_EXTRAP = 64 /* optional: text saying the trace is extrapolated, from what (doc/FORMAT.md 3.8a) */ };
-enum { NF_LOOP = 1, NF_RANKS = 2, NF_CST = 0x10 /* with NF_LOOP: the loop's CST node id follows its ranks */ };
+enum { NF_LOOP = 1, NF_RANKS = 2, NF_CST = 0x10 /* with NF_LOOP: the loop's CST node id follows its ranks */,
+       NF_FLAT = 0x20 /* with NF_RANKS (one rank), top level: a flat run (3.5, flat_mnode.c) */ };
 
 static const char *const section_name[] = {"END", "INFO", "FUNCS", "CALLSITES", "RANKS", "NODES"};
 
@@ -122,6 +123,13 @@ static void put_gtiming(tf_buf *b, const tf_gtiming *g, const tf_vseq *node_rank
 static void put_nodes(tf_buf *b, tf_mnode *const *x, uint32_t n, const tf_vseq *parent_ranks, int quantise) {
   tf_buf_put_uvar(b, n);
   for (uint32_t i = 0; i < n; i++) {
+    if (x[i]->run) { /* its rank, then the run as in a per-rank segment (FORMAT.md 2.2 kind 2) */
+      tf_buf_put_u8(b, NF_FLAT | NF_RANKS);
+      tf_vseq_encode(b, &x[i]->ranks);
+      tf_flatrun_encode(b, x[i]->run);
+      if (x[i]->run->bytes.failed) b->failed = 1; /* its renumbering ran out of memory */
+      continue;
+    }
     int explicit_ranks = !tf_vseq_equal(&x[i]->ranks, parent_ranks);
     tf_buf_put_u8(b, (uint8_t)((x[i]->is_loop ? NF_LOOP : 0) | (explicit_ranks ? NF_RANKS : 0) |
                                (x[i]->cst ? NF_CST : 0)));
@@ -223,6 +231,7 @@ typedef struct dec {
   tf_mtrace *t;
   uint32_t version;
   const char *why;
+  int top; /* get_node: at the top level */
 } dec;
 
 static int bad(dec *d, const char *why) {
@@ -431,11 +440,39 @@ static int get_gtiming(dec *d, tf_gtiming *g, const tf_vseq *node_ranks, __int12
   return rc;
 }
 
+/* A flat run's node (after its flags): one rank of the parent's, the run checked. */
+static int get_run(dec *d, tf_mnode **out, const tf_vseq *parent) {
+  tf_mem *m = &d->t->mem;
+  tf_vseq ranks;
+  tf_vseq_init(&ranks);
+  if (get_ranks(d, &ranks)) return -1;
+  int64_t rank = ranks.nvalues == 1 ? tf_ranks_first(&ranks) : -1;
+  int one = rank >= 0 && tf_ranks_contains(parent, rank);
+  tf_vseq_free(&ranks, m);
+  if (!one) return bad(d, "a flat run not on exactly one present rank");
+  tf_flatrun r;
+  const char *why = NULL;
+  if (tf_flatrun_read(d->c, d->t->ft.n, d->t->ncallsites, &r, m, &why)) {
+    tf_flatrun_clear(&r, m);
+    return bad(d, why);
+  }
+  if (!(*out = tf_mnode_from_run(&r, rank, m))) {
+    tf_flatrun_clear(&r, m);
+    return bad(d, "out of memory");
+  }
+  return 0;
+}
+
 static int get_node(dec *d, tf_mnode **out, const tf_vseq *parent, uint32_t depth) {
   tf_mem *m = &d->t->mem;
   uint8_t flags = tf_cur_u8(d->c);
   if (d->c->bad) return bad(d, "truncated node");
+  if (flags & NF_FLAT) {
+    if (flags != (NF_FLAT | NF_RANKS) || !d->top || d->version < 6) return bad(d, "a flat run out of place");
+    return get_run(d, out, parent);
+  }
   if (flags & ~(NF_LOOP | NF_RANKS | NF_CST)) return bad(d, "unknown node flags");
+  d->top = 0;
   if ((flags & NF_CST) && !(flags & NF_LOOP)) return bad(d, "a CST node id on an event");
   tf_mnode *x = *out = calloc(1, sizeof *x);
   if (!x) return bad(d, "out of memory");
@@ -494,8 +531,10 @@ static int get_nodes(dec *d, tf_mnode ***out, uint32_t *nout, const tf_vseq *par
   if (!nodes) return bad(d, "out of memory");
   d->t->mem.bytes += n * sizeof *nodes;
   *nout = (uint32_t)n;
-  for (uint32_t i = 0; i < n; i++)
+  for (uint32_t i = 0; i < n; i++) {
+    d->top = top;
     if (get_node(d, &nodes[i], parent, depth)) return -1;
+  }
   return 0;
 }
 
@@ -602,6 +641,18 @@ static int parse_section(dec *d, uint8_t id) {
 
 tf_status tf_mtrace_decode(const uint8_t *data, size_t len, const char *name, tf_mtrace *t, char *err,
                            size_t errlen) {
+  tf_status st = tf_mtrace_decode_runs(data, len, name, t, err, errlen);
+  const char *why = NULL;
+  if (st == TF_OK && tf_mtrace_expand_runs(t, &why)) {
+    st = tf_failf(err, errlen, strcmp(why, "out of memory") ? TF_ERR_FORMAT : TF_ERR_NOMEM,
+                  "%s: malformed section NODES: %s", name, why);
+    tf_mtrace_free(t);
+  }
+  return st;
+}
+
+tf_status tf_mtrace_decode_runs(const uint8_t *data, size_t len, const char *name, tf_mtrace *t, char *err,
+                                size_t errlen) {
   *t = (tf_mtrace){0};
   tf_container box;
   tf_status st = tf_container_read(data, len, name, &box, err, errlen);

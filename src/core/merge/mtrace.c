@@ -137,6 +137,11 @@ int tf_vset_rank_seq(const tf_vset *v, int64_t rank, tf_vseq *out, tf_mem *m) {
 
 void tf_mnode_free(tf_mnode *x, tf_mem *m) {
   if (!x) return;
+  if (x->run) {
+    tf_flatrun_clear(x->run, m);
+    free(x->run);
+    m->bytes -= sizeof *x->run;
+  }
   for (uint32_t i = 0; i < x->nbody; i++) tf_mnode_free(x->body[i], m);
   free(x->body);
   m->bytes -= x->nbody * sizeof *x->body;
@@ -183,9 +188,15 @@ static uint32_t map_index(const tf_index_map *m, uint32_t i) {
   return !m->to ? i : i < m->n ? m->to[i] : m->new_n + (i - m->n);
 }
 
+uint32_t tf_index_map_at(const tf_index_map *m, uint32_t i) { return map_index(m, i); }
+
 void tf_mnodes_renumber(tf_mnode *const *x, uint32_t n, const tf_index_map *fns, const tf_index_map *sites) {
   for (uint32_t i = 0; i < n; i++) {
     tf_mnode *y = x[i];
+    if (y->run) {
+      tf_mnode_run_renumber(y, fns, sites);
+      continue;
+    }
     if (y->is_loop) {
       tf_mnodes_renumber(y->body, y->nbody, fns, sites);
       tf_mnode_rekey(y);
@@ -211,6 +222,10 @@ void tf_mnodes_renumber(tf_mnode *const *x, uint32_t n, const tf_index_map *fns,
 static void mark_funcs(tf_mnode *const *x, uint32_t n, uint8_t *used, uint32_t nfuncs) {
   for (uint32_t i = 0; i < n; i++) {
     const tf_mnode *y = x[i];
+    if (y->run) {
+      tf_mnode_run_mark_funcs(y, used, nfuncs);
+      continue;
+    }
     if (y->is_loop) {
       mark_funcs(y->body, y->nbody, used, nfuncs);
       continue;
@@ -246,7 +261,7 @@ int tf_mtrace_compact_funcs(tf_mtrace *t) {
 }
 
 /* One rank's folded node as a merged node of that rank alone. */
-static tf_mnode *from_fnode(const tf_fnode *x, int64_t rank, const tf_callsite *cs, tf_mem *m) {
+tf_mnode *tf_mnode_from_fnode(const tf_fnode *x, int64_t rank, const tf_callsite *cs, tf_mem *m) {
   tf_mnode *y = calloc(1, sizeof *y);
   if (!y) {
     m->failed = 1;
@@ -267,7 +282,7 @@ static tf_mnode *from_fnode(const tf_fnode *x, int64_t rank, const tf_callsite *
     m->bytes += x->nbody * sizeof *y->body;
     y->nbody = x->nbody;
     for (uint32_t i = 0; i < x->nbody; i++)
-      if (!(y->body[i] = from_fnode(x->body[i], rank, cs, m))) goto fail;
+      if (!(y->body[i] = tf_mnode_from_fnode(x->body[i], rank, cs, m))) goto fail;
     tf_mnode_rekey(y);
     return y;
   }
@@ -311,6 +326,22 @@ int tf_mtrace_add_callsite(tf_mtrace *t, const tf_callsite *c) {
   return 0;
 }
 
+/* A kept flat run's node (a copy of its bytes), NULL for other nodes or out of memory. */
+static tf_mnode *run_copy(const tf_fnode *x, int64_t rank, tf_mem *m) {
+  if (!x->run) return NULL;
+  tf_flatrun r = *x->run;
+  r.bytes = (tf_buf){0};
+  if (tf_buf_reserve(&r.bytes, x->run->bytes.len + 1)) {
+    m->failed = 1;
+    return NULL;
+  }
+  m->bytes += r.bytes.cap;
+  tf_buf_put_bytes(&r.bytes, x->run->bytes.data, x->run->bytes.len);
+  tf_mnode *y = tf_mnode_from_run(&r, rank, m);
+  if (!y) tf_flatrun_clear(&r, m);
+  return y;
+}
+
 int tf_mtrace_from_file(tf_mtrace *t, const tf_file_reader *r) {
   *t = (tf_mtrace){0};
   const tf_file_info *in = tf_file_get_info(r);
@@ -343,7 +374,8 @@ int tf_mtrace_from_file(tf_mtrace *t, const tf_file_reader *r) {
   m->bytes += total * sizeof *t->top;
   for (uint32_t s = 0; s < ns; s++)
     for (uint32_t i = 0; i < segn[s]; i++) {
-      tf_mnode *x = from_fnode(segs[s][i], in->rank, in->callsites, m);
+      tf_mnode *x = run_copy(segs[s][i], in->rank, m);
+      if (!segs[s][i]->run) x = tf_mnode_from_fnode(segs[s][i], in->rank, in->callsites, m);
       if (!x) goto fail;
       t->top[t->ntop++] = x;
     }
@@ -356,8 +388,12 @@ int tf_mtrace_from_file(tf_mtrace *t, const tf_file_reader *r) {
     tf_order_build_init(&b);
     for (uint32_t s = 0; s < ns; s++) {
       uint64_t nev = 0;
-      for (uint32_t i = 0; i < segn[s]; i++) nev += tf_fnode_events(segs[s][i]);
-      tf_order_build_segment(&b, &orders[s], segn[s], nev, m);
+      uint32_t nodes = segn[s]; /* a kept flat run counts as its events (segment.h TF_SEGMENT_KEEP_RUNS) */
+      for (uint32_t i = 0; i < segn[s]; i++) {
+        nev += tf_fnode_events(segs[s][i]);
+        if (segs[s][i]->run) nodes += (uint32_t)segs[s][i]->run->nevents - 1;
+      }
+      tf_order_build_segment(&b, &orders[s], nodes, nev, m);
     }
     tf_order_build_end(&b, &order, m);
   }
@@ -461,6 +497,10 @@ static tf_fnode *project_node(const tf_mnode *x, projection *p) {
   const char **why = p->why;
   tf_fnode *y = calloc(1, sizeof *y);
   if (!y) return NULL;
+  if (x->run) { /* borrowed: the segment encoder writes it as a flat run, its decoder expands it */
+    y->run = x->run;
+    return y;
+  }
   y->is_loop = x->is_loop;
   y->cst = x->cst;
   const tf_vseq *count = tf_vset_find(&x->count, rank);

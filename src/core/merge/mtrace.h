@@ -58,6 +58,8 @@ typedef struct tf_mnode {
   struct tf_mnode **body;     /* loop */
   uint32_t nbody;
   uint32_t cst;               /* loop recorded with CST guidance: its CST node id + 1 (the key); 0: none */
+  tf_flatrun *run; /* a flat run of one rank (doc/FORMAT.md 3.5, flags bit 5), at the top level: its events
+                    * as the recorder encoded them, indexing the trace's tables; NULL for other nodes */
 } tf_mnode;
 
 typedef struct tf_mtrace {
@@ -78,6 +80,7 @@ typedef struct tf_mtrace {
   tf_mnode **top;          /* each rank's top-level nodes, one of its streams (threads) after the other */
   uint32_t ntop;
   tf_vset order[3];        /* each rank's order of its streams (streams.h): sizes, runs, lengths */
+  uint64_t flat_runs, flat_events; /* flat runs the file held, and their events (tf_mtrace_expand_runs) */
   tf_mem mem;
 } tf_mtrace;
 
@@ -113,6 +116,10 @@ int tf_mtrace_encode_exact(tf_mtrace *t, tf_buf *b);
 /* Decode and validate a merged trace file; messages name `name`. */
 tf_status tf_mtrace_decode(const uint8_t *data, size_t len, const char *name, tf_mtrace *t, char *err,
                            size_t errlen);
+/* The same, its flat runs kept as run nodes (the merge at MPI_Finalize,
+ * the projection; tf_mtrace_decode expands them for every other reader). */
+tf_status tf_mtrace_decode_runs(const uint8_t *data, size_t len, const char *name, tf_mtrace *t, char *err,
+                                size_t errlen);
 
 /* Rank `rank`'s own folded sequence, freshly allocated and validated as a
  * per-rank segment (free with tf_fnode_free), and the order of its streams
@@ -182,6 +189,24 @@ typedef struct tf_index_map {
  * paths) and call sites of nodes x[0..n) and everything below them, and
  * key the nodes again. */
 void tf_mnodes_renumber(tf_mnode *const *x, uint32_t n, const tf_index_map *fns, const tf_index_map *sites);
+
+/* Index i through map m (tf_index_map above). */
+uint32_t tf_index_map_at(const tf_index_map *m, uint32_t i);
+
+/* One rank's folded node as a merged node of that rank alone (a flat run:
+ * tf_mnode_from_run). NULL out of memory (m->failed set). */
+tf_mnode *tf_mnode_from_fnode(const tf_fnode *x, int64_t rank, const tf_callsite *cs, tf_mem *m);
+
+/* Flat runs (flat_mnode.c): a node for rank's run (taken over: *run is
+ * left empty), NULL out of memory; its indices renumbered (out of memory:
+ * its encoding fails later); the functions it names marked in used. */
+tf_mnode *tf_mnode_from_run(tf_flatrun *run, int64_t rank, tf_mem *m);
+void tf_mnode_run_renumber(tf_mnode *x, const tf_index_map *fns, const tf_index_map *sites);
+void tf_mnode_run_mark_funcs(const tf_mnode *x, uint8_t *used, uint32_t nfuncs);
+/* Replace every flat run of t's top level by its events, one event node
+ * each (exact times), for readers that walk the merged nodes. 0, or -1
+ * with a reason in *why. */
+int tf_mtrace_expand_runs(tf_mtrace *t, const char **why);
 
 /* Keep in t's function table only the functions its nodes name (events
  * and previous calls), in their order, and renumber the nodes to match
