@@ -209,6 +209,5 @@ WRAP
   echo "without a node: more instructions per call. ns per call on this shared machine vary by more than"
   echo "the difference (run it on an idle machine). The cost per call is measured at one rank; ranks beyond"
   echo "NP: NP_LARGE ($np_large for $large; 0 leaves them out)."
-} >"$tmp/section.md"
+} | tee "$tmp/section.md" >&2 # the rows on stderr as they come
 python3 "$here/results_section.py" "$here/RESULTS.md" "## CST-guided folding" <"$tmp/section.md"
-cat "$tmp/section.md"
