@@ -22,8 +22,7 @@
 # environment: WORKLOADS [every bundled C workload], NP [4], NP_LARGE [16], LARGE (workloads; "all": every one), MPIRUN, MPICC (default: those of
 # BUILD_DIR/CMakeCache.txt), ITERS [200000] (callcost, ns per call), RUN_TIMEOUT [300] (seconds a
 # traced run may take), LARGE_BUDGET [0: none] (seconds for all the NP_LARGE runs; the rows after it
-# say "not run: time budget"), CG_NP [NP NP_LARGE; none: no callgrind of the workloads] (ranks of the
-# per-workload cost per call), CG_ITERS [20] (their -i)
+# say "not run: time budget")
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 build=$(cd "${1:?usage: bench/cstfold.sh BUILD_DIR}" && pwd)
@@ -38,8 +37,6 @@ iters=${ITERS:-200000}
 run_timeout=${RUN_TIMEOUT:-300}
 large_budget=${LARGE_BUDGET:-0}
 large_spent=0
-cg_np=${CG_NP:-$np $np_large}
-cg_iters=${CG_ITERS:-20}
 lib=$build/src/recorder/libtracefold.so
 cli=$build/src/cli/tracefold
 tcc=$build/src/cst/tracefold-cc
@@ -54,18 +51,6 @@ workloads=${WORKLOADS:-$(awk '/^set\(TF_C_WORKLOADS$/ { f = 1; next } f && /^\)/
 # run NP GUIDE OUT: the program $tmp/prog traced at NP ranks, TRACEFOLD_CST_GUIDE=GUIDE, into OUT
 # (a run longer than RUN_TIMEOUT fails);
 # prints "bytes merge_ms loops" (loops: `loop x` lines of rank 0 in tracefold show)
-# callgrind_excl_init_fini OUT: the instructions of a callgrind profile but those inside MPI_Init,
-# MPI_Init_thread and MPI_Finalize (the largest inclusive row of each name: the outermost call)
-callgrind_excl_init_fini() {
-  callgrind_annotate --inclusive=yes --threshold=100 "$1" 2>/dev/null | awk '
-    /PROGRAM TOTALS/ { gsub(",", "", $1); total = $1 }
-    match($0, /:P?MPI_(Init|Init_thread|Finalize)[ '"'"']/) {
-      name = substr($0, RSTART + 1, RLENGTH - 2); sub(/^P/, "", name)
-      v = $1; gsub(",", "", v); if (v + 0 > max[name]) max[name] = v + 0
-    }
-    END { for (k in max) total -= max[k]; print total }'
-}
-
 run() {
   local n=$1 guide=$2 out=$3
   rm -rf "$out"
@@ -151,62 +136,13 @@ run() {
     fi
   done
   echo
-  # ---- cost per call of every workload at NP and NP_LARGE ranks: callgrind on rank 0 only
-  if [ "$cg_np" != none ]; then
-    cat >"$tmp/rank0cg" <<'WRAP'
-#!/bin/sh
-# rank 0 (MPICH hydra: PMI_RANK) under callgrind, the others as they are
-if [ "${PMI_RANK:-${OMPI_COMM_WORLD_RANK:-0}}" = 0 ]; then
-  exec valgrind -q --tool=callgrind --callgrind-out-file="$CG_OUT" "$@"
-fi
-exec "$@"
-WRAP
-    chmod +x "$tmp/rank0cg"
-    echo "Cost per call of every workload: rank 0 under callgrind (the other ranks natively), -i $cg_iters"
-    echo "iterations, untraced, dynamic and guided (same tracefold-cc binary). Instructions of rank 0's"
-    echo "whole run minus what it spends inside MPI_Init/MPI_Init_thread and MPI_Finalize (the recorder's"
-    echo "setup, and the write and merge of the trace there), traced minus untraced, divided by rank 0's"
-    echo "MPI calls (the workload's own count, -c): the recorder's added instructions per intercepted call,"
-    echo "folding and any segment written during the run included. Untraced: all of rank 0's instructions"
-    echo "per call, its own computation included. Instruction counts do not move with the machine's load"
-    echo "(load average at this step: $(cut -d' ' -f1-3 /proc/loadavg)); polling in MPI waits does, a little."
-    echo
-    echo "| workload | ranks | calls (rank 0) | untraced, instr/call | added by the recorder: dynamic | guided | guided / dynamic |"
-    echo "|---|---|---|---|---|---|---|"
-    for wl in cstbranch $workloads; do
-      [ -f "$src/$wl.c" ] || continue
-      (cd "$src" && "$tcc" "$mpicc" -O2 -g "$wl.c" wl_common.c -lm -lpthread -o "$tmp/prog") >/dev/null 2>&1 ||
-        { echo "| $wl | tracefold-cc failed | | | | | |"; continue; }
-      for n in $cg_np; do
-        declare -A cg_ir=()
-        calls=
-        for v in none dynamic guided; do
-          pre=()
-          [ $v = none ] || pre=(LD_PRELOAD="$lib" TRACEFOLD_OUTPUT="$tmp/cg.trace" TRACEFOLD_CST_GUIDE=$([ $v = guided ] && echo 1 || echo 0))
-          rm -rf "$tmp/cg.trace" "$tmp/cg.out" "$tmp"/cg.counts.*
-          # shellcheck disable=SC2086 # $mpirun is a command line
-          (cd "$tmp" && nice -n 10 timeout "$run_timeout" $mpirun -np "$n" env "${pre[@]}" CG_OUT="$tmp/cg.out" \
-            ./rank0cg ./prog -i "$cg_iters" -c "$tmp/cg.counts" >/dev/null 2>&1) || { cg_ir[$v]=; continue; }
-          cg_ir[$v]=$(callgrind_excl_init_fini "$tmp/cg.out")
-          [ -n "$calls" ] || calls=$(awk '$1 !~ /^MPI_(Init|Init_thread|Finalize)$/ { s += $2 } END { print s + 0 }' "$tmp/cg.counts.0")
-        done
-        if [ -z "${cg_ir[none]}" ] || [ -z "${cg_ir[dynamic]}" ] || [ -z "${cg_ir[guided]}" ] || [ "${calls:-0}" -eq 0 ]; then
-          echo "| $wl | $n | a run failed in this MPI (or took over $run_timeout s) | | | | |"
-          continue
-        fi
-        awk -v wl="$wl" -v n="$n" -v c="$calls" -v u="${cg_ir[none]}" -v d="${cg_ir[dynamic]}" -v g="${cg_ir[guided]}" \
-          'BEGIN { printf "| %s | %d | %d | %.0f | %.0f | %.0f | %.2f |\n", wl, n, c, u / c, (d - u) / c, (g - u) / c, (d > u) ? (g - u) / (d - u) : 0 }'
-      done
-    done
-    echo
-  fi
   echo "Reading it: the guided trace's loops are the source's (tests: cst.nesting), so a loop count"
   echo "differs from the dynamic one where the dynamic folder rotated or merged loops. A loop whose"
   echo "iterations take different shapes in a pattern is one run of up to 8 iterations per trace iteration"
   echo "(stencil2d: 4 exchange iterations, then one that adds an Allreduce: x4 {A A A A A B}, about 2x the"
-  echo "dynamic folder's x4 { x4 {A} A B }, which nests a loop the source does not have). Per call the guide makes a node per"
-  echo "event and merges it at the iteration's end, where the dynamic folder's fast path holds the values"
-  echo "without a node: more instructions per call. ns per call on this shared machine vary by more than"
+  echo "dynamic folder's x4 { x4 {A} A B }, which nests a loop the source does not have). Per call the guide holds"
+  echo "the values of an iteration that repeats its loop's last run, as the dynamic fast path does (doc/CST.md"
+  echo "\"held iterations\"); what is left over the dynamic folder is the markers' own path. ns per call on this shared machine vary by more than"
   echo "the difference (run it on an idle machine). The cost per call is measured at one rank; ranks beyond"
   echo "NP: NP_LARGE ($np_large for $large; 0 leaves them out)."
 } | tee "$tmp/section.md" >&2 # the rows on stderr as they come
