@@ -789,6 +789,70 @@ static void test_cst_guide_period(void) {
   CHECKF(small > 0 && large <= small + 16, "period 5: %ld bytes at 100 iterations, %ld at 1000", small, large);
 }
 
+/* Held iterations of guided folding (cst_guide.c): a program of nested
+ * loops with their markers (inner loops of a few events, sometimes an
+ * iteration that differs, sometimes a stray marker, values that change
+ * count), folded guided with and without the held path: the same nodes,
+ * byte for byte, and most events held. */
+static void guided_program(tf_folder *f, uint64_t seed) {
+  rng = seed;
+  const uint32_t outer = 1, inner = 2;
+  uint32_t nbody = 1 + (uint32_t)rndn(5), sites[6];
+  for (uint32_t i = 0; i < nbody; i++) sites[i] = (uint32_t)rndn(8);
+  uint32_t m = tf_cst_pack(TF_CST_ENTER, outer);
+  CHECK(tf_cst_guide_marker(f, m) == 0);
+  for (uint32_t o = 0; o < 6; o++) {
+    CHECK(tf_folder_push(f, 2, 0, 20, 1000, 7, TF_PREV_NONE, TF_PREV_NONE, 0, NULL) == 0);
+    CHECK(tf_cst_guide_marker(f, tf_cst_pack(TF_CST_ENTER, inner)) == 0);
+    for (uint32_t it = 0; it < 120; it++) {
+      uint32_t odd = rndn(40) == 0; /* an iteration cut short or with one more event */
+      for (uint32_t i = 0; i < nbody - (odd && nbody > 1); i++) {
+        int64_t v[3] = {it, (int64_t)i, (int64_t)rndn(3)};
+        CHECK(tf_folder_push(f, 1, 0, sites[i], 1000 + rndn(50), 7, TF_PREV_NONE, TF_PREV_NONE,
+                             1 + (uint32_t)(rndn(20) == 0), v) == 0);
+      }
+      if (odd && nbody == 1) CHECK(tf_folder_push(f, 1, 0, 30, 1000, 7, TF_PREV_NONE, TF_PREV_NONE, 0, NULL) == 0);
+      if (rndn(100) == 0) CHECK(tf_cst_guide_marker(f, tf_cst_pack((tf_cst_kind)(1 + rndn(3)), (uint32_t)rndn(4))) == 0);
+      CHECK(tf_cst_guide_marker(f, tf_cst_pack(TF_CST_ITER, inner)) == 0);
+    }
+    CHECK(tf_cst_guide_marker(f, tf_cst_pack(TF_CST_EXIT, inner)) == 0);
+    CHECK(tf_cst_guide_marker(f, tf_cst_pack(TF_CST_ITER, outer)) == 0);
+  }
+  CHECK(tf_cst_guide_marker(f, tf_cst_pack(TF_CST_EXIT, outer)) == 0);
+  CHECK(tf_folder_flush(f) == 0);
+  tf_folder_seal(f);
+}
+
+static void test_cst_guide_held(void) {
+  int mismatches = 0;
+  uint64_t events = 0, held = 0;
+  for (uint64_t seed = 1; seed <= 40; seed++) {
+    tf_folder fast, slow;
+    tf_folder_init(&fast);
+    tf_folder_init(&slow);
+    slow.no_fast = 1;
+    guided_program(&fast, seed);
+    guided_program(&slow, seed);
+    tf_buf a = {0}, b = {0};
+    tf_segment_encode(&a, fast.seq, fast.n, NULL);
+    tf_segment_encode(&b, slow.seq, slow.n, NULL);
+    CHECK(!a.failed && !b.failed && slow.nfast == 0);
+    if (!(fast.n == slow.n && a.len == b.len && memcmp(a.data, b.data, a.len) == 0) && mismatches++ < 5)
+      fprintf(stderr, "cst_guide_held: seed %" PRIu64 ": %u top-level nodes and %zu bytes, without holding %u and %zu\n",
+              seed, fast.n, a.len, slow.n, b.len);
+    events += fast.nevents;
+    held += fast.nfast;
+    tf_buf_free(&a);
+    tf_buf_free(&b);
+    tf_folder_reset(&fast);
+    tf_folder_reset(&slow);
+  }
+  printf("cst_guide_held: 40 programs, %" PRIu64 " events (%" PRIu64 " held), %d differ from the unheld guide\n", events,
+         held, mismatches);
+  CHECKF(mismatches == 0, "%d of 40 programs fold differently with held iterations", mismatches);
+  CHECKF(held * 2 > events, "only %" PRIu64 " of %" PRIu64 " events were held", held, events);
+}
+
 /* ======================================= 3. long bodies, near-linear time */
 
 /* A body of nbody events from 50 call sites, without two equal neighbours,
@@ -1647,6 +1711,7 @@ int main(int argc, char **argv) {
       {"pipeline", test_pipeline_all},
       {"cst_guide", test_cst_guide},
       {"cst_guide_period", test_cst_guide_period},
+      {"cst_guide_held", test_cst_guide_held},
       {"long_body", test_long_body},
       {"linear_time", test_linear_time},
       {"flat_runs", test_flat_runs},

@@ -22,6 +22,16 @@
  * (x1), so that an outer iteration whose inner loop ran once has the same
  * shape as one where it ran more often.
  *
+ * Held iterations (the common case, as folder.c's fast path): while the
+ * innermost loop's last run has a period of one iteration of events only,
+ * with nothing in tail or cur, the events of its next iteration are only
+ * compared with the run's body and their values held (tf_folder_hold, in
+ * the folder's held arrays, f->fast the run); at the iteration's end they
+ * extend the run directly, and the next iteration is held again. Anything
+ * else (an event that does not match, an iteration cut short, any other
+ * marker, a snapshot) first makes them the nodes they would have been
+ * (unhold), so the result is the slow path's, node for node.
+ *
  * Like the markers, nothing is assumed about their order: an enter of a
  * loop already open (its function left it by return and runs it again)
  * first closes it and every loop inside; an iteration or exit of a loop
@@ -216,6 +226,39 @@ static int end_iteration(tf_folder *f, guide_frame *fr) {
   return n >= 2 * GUIDE_PERIOD ? fold_tail(f, fr) : 0;
 }
 
+/* ------------------------------------------------------ held iterations */
+
+/* The held events become the nodes of the innermost iteration (cur) they
+ * would have been; nothing held. 0, or -1 out of memory. */
+static int unhold(tf_folder *f) {
+  if (!f->fast) return 0;
+  guide_frame *fr = &f->guide->frames[f->guide->n - 1];
+  const int64_t *v = f->held_vals;
+  int rc = 0;
+  f->fast = NULL;
+  for (uint32_t i = 0; i < f->nheld && !rc; i++) {
+    const tf_held *h = &f->held[i];
+    tf_fnode *x = tf_folder_new_occurrence(f, h->fn, h->thread, h->site, h->compute, h->duration, h->prev_fn,
+                                           h->prev_site, h->nvals, v);
+    rc = x ? list_add(f, &fr->cur, x) : -1;
+    v += h->nvals;
+  }
+  f->nheld = f->nheld_vals = 0;
+  return rc;
+}
+
+/* The run the innermost iteration fr, about to start, can be held against:
+ * nothing in cur or tail, a last run of period 1 whose body is events. */
+static tf_fnode *holdable(tf_folder *f, const guide_frame *fr) {
+  tf_fnode *r = fr->last_run;
+  if (f->no_fast || !r || fr->cur.n || fr->ntail || fr->period != 1 || r->nbody > TF_FOLD_FAST_BODY) return NULL;
+  for (uint32_t i = 0; i < r->nbody; i++)
+    if (r->body[i]->is_loop) return NULL;
+  return tf_folder_hold_room(f, r->nbody) ? NULL : r;
+}
+
+int tf_cst_guide_unhold(tf_folder *f) { return f->guided && f->guide && f->guide->n ? unhold(f) : 0; }
+
 /* The loop occurrence ends: fold what waits in tail. */
 static int fold_all(tf_folder *f, guide_frame *fr) {
   while (fr->ntail)
@@ -283,6 +326,14 @@ int tf_cst_guide_marker(tf_folder *f, uint32_t marker) {
   if (!g) return -1;
   uint32_t loop = tf_cst_id_of(marker);
   int64_t k = find(g, loop);
+  if (f->fast) { /* an iteration held: the end of the innermost one extends the run, anything else unholds */
+    if (tf_cst_kind_of(marker) == TF_CST_ITER && k == (int64_t)g->n - 1 &&
+        (f->nheld == f->fast->nbody || !f->nheld)) {
+      if (f->nheld) tf_folder_commit(f);
+      return f->mem.failed ? -1 : 0;
+    }
+    if (unhold(f)) return -1;
+  }
   switch (tf_cst_kind_of(marker)) {
     case TF_CST_ENTER:
       if (k >= 0 && close_to(f, (uint32_t)k)) return -1;
@@ -304,12 +355,24 @@ int tf_cst_guide_marker(tf_folder *f, uint32_t marker) {
 int tf_cst_guide_event(tf_folder *f, uint32_t fn, uint32_t thread, uint32_t site, uint64_t compute_ns,
                        uint64_t duration_ns, uint32_t prev_fn, uint32_t prev_site, uint32_t nvals,
                        const int64_t *vals) {
+  struct tf_cst_guide *g = f->guide;
+  if (g && g->n) {
+    if (!f->fast && !g->frames[g->n - 1].cur.n) f->fast = holdable(f, &g->frames[g->n - 1]);
+    if (f->fast) {
+      const tf_fnode *b = f->nheld < f->fast->nbody ? f->fast->body[f->nheld] : NULL;
+      if (b && b->fn == fn && b->thread == thread && b->site == site) {
+        f->nfast++;
+        return tf_folder_hold(f, fn, thread, site, compute_ns, duration_ns, prev_fn, prev_site, nvals, vals);
+      }
+      if (unhold(f)) return -1;
+    }
+  }
   tf_fnode *x = tf_folder_new_occurrence(f, fn, thread, site, compute_ns, duration_ns, prev_fn, prev_site, nvals, vals);
   if (!x) return -1;
   return put(f, x);
 }
 
-int tf_cst_guide_close_all(tf_folder *f) { return f->guide ? close_to(f, 0) : 0; }
+int tf_cst_guide_close_all(tf_folder *f) { return f->guide ? tf_cst_guide_unhold(f) || close_to(f, 0) ? -1 : 0 : 0; }
 
 static uint32_t copy_list(const node_list *l, tf_fnode **dst, uint32_t at) {
   if (dst && l->n) memcpy(dst + at, l->v, l->n * sizeof *l->v);
@@ -330,6 +393,8 @@ uint32_t tf_cst_guide_pending(const tf_folder *f, tf_fnode **dst) {
 void tf_cst_guide_free(tf_folder *f) {
   struct tf_cst_guide *g = f->guide;
   if (!g) return;
+  f->fast = NULL; /* a held iteration's run is freed below */
+  f->nheld = f->nheld_vals = 0;
   for (uint32_t k = 0; k < g->cap; k++) {
     list_free(f, &g->frames[k].cur);
     list_free(f, &g->frames[k].out);

@@ -51,6 +51,11 @@ int tf_cst_guide_event(struct tf_folder *f, uint32_t fn, uint32_t thread, uint32
  * a checkpoint). Loops still running go on as new occurrences. 0 or -1. */
 int tf_cst_guide_close_all(struct tf_folder *f);
 
+/* The events of a held iteration (cst_guide.c) become the nodes they
+ * stand for, in the innermost open iteration: before a snapshot reads the
+ * open loops. 0, or -1 out of memory. */
+int tf_cst_guide_unhold(struct tf_folder *f);
+
 /* The nodes of the open loops, in stream order (each loop's runs, the
  * iterations not yet in a run, the iteration in progress, then the loop
  * inside it), as they would follow the top level: a snapshot of the stream

@@ -455,21 +455,26 @@ static void arm(tf_folder *f, tf_fnode *l) {
   if (f->no_fast || f->flushing || l->nbody > TF_FOLD_FAST_BODY || f->quiet + 1 < l->nbody) return;
   for (uint32_t i = 0; i < l->nbody; i++)
     if (l->body[i]->is_loop) return;
+  if (tf_folder_hold_room(f, l->nbody)) return; /* the slow path goes on */
+  f->fast = l;
+  f->nheld = f->nheld_vals = 0;
+}
+
+int tf_folder_hold_room(tf_folder *f, uint32_t n) {
   if (!f->held_vals) { /* never NULL once armed: the held values are walked by pointer */
     f->held_vals = malloc(64 * sizeof *f->held_vals);
-    if (!f->held_vals) return; /* the slow path goes on */
+    if (!f->held_vals) return -1;
     f->mem.bytes += 64 * sizeof *f->held_vals;
     f->held_vals_cap = 64;
   }
-  if (l->nbody > f->held_cap) {
-    tf_held *h = realloc(f->held, l->nbody * sizeof *h);
-    if (!h) return; /* the slow path goes on */
-    f->mem.bytes += (l->nbody - f->held_cap) * sizeof *h;
+  if (n > f->held_cap) {
+    tf_held *h = realloc(f->held, n * sizeof *h);
+    if (!h) return -1;
+    f->mem.bytes += (n - f->held_cap) * sizeof *h;
     f->held = h;
-    f->held_cap = l->nbody;
+    f->held_cap = n;
   }
-  f->fast = l;
-  f->nheld = f->nheld_vals = 0;
+  return 0;
 }
 
 tf_fnode *tf_folder_new_occurrence(tf_folder *f, uint32_t fn, uint32_t thread, uint32_t site, uint64_t compute_ns,
@@ -540,6 +545,12 @@ static void commit(tf_folder *f) {
   tf_vseq_set_single(&l->iters, tf_vseq_single(&l->iters) + 1);
   f->nheld = f->nheld_vals = 0;
 }
+
+int tf_folder_hold(tf_folder *f, uint32_t fn, uint32_t thread, uint32_t site, uint64_t compute_ns,
+                   uint64_t duration_ns, uint32_t prev_fn, uint32_t prev_site, uint32_t nvals, const int64_t *vals) {
+  return hold(f, fn, thread, site, compute_ns, duration_ns, prev_fn, prev_site, nvals, vals);
+}
+void tf_folder_commit(tf_folder *f) { commit(f); }
 
 int tf_folder_flush(tf_folder *f) {
   if (f->guided) return tf_cst_guide_close_all(f); /* guided: the fast path is never armed */

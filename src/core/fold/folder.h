@@ -188,6 +188,15 @@ int tf_fnode_same_list(tf_fnode *const *a, tf_fnode *const *b, uint32_t n);
 void tf_folder_absorb_list(tf_folder *f, tf_fnode **x, tf_fnode **y, uint32_t n);
 tf_fnode *tf_folder_new_loop(tf_folder *f, tf_fnode *const *body, uint32_t n);
 int tf_folder_append(tf_folder *f, tf_fnode *x);
+/* The fast path's held events, for the guide's (cst_guide.c "Held
+ * iterations"): room for holding n events (0, or -1: go the slow way);
+ * hold one event (0, or -1 out of memory); the held events, one per node
+ * of f->fast's body, are its next iteration: extend it (as absorbing fresh
+ * nodes does), nothing held any more. */
+int tf_folder_hold_room(tf_folder *f, uint32_t n);
+int tf_folder_hold(tf_folder *f, uint32_t fn, uint32_t thread, uint32_t site, uint64_t compute_ns,
+                   uint64_t duration_ns, uint32_t prev_fn, uint32_t prev_site, uint32_t nvals, const int64_t *vals);
+void tf_folder_commit(tf_folder *f);
 
 /* Nodes and value sequences (shared with the trace reader). */
 tf_fnode *tf_fnode_new_event(uint32_t fn, uint32_t thread, uint32_t site, tf_mem *m);

@@ -182,6 +182,7 @@ int tf_compressor_snapshot(tf_compressor *c, tf_buf *seg, uint64_t *nevents) {
   uint32_t total = 0, decoded;
   for (uint32_t t = 0; t < c->nthreads; t++) { /* a guided folder's open loops are added as they are, unchanged */
     if (!c->folders[t].guided && tf_folder_flush(&c->folders[t])) return -1;
+    if (tf_cst_guide_unhold(&c->folders[t])) return -1; /* a held iteration: its nodes, same stream */
     total += tf_folder_stream_nodes(&c->folders[t], NULL, &decoded) + tf_cst_guide_pending(&c->folders[t], NULL);
   }
   /* the order as write_segment would end it, built on a copy of the builder */
