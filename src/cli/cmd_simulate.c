@@ -45,7 +45,8 @@ const char tf_help_simulate[] =
     "  --quiet                no per-function table\n"
     "SimGrid:\n"
     "  --cfg NAME:VALUE       a SimGrid setting (repeatable), e.g. --cfg=smpi/bw-factor:0:0.9; over 64\n"
-    "                         ranks the defaults are smpi/coll-selector:ompi and smpi/allreduce:rdb\n"
+    "                         ranks the defaults are smpi/coll-selector:ompi, smpi/allreduce:rdb\n"
+    "                         and smpi/send-is-detached-thresh:0\n"
     "  --keep DIR             write the platform, hostfile and report into DIR and keep them\n"
     "  --ranks-limit N        simulate traces of up to N ranks (default 4096)\n"
     "  --progress             the time elapsed (and the sweep's step) on stderr while smpirun runs, even\n"
@@ -236,7 +237,13 @@ static int run(char **args, int hush, tf_progress *p) { return tf_launch("simula
  * waits for P requests with waitany, which scans them: O(P^2) work), and
  * MPICH's and Open MPI's MPI_Allreduce go through SMPI's SMP-aware
  * algorithms, which start with a ring allgather of the hosts
- * (Comm::init_smp: P^2 messages). At or below it SMPI's defaults stay, as
+ * (Comm::init_smp: P^2 messages). Sends are never detached
+ * (smpi/send-is-detached-thresh:0): SimGrid 3.32 keeps every detached
+ * (eager) send in one global list, maestro's activities_, until it
+ * completes, and CommImpl::finish removes each with std::list::remove, a
+ * scan of the whole list; with O(P) sends in flight that is O(P^2) per
+ * step (93 % of a 16,384-rank run). An undetached send is in its own
+ * actor's list, a few long. At or below it SMPI's defaults stay, as
  * before (doc/SIMULATE.md, "Thousands of ranks"). */
 enum { SIM_SCALE_RANKS = 64 };
 
@@ -304,6 +311,8 @@ static int simulate_once(const sim_options *o, int ranks, const char *dir, const
   if (ranks > SIM_SCALE_RANKS && !sets(o, "smpi/coll-selector")) args[k++] = "--cfg=smpi/coll-selector:ompi";
   if (ranks > SIM_SCALE_RANKS && !sets(o, "smpi/coll-selector") && !sets(o, "smpi/allreduce"))
     args[k++] = "--cfg=smpi/allreduce:rdb";
+  if (ranks > SIM_SCALE_RANKS && !sets(o, "smpi/send-is-detached-thresh"))
+    args[k++] = "--cfg=smpi/send-is-detached-thresh:0";
   for (int i = 0; i < o->ncfgs; i++) {
     snprintf(cfgbuf[i], sizeof cfgbuf[i], "--cfg=%s", o->cfgs[i]);
     args[k++] = cfgbuf[i];
