@@ -29,7 +29,7 @@ build=${1:?usage: bench/genapp.sh BUILD_DIR}
 MPIRUN=${MPIRUN:-mpirun}
 MPICC=${MPICC:-mpicc}
 WORKLOADS=${WORKLOADS:-"stencil2d stencil3d ring wavefront butterfly alltoall alltoallv branchy nbcoll persistent timed fstencil
-  masterworker|-i_200 cstbranch efgbranch f08ring mprobe fbindings_fh|-i_200 fcg|-i_20 mpi4
+  masterworker|-i_200 cstbranch|-i_40 efgbranch|-i_200 f08ring mprobe fbindings_fh|-i_200 fcg|-i_20 mpi4
   collectives|-i_2 nbconform|-i_2 onesided|-i_2 mpiio|-i_2"}
 NP=${NP:-2}
 ARGS=${ARGS:-"-i 2000"}
