@@ -40,12 +40,11 @@ void tf_mnode_run_mark_funcs(const tf_mnode *x, uint8_t *used, uint32_t nfuncs) 
   const tf_flatrun *r = x->run;
   if (r->prev_fn < nfuncs) used[r->prev_fn] = 1;
   tf_cursor e = {r->bytes.data, r->bytes.data + r->bytes.len, 0};
-  for (uint64_t k = 0; k < r->nevents && !e.bad; k++) {
-    uint64_t fn = tf_cur_uvar(&e);
-    if (fn < nfuncs) used[fn] = 1;
-    for (int f = 0; f < 3; f++) tf_cur_uvar(&e); /* site, compute, duration */
-    uint64_t nvals = tf_cur_uvar(&e);
-    for (uint64_t j = 0; j < nvals && !e.bad; j++) tf_cur_uvar(&e);
+  tf_flat_event ev;
+  const char *why;
+  for (uint64_t k = 0; k < r->nevents && !tf_flatrun_next(&e, nfuncs, UINT32_MAX, &ev, &why); k++) {
+    used[ev.fn] = 1;
+    for (uint64_t j = 0; j < ev.nvals && !e.bad; j++) tf_cur_uvar(&e);
   }
 }
 
