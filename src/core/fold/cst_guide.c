@@ -372,7 +372,10 @@ int tf_cst_guide_event(tf_folder *f, uint32_t fn, uint32_t thread, uint32_t site
   return put(f, x);
 }
 
-int tf_cst_guide_close_all(tf_folder *f) { return f->guide ? tf_cst_guide_unhold(f) || close_to(f, 0) ? -1 : 0 : 0; }
+int tf_cst_guide_close_all(tf_folder *f) {
+  if (!f->guide) return 0;
+  return tf_cst_guide_unhold(f) || close_to(f, 0) ? -1 : 0;
+}
 
 static uint32_t copy_list(const node_list *l, tf_fnode **dst, uint32_t at) {
   if (dst && l->n) memcpy(dst + at, l->v, l->n * sizeof *l->v);
