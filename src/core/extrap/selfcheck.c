@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "extrap/fit.h"
 #include "extrap/topology.h"
 #include "merge/rank_runs.h"
 #include "merge/ranklist.h"
@@ -142,15 +143,15 @@ int tf_extrap_compare(const tf_mtrace *got, const tf_mtrace *want, char *err, si
 
 int tf_extrapolate_checked(tf_mtrace *const *in, const char *const *names, uint32_t k, const tf_extrap_opts *o,
                            char *err, size_t errlen) {
-  if (k < 3 || k > 16) return tf_extrapolate(in, names, k, o, err, errlen); /* refused there */
-  tf_buf enc[16] = {{0}};
+  if (k < 3 || k > TF_FIT_MAXIN) return tf_extrapolate(in, names, k, o, err, errlen); /* refused there */
+  tf_buf enc[TF_FIT_MAXIN] = {{0}};
   int rc = 0;
   for (uint32_t i = 0; i < k && !rc; i++)
     if (tf_mtrace_encode_exact(in[i], &enc[i])) rc = -1, snprintf(err, errlen, "out of memory");
   int base = rc ? -1 : tf_extrapolate(in, names, k, o, err, errlen);
   for (uint32_t i = 0; i < k && base >= 0; i++) { /* again to input i's own count, from copies */
-    tf_mtrace copy[16], want;
-    tf_mtrace *cp[16];
+    tf_mtrace copy[TF_FIT_MAXIN], want;
+    tf_mtrace *cp[TF_FIT_MAXIN];
     uint32_t ok = 0;
     char why[1024];
     int bad = 0;
