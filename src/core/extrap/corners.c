@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "extrap/topology.h"
+
 typedef struct peer_sets {
   int64_t p;
   int64_t *off;  /* off[r * TF_CORNERS_MAXPEERS ..]: rank r's distinct peers */
@@ -47,19 +49,9 @@ static int add_pair(peer_sets *s, const tf_vset *v, uint32_t g) {
   return 0;
 }
 
-static int add_nodes(peer_sets *s, const tf_mtrace *t, tf_mnode *const *x, uint32_t n) {
-  for (uint32_t i = 0; i < n; i++) {
-    if (x[i]->is_loop) {
-      if (add_nodes(s, t, x[i]->body, x[i]->nbody)) return -1;
-      continue;
-    }
-    const tf_func_desc *f = &t->ft.funcs[x[i]->fn];
-    for (uint32_t j = 0; j < f->nfields && j < x[i]->nslots; j++) {
-      if (f->fields[j].kind != TF_FIELD_PEER) continue;
-      for (uint32_t g = 0; g < x[i]->slots[j].n; g++)
-        if (add_pair(s, &x[i]->slots[j], g)) return -1;
-    }
-  }
+static int add_field(void *ctx, const tf_vset *v) {
+  for (uint32_t g = 0; g < v->n; g++)
+    if (add_pair(ctx, v, g)) return -1;
   return 0;
 }
 
@@ -68,7 +60,7 @@ int tf_corners_peer_counts(const tf_mtrace *t, uint32_t *npeers) {
   if (s.p < 1 || s.p > TF_CORNERS_MAXRANKS) return 1;
   memset(npeers, 0, (size_t)s.p * sizeof *npeers);
   if (!(s.off = malloc((size_t)s.p * TF_CORNERS_MAXPEERS * sizeof *s.off))) return -1;
-  int rc = add_nodes(&s, t, t->top, t->ntop);
+  int rc = tf_topo_each_peer_field(t, add_field, &s);
   free(s.off);
   return rc;
 }

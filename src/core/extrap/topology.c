@@ -26,27 +26,41 @@ static int find_ndims(const tf_mtrace *t, tf_mnode *const *x, uint32_t n) {
 
 int tf_topo_ndims(const tf_mtrace *t) { return find_ndims(t, t->top, t->ntop); }
 
-/* seen[m] = 1 for every peer offset +-m (0 < m < p) of x's events. */
-static int mark_peers(const tf_mtrace *t, tf_mnode *const *x, uint32_t n, int64_t p, uint8_t *seen) {
+static int each_peer_field(const tf_mtrace *t, tf_mnode *const *x, uint32_t n,
+                           int (*visit)(void *, const tf_vset *), void *ctx) {
   for (uint32_t i = 0; i < n; i++) {
+    int rc = 0;
     if (x[i]->is_loop) {
-      if (mark_peers(t, x[i]->body, x[i]->nbody, p, seen)) return -1;
-      continue;
+      rc = each_peer_field(t, x[i]->body, x[i]->nbody, visit, ctx);
+    } else {
+      const tf_func_desc *f = &t->ft.funcs[x[i]->fn];
+      for (uint32_t j = 0; j < f->nfields && j < x[i]->nslots && !rc; j++)
+        if (f->fields[j].kind == TF_FIELD_PEER) rc = visit(ctx, &x[i]->slots[j]);
     }
-    const tf_func_desc *f = &t->ft.funcs[x[i]->fn];
-    for (uint32_t j = 0; j < f->nfields && j < x[i]->nslots; j++) {
-      if (f->fields[j].kind != TF_FIELD_PEER) continue;
-      const tf_vset *v = &x[i]->slots[j];
-      for (uint32_t g = 0; g < v->n; g++) {
-        tf_vseq_iter *it = malloc(tf_vseq_iter_size(&v->seq[g]));
-        if (!it) return -1;
-        tf_vseq_iter_init(it, &v->seq[g]);
-        int64_t val;
-        while (tf_vseq_iter_next(it, &val))
-          if (val > -p && val < p && val != 0) seen[val < 0 ? -val : val] = 1;
-        free(it);
-      }
-    }
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+int tf_topo_each_peer_field(const tf_mtrace *t, int (*visit)(void *ctx, const tf_vset *v), void *ctx) {
+  return each_peer_field(t, t->top, t->ntop, visit, ctx);
+}
+
+typedef struct seen_offsets {
+  int64_t p;
+  uint8_t *seen; /* seen[m] = 1 for every peer offset +-m (0 < m < p) */
+} seen_offsets;
+
+static int mark_peers(void *ctx, const tf_vset *v) {
+  seen_offsets *s = ctx;
+  for (uint32_t g = 0; g < v->n; g++) {
+    tf_vseq_iter *it = malloc(tf_vseq_iter_size(&v->seq[g]));
+    if (!it) return -1;
+    tf_vseq_iter_init(it, &v->seq[g]);
+    int64_t val;
+    while (tf_vseq_iter_next(it, &val))
+      if (val > -s->p && val < s->p && val != 0) s->seen[val < 0 ? -val : val] = 1;
+    free(it);
   }
   return 0;
 }
@@ -67,7 +81,7 @@ static int64_t stride_seen(const uint8_t *seen, int64_t p, int64_t lo, int64_t u
 int tf_topo_detect(const tf_mtrace *t, int64_t *row, int64_t *plane) {
   int64_t p = t->nranks;
   uint8_t *seen = calloc(p > 0 ? (size_t)p : 1, 1);
-  if (!seen || mark_peers(t, t->top, t->ntop, p, seen)) {
+  if (!seen || tf_topo_each_peer_field(t, mark_peers, &(seen_offsets){p, seen})) {
     free(seen);
     return -1;
   }

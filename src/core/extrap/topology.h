@@ -24,6 +24,10 @@ int tf_topo_ndims(const tf_mtrace *t);
  * alone cannot tell every pattern apart (butterfly's XOR partners at 8
  * ranks are those of a 2x2x2 grid): callers check the inputs agree. */
 int tf_topo_detect(const tf_mtrace *t, int64_t *row, int64_t *plane);
+/* visit(ctx, v) for the value sets v of every relative-peer field
+ * (TF_FIELD_PEER) of t's events, inside loops too; stops at the first
+ * non-zero result and returns it, else 0. */
+int tf_topo_each_peer_field(const tf_mtrace *t, int (*visit)(void *ctx, const tf_vset *v), void *ctx);
 /* dims[0..nd) for p ranks, as MPI_Dims_create(p, nd) with no fixed sizes. */
 void tf_topo_dims(int64_t p, int nd, int64_t *dims);
 
