@@ -5,6 +5,9 @@
  * to the ranks of one node). Rank 0 prints "walltime: SECONDS" on stderr.
  * bench/replay.sh preloads it into the original run, which it compares
  * replays with: the application as it runs without the recorder.
+ * Fortran: MPICH's mpi_f08 routines do not enter the C MPI_ functions, so
+ * the shim also defines the Fortran init and finalize symbols (every
+ * name mangling the recorder intercepts) and calls the C ones itself.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
@@ -39,3 +42,29 @@ int MPI_Finalize(void) {
   if (rank == 0) fprintf(stderr, "walltime: %.9f\n", last[1] - last[0]);
   return PMPI_Finalize();
 }
+
+/* Fortran entry points: ierr is optional in mpi_f08 (a null pointer) */
+#define WT_FORTRAN_INIT(sym)                                                                 \
+  void sym(MPI_Fint *ierr);                                                                 \
+  void sym(MPI_Fint *ierr) {                                                                \
+    int rc = MPI_Init(NULL, NULL);                                                          \
+    if (ierr) *ierr = rc;                                                                   \
+  }
+#define WT_FORTRAN_INIT_THREAD(sym)                                                          \
+  void sym(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr);                         \
+  void sym(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr) {                        \
+    int p = 0, rc = MPI_Init_thread(NULL, NULL, (int)*required, &p);                        \
+    *provided = p;                                                                          \
+    if (ierr) *ierr = rc;                                                                   \
+  }
+#define WT_FORTRAN_FINALIZE(sym)                                                             \
+  void sym(MPI_Fint *ierr);                                                                 \
+  void sym(MPI_Fint *ierr) {                                                                \
+    int rc = MPI_Finalize();                                                                \
+    if (ierr) *ierr = rc;                                                                   \
+  }
+#define WT_FORTRAN_NAMES(macro, lower, upper) \
+  macro(lower##_) macro(lower) macro(lower##__) macro(upper) macro(lower##_f08_)
+WT_FORTRAN_NAMES(WT_FORTRAN_INIT, mpi_init, MPI_INIT)
+WT_FORTRAN_NAMES(WT_FORTRAN_INIT_THREAD, mpi_init_thread, MPI_INIT_THREAD)
+WT_FORTRAN_NAMES(WT_FORTRAN_FINALIZE, mpi_finalize, MPI_FINALIZE)
