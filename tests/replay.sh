@@ -19,16 +19,22 @@
 #   5. the second generation (the replay of the replay's trace) unrolls to
 #      exactly the first generation's events: the fixed point is reached.
 # The replay runs with --compute histogram --scale 0.2 (delays drawn from
-# the trace, shortened: the check is on the communication).
+# the trace, shortened: the check is on the communication). With --polls 1
+# (a workload that polls: MPI_Improbe until found) the outcomes of polls
+# are left out of 3. and 5. (tf_polled): the replay makes every recorded
+# poll, but one the recording saw fail may find its message now.
 #
 # usage: replay.sh --mpirun "CMD ARGS" --np P --lib LIBTRACEFOLD --cli TRACEFOLD
-#                  --replay TRACEFOLD_REPLAY -- PROGRAM [ARGS...]
+#                  --replay TRACEFOLD_REPLAY [--polls 1] -- PROGRAM [ARGS...]
 # shellcheck disable=SC2154 # the option variables: set by tf_options (lib.sh)
 set -euo pipefail
 
 # shellcheck source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-tf_options "mpirun np lib cli replay --:prog" "$@"
+polls=""
+tf_options "mpirun np lib cli replay polls --:prog" "$@"
+polled=cat
+[ -z "$polls" ] || polled=tf_polled
 tf_prefix+=": $name np$np"
 tf_workdir replay
 
@@ -59,7 +65,7 @@ say "2. calls per function = the workload's own counts ($(wc -l <"$work/wl.count
 events() {
   "$cli" unroll --no-time --rank "$1" "$2" | sed -E 's/ cs=[0-9a-f]+//' |
     awk '{ t = $2; $2 = ""; $3 = ""; seq[t] = seq[t] $0 "\001" } END { for (t in seq) print seq[t] }' |
-    sort | tr '\001' '\n'
+    sort | tr '\001' '\n' | $polled
 }
 total=0
 for ((r = 0; r < np; r++)); do

@@ -2,9 +2,10 @@
  * rank receives its left neighbour's message through MPI_Mprobe and
  * MPI_Mrecv (even steps) or MPI_Improbe polls, MPI_Imrecv and MPI_Wait (odd
  * steps), having sent its own to the right with MPI_Isend (completed by
- * MPI_Wait). For genapp's matched-probe test (tests/CMakeLists.txt); not in
- * TF_WORKLOADS (mtstress, the other workload with matched probes, is
- * threaded).
+ * MPI_Wait); the polls pause 20 us between tries, so that an
+ * oversubscribed sender gets to run. For the genapp and replay
+ * matched-probe tests (tests/CMakeLists.txt); not in TF_WORKLOADS
+ * (mtstress, the other workload with matched probes, is threaded).
  *
  * Counts oracle (same on every rank, I = iterations, Q = the rank's failed
  * MPI_Improbe polls, which depend on timing):
@@ -14,10 +15,12 @@
  *   MPI_Finalize 1.
  * Options: -s N doubles per message (default 64), -i I steps (default 20).
  */
+#define _POSIX_C_SOURCE 200809L
 #include "wl_common.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 int main(int argc, char **argv) {
   wl_args args;
@@ -44,7 +47,10 @@ int main(int argc, char **argv) {
       WL(MPI_Mrecv, rbuf, n, MPI_DOUBLE, &msg, &st);
     } else {
       int found = 0;
-      while (!found) WL(MPI_Improbe, left, step, MPI_COMM_WORLD, &found, &msg, &st);
+      while (!found) { /* pausing 20 us between polls, so that an oversubscribed sender runs */
+        WL(MPI_Improbe, left, step, MPI_COMM_WORLD, &found, &msg, &st);
+        if (!found) nanosleep(&(struct timespec){0, 20000}, NULL);
+      }
       WL(MPI_Imrecv, rbuf, n, MPI_DOUBLE, &msg, &rreq);
       WL(MPI_Wait, &rreq, &st);
     }

@@ -132,6 +132,12 @@ typedef struct rp_thread {
   uint64_t peek_index;         /* events the look-ahead cursor has passed */
   struct rp_seen { int64_t req, src; } *seen; /* receive completions it passed, not yet asked for */
   uint32_t nseen, seen_cap;
+  /* messages a failed MPI_Improbe poll of the recording matched here
+   * (outcome.c): held for the poll that found them in the recording */
+  struct rp_held { MPI_Comm comm; int src, tag; MPI_Message msg; } *held;
+  uint32_t nheld, held_cap;
+  struct rp_held probe;        /* this MPI_Improbe: the envelope it may match */
+  int take_held;               /* this MPI_Improbe: the held message it takes, or -1 */
   /* draw state of histogram delays */
   struct rp_draw *draws;
   uint32_t ndraws, draws_cap;

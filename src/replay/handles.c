@@ -305,6 +305,7 @@ MPI_Message rp_msg(rp_thread *T, int i) {
 
 void rp_msg_new(rp_thread *T, int i, MPI_Message m) {
   int64_t id = id_at(T, i);
+  m = rp_msg_matched(T, id > TF_SPECIAL_MAX, m);
   if (id <= TF_SPECIAL_MAX || m == MPI_MESSAGE_NULL) return;
   rp_lock(T->E);
   put_or_die(T, &T->E->msgs, id)->h.msg = m;

@@ -35,6 +35,10 @@ void rp_file_new(rp_thread *T, int i, MPI_File f);
 void rp_file_forget(rp_thread *T, int i);
 MPI_Message rp_msg(rp_thread *T, int i);
 void rp_msg_new(rp_thread *T, int i, MPI_Message m);
+/* The message a probe's recorded message id gets: m, or one an earlier poll
+ * took that the recording did not (outcome.c); MPI_MESSAGE_NULL when the
+ * recording matched none (recorded 0) and m is held. */
+MPI_Message rp_msg_matched(rp_thread *T, int recorded, MPI_Message m);
 void rp_msg_forget(rp_thread *T, int i);
 /* Windows: win_i is the event's window field. A window's memory (exposed
  * by MPI_Win_create or attached to a dynamic window) is the engine's, from

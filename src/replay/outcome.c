@@ -17,6 +17,13 @@
  * PMPI, and one the call completed earlier than recorded is remembered as
  * done (its later uses pass MPI_REQUEST_NULL). The requests every later call
  * refers to are then the recorded ones.
+ *
+ * Matched probes: an MPI_Improbe poll that found nothing in the recording
+ * may find the message now, and takes it off the queue: the message is
+ * held (with the envelope an MPI_Iprobe just before saw) for the poll that
+ * found it in the recording, which then takes it instead of waiting for a
+ * message that will not come again. Its own MPI_Improbe still runs (and
+ * finds nothing: a poll outcome, as timing-dependent as the others).
  */
 #include <sched.h>
 #include <stdlib.h>
@@ -185,15 +192,70 @@ static void wait_until_complete(rp_thread *T, int64_t id, MPI_Request *reqs, int
 #endif
 }
 
+/* ------------------------------------------------------------ held messages */
+
+#ifndef TF_SIMGRID
+/* Before an MPI_Improbe the recording saw fail: the envelope of the message
+ * it may match now (what MPI_Iprobe sees first; the arguments if none). */
+static void note_probe(rp_thread *T, MPI_Comm comm, int src, int tag) {
+  MPI_Status st;
+  int flag = 0;
+  T->probe = (struct rp_held){comm, src, tag, MPI_MESSAGE_NULL};
+  if (PMPI_Iprobe(src, tag, comm, &flag, &st) == MPI_SUCCESS && flag)
+    T->probe.src = st.MPI_SOURCE, T->probe.tag = st.MPI_TAG;
+}
+#else
+static void note_probe(rp_thread *T, MPI_Comm comm, int src, int tag) {
+  T->probe = (struct rp_held){comm, src, tag, MPI_MESSAGE_NULL};
+}
+#endif
+
+/* The oldest held message a probe of (comm, src, tag) matches, or -1. */
+static int held_find(rp_thread *T, MPI_Comm comm, int src, int tag) {
+  for (uint32_t k = 0; k < T->nheld; k++) {
+    const struct rp_held *h = &T->held[k];
+    if (h->comm == comm && (src == MPI_ANY_SOURCE || h->src == MPI_ANY_SOURCE || h->src == src) &&
+        (tag == MPI_ANY_TAG || h->tag == MPI_ANY_TAG || h->tag == tag))
+      return (int)k;
+  }
+  return -1;
+}
+
+MPI_Message rp_msg_matched(rp_thread *T, int recorded, MPI_Message m) {
+  int found = m != MPI_MESSAGE_NULL && m != MPI_MESSAGE_NO_PROC;
+  if (!recorded && found) { /* the recording's poll found nothing: hold it */
+    T->held = rp_grow(T, T->held, T->nheld, &T->held_cap, sizeof *T->held);
+    T->held[T->nheld] = T->probe;
+    T->held[T->nheld++].msg = m;
+    return MPI_MESSAGE_NULL;
+  }
+  if (!recorded || T->take_held < 0) return m;
+  MPI_Message taken = T->held[T->take_held].msg;
+  memmove(&T->held[T->take_held], &T->held[T->take_held + 1], (T->nheld - (uint32_t)T->take_held - 1) * sizeof *T->held);
+  T->nheld--;
+  if (found) { /* the poll found a later message too: it waits its turn */
+    T->held = rp_grow(T, T->held, T->nheld, &T->held_cap, sizeof *T->held);
+    T->held[T->nheld] = T->probe;
+    T->held[T->nheld++].msg = m;
+  }
+  T->take_held = -1;
+  return taken;
+}
+
 void rp_outcome_before(rp_thread *T, uint32_t fn, MPI_Request *reqs) {
   T->hidden = NULL;
+  T->take_held = -1;
   const rp_fninfo *x = &rp_info[fn];
   if (fn == TF_FN_MPI_Iprobe || fn == TF_FN_MPI_Improbe) {
-    if (T->field[x->flag].v[0] != 1) return;
-    /* the recording found a message: wait for it, so that the probe does too */
     MPI_Comm comm = rp_comm(T, x->comm);
-    int src = rp_peer(T, comm, x->source, x->status_src, -1);
-    PMPI_Probe(src, rp_tag(T, x->tag), comm, MPI_STATUS_IGNORE);
+    int src = rp_peer(T, comm, x->source, x->status_src, -1), tag = rp_tag(T, x->tag);
+    if (T->field[x->flag].v[0] != 1) {
+      if (fn == TF_FN_MPI_Improbe) note_probe(T, comm, src, tag);
+      return;
+    }
+    if (fn == TF_FN_MPI_Improbe && (T->take_held = held_find(T, comm, src, tag)) >= 0) return;
+    /* the recording found a message: wait for it, so that the probe does too */
+    PMPI_Probe(src, tag, comm, MPI_STATUS_IGNORE);
     return;
   }
   if (fn == TF_FN_MPI_Parrived) { /* completes no request: the recording found the partition there, or not */

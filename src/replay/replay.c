@@ -496,6 +496,7 @@ static void thread_free(rp_thread *T) {
   rp_buffers_free(T);
   rp_draws_free(T);
   free(T->seen);
+  free(T->held);
 }
 
 /* ------------------------------------------------------------ report */
