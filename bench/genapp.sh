@@ -5,8 +5,8 @@
 #
 # usage: bench/genapp.sh BUILD_DIR
 # environment (optional):
-#   MPIRUN     launcher [mpirun] (Open MPI: --allow-run-as-root --oversubscribe added)
-#   MPICC      the compiler of the generated programs [mpicc]
+#   MPIRUN     launcher [BUILD_DIR's] (Open MPI: --allow-run-as-root --oversubscribe added)
+#   MPICC      the compiler of the generated programs [BUILD_DIR's]
 #   WORKLOADS  NAME or NAME|ARGUMENTS (ARGS when none), space-separated
 #              [every workload genapp supports; the slow ones with fewer iterations]
 #   NP, ARGS   ranks and workload arguments [2, "-i 2000"]
@@ -26,15 +26,18 @@
 set -uo pipefail
 prog=genapp.sh
 build=${1:?usage: bench/genapp.sh BUILD_DIR}
-MPIRUN=${MPIRUN:-mpirun}
-MPICC=${MPICC:-mpicc}
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=SCRIPTDIR/bench_common.sh
+. "$here/bench_common.sh"
+mpi_of_build "$build"
+MPIRUN=${MPIRUN:-${mpirun%% *}}
+MPICC=$mpicc
 WORKLOADS=${WORKLOADS:-"stencil2d stencil3d ring wavefront butterfly alltoall alltoallv branchy nbcoll persistent timed fstencil
   masterworker|-i_200 cstbranch|-i_40 efgbranch|-i_200 f08ring mprobe fbindings_fh|-i_200 fcg|-i_20 mpi4
   collectives|-i_2 nbconform|-i_2 onesided|-i_2 mpiio|-i_2"}
 NP=${NP:-2}
 ARGS=${ARGS:-"-i 2000"}
 REPS=${REPS:-3}
-here=$(cd "$(dirname "$0")" && pwd)
 [ -z "${LARGE:-}" ] || exec "$here/genapp_large.sh" "$build"
 RESULTS=${RESULTS:-$here/RESULTS.md}
 export MPIR_CVAR_POLLS_BEFORE_YIELD=1
