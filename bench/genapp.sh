@@ -32,9 +32,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 mpi_of_build "$build"
 MPIRUN=${MPIRUN:-${mpirun%% *}}
 MPICC=$mpicc
-WORKLOADS=${WORKLOADS:-"stencil2d stencil3d ring wavefront butterfly alltoall alltoallv branchy nbcoll persistent timed fstencil
-  masterworker|-i_200 cstbranch|-i_40 efgbranch|-i_200 f08ring mprobe fbindings_fh|-i_200 fcg|-i_20 mpi4
-  collectives|-i_2 nbconform|-i_2 onesided|-i_2 mpiio|-i_2"}
+# iterations for runs of about 100 ms or more (at 2 ms and less, scheduling noise is tens of %), except
+# where the generated source would grow with them (cstbranch, efgbranch, fbindings_fh: arms that do not fold)
+WORKLOADS=${WORKLOADS:-"stencil2d|-i_20000 stencil3d|-i_10000 ring|-i_40000 wavefront|-i_20000 butterfly|-i_20000
+  alltoall|-i_20000 alltoallv branchy|-i_20000 nbcoll|-i_10000 persistent|-i_20000 timed fstencil|-i_20000
+  masterworker|-i_4000 cstbranch|-i_40 efgbranch|-i_200 f08ring mprobe fbindings_fh|-i_200 fcg|-i_200 mpi4
+  collectives|-i_2 nbconform|-i_20 onesided|-i_20 mpiio|-i_20"}
 NP=${NP:-2}
 ARGS=${ARGS:-"-i 2000"}
 REPS=${REPS:-3}
