@@ -8,15 +8,20 @@
 #      binary: guided (the default for a tracefold-cc build) and dynamic
 #      (TRACEFOLD_CST_GUIDE=0): trace.tf bytes, the merge time rank 0 reports
 #      (TRACEFOLD_VERBOSE=1: the merge at MPI_Finalize), and the loop nodes of
-#      rank 0 in `tracefold show`. The workloads of LARGE [stencil2d ring
-#      cstbranch] also at NP_LARGE ranks [16; 0 leaves them out: a 2-core
-#      machine shared with others should not run 16 ranks].
+#      rank 0 in `tracefold show`. The workloads of LARGE [all] also at
+#      NP_LARGE ranks [16; 0 leaves them out]. Then twice more with rank 0
+#      under callgrind (callgrind_rank0.sh, the other ranks native): the
+#      instructions the recorder itself executes per intercepted call of
+#      rank 0 (cg_recorder.py: the recorder's library and what it calls
+#      outside the MPI library, so MPI's polling in waits is left out;
+#      MPI_Init and the merge at MPI_Finalize cut off with callgrind's
+#      --dump-after/--dump-before), and those of the merge (rank 0).
 #   2. bench_callcost's loops (bench/callcost.c) built by tracefold-cc, one
 #      rank: the recorder's instructions per MPI call, untraced, dynamic and
 #      guided (callgrind, the whole run at two iteration counts, the
 #      difference divided by the calls added), and ns per call (the median
 #      repetition, traced minus untraced, per call).
-# ~3 min at 4 ranks.
+# ~15-20 min at 4 and 16 ranks on a loaded 2-core machine.
 #
 # usage: bench/cstfold.sh BUILD_DIR
 # environment: WORKLOADS [every bundled C workload], NP [4], NP_LARGE [16], LARGE (workloads; "all": every one), MPIRUN, MPICC (default: those of
@@ -32,7 +37,7 @@ prog=cstfold.sh
 mpi_of_build "$build"
 np=${NP:-4}
 np_large=${NP_LARGE:-16}
-large=${LARGE:-stencil2d ring cstbranch}
+large=${LARGE:-all}
 iters=${ITERS:-200000}
 run_timeout=${RUN_TIMEOUT:-300}
 large_budget=${LARGE_BUDGET:-0}
@@ -47,6 +52,27 @@ export MPIR_CVAR_POLLS_BEFORE_YIELD=1
 src=$here/../workloads
 workloads=${WORKLOADS:-$(awk '/^set\(TF_C_WORKLOADS$/ { f = 1; next } f && /^\)/ { exit } f { sub(/#.*/, ""); if (NF) print $1 }' "$src/CMakeLists.txt")}
 [ "$large" != all ] || large="cstbranch $(echo $workloads)"
+
+# recorder_cost NP GUIDE OUT: the program $tmp/prog traced at NP ranks as in run, rank 0 under
+# callgrind (callgrind_rank0.sh; LD_BIND_NOW=1: symbols bound at load, not at a first call), its
+# profile cut in parts: .1 up to the end of tf_recorder_start (MPI_Init), .2 the calls, the last
+# from tf_recorder_before_finalize on (the merge at MPI_Finalize, then the exit); prints
+# "calls instr_per_call merge_kinstr": rank 0's calls (tracefold counts, MPI_Init* and
+# MPI_Finalize left out), the recorder's own instructions (cg_recorder.py: its library, and what it
+# calls outside MPI) in the calls part per call, and in the last part (thousands)
+recorder_cost() {
+  local n=$1 guide=$2 out=$3 calls
+  rm -rf "$out" "$tmp"/cg.out*
+  # shellcheck disable=SC2086 # $mpirun is a command line
+  (cd "$tmp" && CALLGRIND_ARGS="--dump-after=tf_recorder_start --dump-before=tf_recorder_before_finalize" nice -n 10 timeout "$run_timeout" $mpirun -np "$n" \
+    env LD_PRELOAD="$lib" LD_BIND_NOW=1 TRACEFOLD_OUTPUT="$out" TRACEFOLD_CST_GUIDE="$guide" \
+    "$here/callgrind_rank0.sh" "$tmp/cg.out" ./prog >/dev/null 2>"$out.err") || return 1
+  [ -f "$tmp/cg.out.2" ] && [ -f "$tmp/cg.out" ] || return 1
+  calls=$("$cli" counts --rank 0 "$out/trace.tf" | awk '$1 !~ /^MPI_(Init|Init_thread|Finalize)$/ { s += $2 } END { print s + 0 }')
+  [ "$calls" -gt 0 ] || return 1
+  echo "$calls" "$(($(python3 "$here/cg_recorder.py" "$tmp/cg.out.2") / calls))" \
+    "$(($(python3 "$here/cg_recorder.py" "$tmp/cg.out") / 1000))"
+}
 
 # run NP GUIDE OUT: the program $tmp/prog traced at NP ranks, TRACEFOLD_CST_GUIDE=GUIDE, into OUT
 # (a run longer than RUN_TIMEOUT fails);
@@ -74,8 +100,8 @@ run() {
   echo "$(cut -d' ' -f1-3 /proc/loadavg)): merge times of a few ms are noise. Written on $(date -u '+%Y-%m-%d %H:%M') UTC"
   echo "at $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo '?')."
   echo
-  echo "| workload | ranks | trace.tf bytes, guided | dynamic | guided / dynamic | merge ms, guided | dynamic | loops (rank 0), guided | dynamic |"
-  echo "|---|---|---|---|---|---|---|---|---|"
+  echo "| workload | ranks | trace.tf bytes, guided | dynamic | guided / dynamic | merge ms, guided | dynamic | loops (rank 0), guided | dynamic | calls (rank 0) | recorder instr/call, guided | dynamic | guided / dynamic | merge k instr (rank 0), guided | dynamic |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
   for wl in cstbranch $workloads; do
     [ -f "$src/$wl.c" ] || continue
     (cd "$src" && "$tcc" "$mpicc" -O2 -g "$wl.c" wl_common.c -lm -lpthread -o "$tmp/prog") >/dev/null 2>&1 ||
@@ -91,7 +117,14 @@ run() {
       if g=$(run "$n" 1 "$tmp/guided") && d=$(run "$n" 0 "$tmp/dynamic"); then
         read -r gb gm gl <<<"$g"
         read -r db dm dl <<<"$d"
-        echo "| $wl | $n | $gb | $db | $(awk -v a="$gb" -v b="$db" 'BEGIN { printf "%.2f", a / b }') | $gm | $dm | $gl | $dl |"
+        if cg=$(recorder_cost "$n" 1 "$tmp/guided") && cgd=$(recorder_cost "$n" 0 "$tmp/dynamic"); then
+          read -r calls gi gk <<<"$cg"
+          read -r _ di dk <<<"$cgd"
+          cost="$calls | $gi | $di | $(awk -v a="$gi" -v b="$di" 'BEGIN { printf "%.2f", a / b }') | $gk | $dk"
+        else
+          cost="callgrind run failed | | | | |"
+        fi
+        echo "| $wl | $n | $gb | $db | $(awk -v a="$gb" -v b="$db" 'BEGIN { printf "%.2f", a / b }') | $gm | $dm | $gl | $dl | $cost |"
       else
         echo "| $wl | $n | a run failed in this MPI (or took over $run_timeout s) | | | | | | |"
       fi
