@@ -54,7 +54,8 @@ workloads=${WORKLOADS:-$(awk '/^set\(TF_C_WORKLOADS$/ { f = 1; next } f && /^\)/
 [ "$large" != all ] || large="cstbranch $(echo $workloads)"
 
 # recorder_cost NP GUIDE OUT: the program $tmp/prog traced at NP ranks as in run, rank 0 under
-# callgrind (callgrind_rank0.sh; LD_BIND_NOW=1: symbols bound at load, not at a first call), its
+# callgrind (callgrind_rank0.sh; LD_BIND_NOW=1: symbols bound at load, not at a first call;
+# TRACEFOLD_CHECKPOINT=off: no checkpoints, which come by the clock, not by the call), its
 # profile cut in parts: .1 up to the end of tf_recorder_start (MPI_Init), .2 the calls, the last
 # from tf_recorder_before_finalize on (the merge at MPI_Finalize, then the exit); prints
 # "calls instr_per_call merge_kinstr": rank 0's calls (tracefold counts, MPI_Init* and
@@ -65,7 +66,7 @@ recorder_cost() {
   rm -rf "$out" "$tmp"/cg.out*
   # shellcheck disable=SC2086 # $mpirun is a command line
   (cd "$tmp" && CALLGRIND_ARGS="--dump-after=tf_recorder_start --dump-before=tf_recorder_before_finalize" nice -n 10 timeout "$run_timeout" $mpirun -np "$n" \
-    env LD_PRELOAD="$lib" LD_BIND_NOW=1 TRACEFOLD_OUTPUT="$out" TRACEFOLD_CST_GUIDE="$guide" \
+    env LD_PRELOAD="$lib" LD_BIND_NOW=1 TRACEFOLD_CHECKPOINT=off TRACEFOLD_OUTPUT="$out" TRACEFOLD_CST_GUIDE="$guide" \
     "$here/callgrind_rank0.sh" "$tmp/cg.out" ./prog >/dev/null 2>"$out.err") || return 1
   [ -f "$tmp/cg.out.2" ] && [ -f "$tmp/cg.out" ] || return 1
   calls=$("$cli" counts --rank 0 "$out/trace.tf" | awk '$1 !~ /^MPI_(Init|Init_thread|Finalize)$/ { s += $2 } END { print s + 0 }')
@@ -96,8 +97,20 @@ run() {
   echo "the loop markers, src/core/fold/cst_guide.c) and dynamic (TRACEFOLD_CST_GUIDE=0: the pattern search"
   echo "of doc/FOLDING.md). Bytes of trace.tf (time summaries included), the merge at MPI_Finalize as rank 0"
   echo "reports it (guided: loops aligned across ranks by their CST ids, doc/MERGING.md), loop nodes of rank 0"
-  echo "in \`tracefold show\`. $(nproc) cores shared with other jobs (load average at the start:"
-  echo "$(cut -d' ' -f1-3 /proc/loadavg)): merge times of a few ms are noise. Written on $(date -u '+%Y-%m-%d %H:%M') UTC"
+  echo "in \`tracefold show\`. Then the same two runs with rank 0 under valgrind's callgrind (bench/callgrind_rank0.sh,"
+  echo "the other ranks native, LD_BIND_NOW=1, TRACEFOLD_CHECKPOINT=off: checkpoints come by the clock, which"
+  echo "valgrind slows): rank 0's intercepted calls (\`tracefold counts\`, MPI_Init and"
+  echo "MPI_Finalize left out) and the instructions the recorder itself executes per call between the end of"
+  echo "its start at MPI_Init and the start of the merge at MPI_Finalize (bench/cg_recorder.py: the self"
+  echo "instructions of libtracefold.so and the calls it makes outside the MPI library, libzstd and libc"
+  echo "included; everything inside libmpi left out, MPI's polling in waits and the recorder's own MPI calls"
+  echo "alike); untraced (\"none\") adds 0 by this count. The workloads make few calls at their default"
+  echo "iterations (25 to a few thousand on rank 0), so a call's figure includes the first-call costs (a call"
+  echo "site's first lookup, the folder's first nodes and buffers, the first segment); the steady state is"
+  echo "bench_callcost's below. \"merge k instr\": the recorder's instructions (thousands, the same count) from"
+  echo "the merge at MPI_Finalize to the exit, rank 0. $(nproc) cores shared with other jobs (load average at"
+  echo "the start: $(cut -d' ' -f1-3 /proc/loadavg)): merge times of a few ms are noise; instruction counts"
+  echo "do not move with the load. Written on $(date -u '+%Y-%m-%d %H:%M') UTC"
   echo "at $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo '?')."
   echo
   echo "| workload | ranks | trace.tf bytes, guided | dynamic | guided / dynamic | merge ms, guided | dynamic | loops (rank 0), guided | dynamic | calls (rank 0) | recorder instr/call, guided | dynamic | guided / dynamic | merge k instr (rank 0), guided | dynamic |"
@@ -176,7 +189,7 @@ run() {
   echo "dynamic folder's x4 { x4 {A} A B }, which nests a loop the source does not have). Per call the guide holds"
   echo "the values of an iteration that repeats its loop's last run, as the dynamic fast path does (doc/CST.md"
   echo "\"held iterations\"); what is left over the dynamic folder is the markers' own path. ns per call on this shared machine vary by more than"
-  echo "the difference (run it on an idle machine). The cost per call is measured at one rank; ranks beyond"
-  echo "NP: NP_LARGE ($np_large for $large; 0 leaves them out)."
+  echo "the difference (run it on an idle machine). Ranks beyond NP: NP_LARGE ($np_large for $large; 0 leaves"
+  echo "them out). Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
 } | tee "$tmp/section.md" >&2 # the rows on stderr as they come
 python3 "$here/results_section.py" "$here/RESULTS.md" "## CST-guided folding" <"$tmp/section.md"
