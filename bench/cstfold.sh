@@ -105,7 +105,7 @@ run() {
   echo "instructions of libtracefold.so and the calls it makes outside the MPI library, libzstd and libc"
   echo "included; everything inside libmpi left out, MPI's polling in waits and the recorder's own MPI calls"
   echo "alike); untraced (\"none\") adds 0 by this count. The workloads make few calls at their default"
-  echo "iterations (25 to a few thousand on rank 0), so a call's figure includes the first-call costs (a call"
+  echo "iterations (column \"calls\"), so a call's figure includes the first-call costs (a call"
   echo "site's first lookup, the folder's first nodes and buffers, the first segment); the steady state is"
   echo "bench_callcost's below. \"merge k instr\": the recorder's instructions (thousands, the same count) from"
   echo "the merge at MPI_Finalize to the exit, rank 0. $(nproc) cores shared with other jobs (load average at"
