@@ -21,10 +21,10 @@
 #      guided (callgrind, the whole run at two iteration counts, the
 #      difference divided by the calls added), and ns per call (the median
 #      repetition, traced minus untraced, per call).
-# ~15-20 min at 4 and 16 ranks on a loaded 2-core machine.
+# ~26 min at 4 and 16 ranks on a 2-core machine at load 10-17 (2026-11-28).
 #
 # usage: bench/cstfold.sh BUILD_DIR
-# environment: WORKLOADS [every bundled C workload], NP [4], NP_LARGE [16], LARGE (workloads; "all": every one), MPIRUN, MPICC (default: those of
+# environment: WORKLOADS [every bundled C workload], NP [4], NP_LARGE [16], LARGE [all] (workloads; "all": every one), MPIRUN, MPICC (default: those of
 # BUILD_DIR/CMakeCache.txt), ITERS [200000] (callcost, ns per call), RUN_TIMEOUT [300] (seconds a
 # traced run may take), LARGE_BUDGET [0: none] (seconds for all the NP_LARGE runs; the rows after it
 # say "not run: time budget")
