@@ -8,18 +8,23 @@
 #      binary: guided (the default for a tracefold-cc build) and dynamic
 #      (TRACEFOLD_CST_GUIDE=0): trace.tf bytes, the merge time rank 0 reports
 #      (TRACEFOLD_VERBOSE=1: the merge at MPI_Finalize), and the loop nodes of
-#      rank 0 in `tracefold show`. The workloads of LARGE [stencil2d ring
-#      cstbranch] also at NP_LARGE ranks [16; 0 leaves them out: a 2-core
-#      machine shared with others should not run 16 ranks].
+#      rank 0 in `tracefold show`. The workloads of LARGE [all] also at
+#      NP_LARGE ranks [16; 0 leaves them out]. Then twice more with rank 0
+#      under callgrind (callgrind_rank0.sh, the other ranks native): the
+#      instructions the recorder itself executes per intercepted call of
+#      rank 0 (cg_recorder.py: the recorder's library and what it calls
+#      outside the MPI library, so MPI's polling in waits is left out;
+#      MPI_Init and the merge at MPI_Finalize cut off with callgrind's
+#      --dump-after/--dump-before), and those of the merge (rank 0).
 #   2. bench_callcost's loops (bench/callcost.c) built by tracefold-cc, one
 #      rank: the recorder's instructions per MPI call, untraced, dynamic and
 #      guided (callgrind, the whole run at two iteration counts, the
 #      difference divided by the calls added), and ns per call (the median
 #      repetition, traced minus untraced, per call).
-# ~3 min at 4 ranks.
+# ~26 min at 4 and 16 ranks on a 2-core machine at load 10-17 (2026-11-28).
 #
 # usage: bench/cstfold.sh BUILD_DIR
-# environment: WORKLOADS [every bundled C workload], NP [4], NP_LARGE [16], LARGE (workloads; "all": every one), MPIRUN, MPICC (default: those of
+# environment: WORKLOADS [every bundled C workload], NP [4], NP_LARGE [16], LARGE [all] (workloads; "all": every one), MPIRUN, MPICC (default: those of
 # BUILD_DIR/CMakeCache.txt), ITERS [200000] (callcost, ns per call), RUN_TIMEOUT [300] (seconds a
 # traced run may take), LARGE_BUDGET [0: none] (seconds for all the NP_LARGE runs; the rows after it
 # say "not run: time budget")
@@ -32,7 +37,7 @@ prog=cstfold.sh
 mpi_of_build "$build"
 np=${NP:-4}
 np_large=${NP_LARGE:-16}
-large=${LARGE:-stencil2d ring cstbranch}
+large=${LARGE:-all}
 iters=${ITERS:-200000}
 run_timeout=${RUN_TIMEOUT:-300}
 large_budget=${LARGE_BUDGET:-0}
@@ -47,6 +52,28 @@ export MPIR_CVAR_POLLS_BEFORE_YIELD=1
 src=$here/../workloads
 workloads=${WORKLOADS:-$(awk '/^set\(TF_C_WORKLOADS$/ { f = 1; next } f && /^\)/ { exit } f { sub(/#.*/, ""); if (NF) print $1 }' "$src/CMakeLists.txt")}
 [ "$large" != all ] || large="cstbranch $(echo $workloads)"
+
+# recorder_cost NP GUIDE OUT: the program $tmp/prog traced at NP ranks as in run, rank 0 under
+# callgrind (callgrind_rank0.sh; LD_BIND_NOW=1: symbols bound at load, not at a first call;
+# TRACEFOLD_CHECKPOINT=off: no checkpoints, which come by the clock, not by the call), its
+# profile cut in parts: .1 up to the end of tf_recorder_start (MPI_Init), .2 the calls, the last
+# from tf_recorder_before_finalize on (the merge at MPI_Finalize, then the exit); prints
+# "calls instr_per_call merge_kinstr": rank 0's calls (tracefold counts, MPI_Init* and
+# MPI_Finalize left out), the recorder's own instructions (cg_recorder.py: its library, and what it
+# calls outside MPI) in the calls part per call, and in the last part (thousands)
+recorder_cost() {
+  local n=$1 guide=$2 out=$3 calls
+  rm -rf "$out" "$tmp"/cg.out*
+  # shellcheck disable=SC2086 # $mpirun is a command line
+  (cd "$tmp" && CALLGRIND_ARGS="--dump-after=tf_recorder_start --dump-before=tf_recorder_before_finalize" nice -n 10 timeout "$run_timeout" $mpirun -np "$n" \
+    env LD_PRELOAD="$lib" LD_BIND_NOW=1 TRACEFOLD_CHECKPOINT=off TRACEFOLD_OUTPUT="$out" TRACEFOLD_CST_GUIDE="$guide" \
+    "$here/callgrind_rank0.sh" "$tmp/cg.out" ./prog >/dev/null 2>"$out.err") || return 1
+  [ -f "$tmp/cg.out.2" ] && [ -f "$tmp/cg.out" ] || return 1
+  calls=$("$cli" counts --rank 0 "$out/trace.tf" | awk '$1 !~ /^MPI_(Init|Init_thread|Finalize)$/ { s += $2 } END { print s + 0 }')
+  [ "$calls" -gt 0 ] || return 1
+  echo "$calls" "$(($(python3 "$here/cg_recorder.py" "$tmp/cg.out.2") / calls))" \
+    "$(($(python3 "$here/cg_recorder.py" "$tmp/cg.out") / 1000))"
+}
 
 # run NP GUIDE OUT: the program $tmp/prog traced at NP ranks, TRACEFOLD_CST_GUIDE=GUIDE, into OUT
 # (a run longer than RUN_TIMEOUT fails);
@@ -70,12 +97,24 @@ run() {
   echo "the loop markers, src/core/fold/cst_guide.c) and dynamic (TRACEFOLD_CST_GUIDE=0: the pattern search"
   echo "of doc/FOLDING.md). Bytes of trace.tf (time summaries included), the merge at MPI_Finalize as rank 0"
   echo "reports it (guided: loops aligned across ranks by their CST ids, doc/MERGING.md), loop nodes of rank 0"
-  echo "in \`tracefold show\`. $(nproc) cores shared with other jobs (load average at the start:"
-  echo "$(cut -d' ' -f1-3 /proc/loadavg)): merge times of a few ms are noise. Written on $(date -u '+%Y-%m-%d %H:%M') UTC"
+  echo "in \`tracefold show\`. Then the same two runs with rank 0 under valgrind's callgrind (bench/callgrind_rank0.sh,"
+  echo "the other ranks native, LD_BIND_NOW=1, TRACEFOLD_CHECKPOINT=off: checkpoints come by the clock, which"
+  echo "valgrind slows): rank 0's intercepted calls (\`tracefold counts\`, MPI_Init and"
+  echo "MPI_Finalize left out) and the instructions the recorder itself executes per call between the end of"
+  echo "its start at MPI_Init and the start of the merge at MPI_Finalize (bench/cg_recorder.py: the self"
+  echo "instructions of libtracefold.so and the calls it makes outside the MPI library, libzstd and libc"
+  echo "included; everything inside libmpi left out, MPI's polling in waits and the recorder's own MPI calls"
+  echo "alike); untraced (\"none\") adds 0 by this count. The workloads make few calls at their default"
+  echo "iterations (column \"calls\"), so a call's figure includes the first-call costs (a call"
+  echo "site's first lookup, the folder's first nodes and buffers, the first segment); the steady state is"
+  echo "bench_callcost's below. \"merge k instr\": the recorder's instructions (thousands, the same count) from"
+  echo "the merge at MPI_Finalize to the exit, rank 0. $(nproc) cores shared with other jobs (load average at"
+  echo "the start: $(cut -d' ' -f1-3 /proc/loadavg)): merge times of a few ms are noise; instruction counts"
+  echo "do not move with the load. Written on $(date -u '+%Y-%m-%d %H:%M') UTC"
   echo "at $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo '?')."
   echo
-  echo "| workload | ranks | trace.tf bytes, guided | dynamic | guided / dynamic | merge ms, guided | dynamic | loops (rank 0), guided | dynamic |"
-  echo "|---|---|---|---|---|---|---|---|---|"
+  echo "| workload | ranks | trace.tf bytes, guided | dynamic | guided / dynamic | merge ms, guided | dynamic | loops (rank 0), guided | dynamic | calls (rank 0) | recorder instr/call, guided | dynamic | guided / dynamic | merge k instr (rank 0), guided | dynamic |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
   for wl in cstbranch $workloads; do
     [ -f "$src/$wl.c" ] || continue
     (cd "$src" && "$tcc" "$mpicc" -O2 -g "$wl.c" wl_common.c -lm -lpthread -o "$tmp/prog") >/dev/null 2>&1 ||
@@ -91,7 +130,14 @@ run() {
       if g=$(run "$n" 1 "$tmp/guided") && d=$(run "$n" 0 "$tmp/dynamic"); then
         read -r gb gm gl <<<"$g"
         read -r db dm dl <<<"$d"
-        echo "| $wl | $n | $gb | $db | $(awk -v a="$gb" -v b="$db" 'BEGIN { printf "%.2f", a / b }') | $gm | $dm | $gl | $dl |"
+        if cg=$(recorder_cost "$n" 1 "$tmp/guided") && cgd=$(recorder_cost "$n" 0 "$tmp/dynamic"); then
+          read -r calls gi gk <<<"$cg"
+          read -r _ di dk <<<"$cgd"
+          cost="$calls | $gi | $di | $(awk -v a="$gi" -v b="$di" 'BEGIN { printf "%.2f", a / b }') | $gk | $dk"
+        else
+          cost="callgrind run failed | | | | |"
+        fi
+        echo "| $wl | $n | $gb | $db | $(awk -v a="$gb" -v b="$db" 'BEGIN { printf "%.2f", a / b }') | $gm | $dm | $gl | $dl | $cost |"
       else
         echo "| $wl | $n | a run failed in this MPI (or took over $run_timeout s) | | | | | | |"
       fi
@@ -143,7 +189,7 @@ run() {
   echo "dynamic folder's x4 { x4 {A} A B }, which nests a loop the source does not have). Per call the guide holds"
   echo "the values of an iteration that repeats its loop's last run, as the dynamic fast path does (doc/CST.md"
   echo "\"held iterations\"); what is left over the dynamic folder is the markers' own path. ns per call on this shared machine vary by more than"
-  echo "the difference (run it on an idle machine). The cost per call is measured at one rank; ranks beyond"
-  echo "NP: NP_LARGE ($np_large for $large; 0 leaves them out)."
+  echo "the difference (run it on an idle machine). Ranks beyond NP: NP_LARGE ($np_large for $large; 0 leaves"
+  echo "them out). Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
 } | tee "$tmp/section.md" >&2 # the rows on stderr as they come
 python3 "$here/results_section.py" "$here/RESULTS.md" "## CST-guided folding" <"$tmp/section.md"
