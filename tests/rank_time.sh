@@ -60,19 +60,23 @@ say "a. -m ranks at 2 ranks: $(tail -1 "$work/ranks.check" | cut -d' ' -f2-4), t
 # the split between the ranks is checked always.
 disturbed=$(awk '$1 == "rank" { sub(/exact=/, "", $4); if ($4 > 1.5 * 0.040 * ($2 % 2 ? 6 : 1)) d = 1 } END { print d + 0 }' \
   "$work/ranks.check")
+# The replay's own busy waits overshoot the same way: up to 3 replays, one
+# within the bounds is enough (a disturbed replay is not a wrong one).
 for mode in mean histogram; do
-  tf_must "$work/replay.$mode" "replay --compute $mode failed" \
-    $mpirun -np $np "$replay" --quiet --compute $mode --report "$work/replay.$mode.report" "$work/ranks/trace.tf"
-  awk -v disturbed="$disturbed" '$1 == "rank" { c[$2] = $4; r[$2] = $6 } $1 == "time_s" { t = $2 } $1 == "recorded_s" { rec = $2 }
-    END {
-      want = r[1] / r[0] / 2; if (want > 3) want = 3
-      if (!(c[1] >= want * c[0])) { printf "rank 1 replayed %.4f s of compute, not %.1fx rank 0 (%.4f s)\n", c[1], want, c[0]; bad = 1 }
-      if (disturbed) exit bad
-      for (k in c) { d = c[k] - r[k]; if (d < 0) d = -d
-        if (d > 0.25 * r[k] + 0.02) { printf "rank %d: replayed compute %.4f s, the trace keeps %.4f s\n", k, c[k], r[k]; bad = 1 } }
-      if (!(rec > 0) || t < 0.75 * rec || t > 1.25 * rec) { printf "replay wall time %.4f s, recorded %.4f s\n", t, rec; bad = 1 }
-      exit bad }' "$work/replay.$mode.report" >"$work/replay.$mode.bad" ||
-    fail "-m ranks: replay --compute $mode: $(cat "$work/replay.$mode.bad")"
+  for attempt in 1 2 3; do
+    tf_must "$work/replay.$mode" "replay --compute $mode failed" \
+      $mpirun -np $np "$replay" --quiet --compute $mode --report "$work/replay.$mode.report" "$work/ranks/trace.tf"
+    awk -v disturbed="$disturbed" '$1 == "rank" { c[$2] = $4; r[$2] = $6 } $1 == "time_s" { t = $2 } $1 == "recorded_s" { rec = $2 }
+      END {
+        want = r[1] / r[0] / 2; if (want > 3) want = 3
+        if (!(c[1] >= want * c[0])) { printf "rank 1 replayed %.4f s of compute, not %.1fx rank 0 (%.4f s)\n", c[1], want, c[0]; bad = 1 }
+        if (disturbed) exit bad
+        for (k in c) { d = c[k] - r[k]; if (d < 0) d = -d
+          if (d > 0.25 * r[k] + 0.02) { printf "rank %d: replayed compute %.4f s, the trace keeps %.4f s\n", k, c[k], r[k]; bad = 1 } }
+        if (!(rec > 0) || t < 0.75 * rec || t > 1.25 * rec) { printf "replay wall time %.4f s, recorded %.4f s\n", t, rec; bad = 1 }
+        exit bad }' "$work/replay.$mode.report" >"$work/replay.$mode.bad" && break
+    [ "$attempt" -lt 3 ] || fail "-m ranks: replay --compute $mode, 3 tries: $(cat "$work/replay.$mode.bad")"
+  done
 done
 [ "$disturbed" = 0 ] || say "a. note: the recording's busy waits overshot by more than 50 % (a busy machine): the replay's figures are not held to bounds"
 say "a. replay (compute per rank, s: replayed / kept): mean $(awk '$1 == "rank" { printf "%d %.3f/%.3f ", $2, $4, $6 }' "$work/replay.mean.report"), histogram $(awk '$1 == "rank" { printf "%d %.3f/%.3f ", $2, $4, $6 }' "$work/replay.histogram.report")"
