@@ -19,6 +19,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "extrap/coords.h"
@@ -186,12 +187,57 @@ static void test_per_rank(void) {
   tf_vseq_free(&back, &m);
 }
 
+/* The partner of a transpose on a square grid, relative: rank (i, j) talks
+ * to (j, i), (n-1) * (j - i) away; its value depends on both coordinates. */
+static int64_t transpose_partner(int64_t r, const int64_t *dims) {
+  int64_t n = dims[1], i = r / n, j = r % n;
+  return j * n + i - r;
+}
+
+static void test_transpose(void) {
+  tf_mem m = {0};
+  const int64_t d44[2] = {4, 4}, d100[2] = {100, 100};
+  tf_vset v = {0};
+  make_set(&v, 16, transpose_partner, d44, 3, &m);
+  CHECKF(v.n == 7, "%u groups at 4x4, expected 7 (one per diagonal)", v.n);
+  tf_coord_entry *e;
+  uint32_t n;
+  CHECK(tf_coord_split(&v, 2, d44, 1, &e, &n, &m) == 0);
+  CHECKF(n == 1 && e[0].is_class, "%u entries, expected 1 class", n);
+  if (n == 1) {
+    CHECKF(e[0].coef[0] == 0 && e[0].coef[1] == -3 && e[0].coef[2] == 3, "coefficients %lld %lld %lld",
+           (long long)e[0].coef[0], (long long)e[0].coef[1], (long long)e[0].coef[2]);
+    const int64_t coef[3] = {0, -99, 99}; /* the class at 100x100, as the fit gives it */
+    tf_vseq all = {0};
+    tf_vseq_push_run(&all, 0, 1, 10000, &m);
+    tf_vset out = {0};
+    CHECK(tf_coord_expand(&out, &all, &e[0].shape, coef, 2, d100, 0, &m) == 0); /* no rules: one group per value */
+    CHECKF(out.n == 199, "%u groups at 100x100 without rules, expected 199", out.n);
+    check_set(&out, 10000, transpose_partner, d100, 3);
+    tf_vset_free(&out, &m);
+    CHECK(tf_coord_expand(&out, &all, &e[0].shape, coef, 2, d100, 1, &m) == 0); /* one pair, a rule of two terms */
+    const tf_vrule *q = tf_vset_pair_rule(&out, 0);
+    CHECKF(out.n == 1 && q && q->a == -99 && q->d == 100 && q->m == 0 && q->a2 == 99 && q->d2 == 1 && q->m2 == 100 &&
+               tf_vrule_valid(q),
+           "%u groups at 100x100 with rules, expected 1 with -99*(r/100)+99*(r%%100)", out.n);
+    check_set(&out, 10000, transpose_partner, d100, 3);
+    char text[128];
+    if (q) tf_vrule_format(q, text, sizeof text);
+    CHECKF(q && strcmp(text, "-99*(r/100)+99*(r%100)") == 0, "rule shown as %s", q ? text : "(none)");
+    tf_vset_free(&out, &m);
+    tf_vseq_free(&all, &m);
+  }
+  tf_coord_free(e, n, &m);
+  tf_vset_free(&v, &m);
+}
+
 int main(int argc, char **argv) {
   static const test_case cases[] = {
       {"affine", test_affine},
       {"planes", test_planes},
       {"edge_row", test_edge_row},
       {"per_rank", test_per_rank},
+      {"transpose", test_transpose},
   };
   return run_cases("test_extrap_coords", cases, TEST_NCASES(cases), argc, argv);
 }

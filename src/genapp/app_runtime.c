@@ -64,6 +64,7 @@ static inline int64_t tfg_value_in(const tfg_item *tab, int32_t first, int32_t n
 typedef struct tfg_pair {
   tfg_seq ranks, values;
   int64_t a, d, m; /* a rule (doc/FORMAT.md 3.5): this rank's values are these plus a * ((rank / d) mod m) (m 0: no mod) */
+  int64_t a2, d2, m2; /* ... plus a2 * ((rank / d2) mod m2) (a2 0: none) */
 } tfg_pair;
 typedef struct tfg_vset {
   const tfg_pair *pairs;
@@ -100,8 +101,9 @@ static inline int64_t tfg_next(tfg_vset *s) {
   while (s->at < q->n && k - s->at_k >= q->items[s->at].nvalues) s->at_k += q->items[s->at++].nvalues;
   if (s->at >= q->n) tfg_die("a value sequence runs out (value %lld)", (long long)k);
   const tfg_pair *p = &s->pairs[s->mine];
-  int64_t x = p->a ? tfg_rank / p->d : 0;
-  return (int64_t)((uint64_t)tfg_value_in(q->items, s->at, 1, k - s->at_k) + (uint64_t)p->a * (uint64_t)(p->m ? x % p->m : x));
+  int64_t x = p->a ? tfg_rank / p->d : 0, x2 = p->a2 ? tfg_rank / p->d2 : 0;
+  return (int64_t)((uint64_t)tfg_value_in(q->items, s->at, 1, k - s->at_k) + (uint64_t)p->a * (uint64_t)(p->m ? x % p->m : x) +
+                   (uint64_t)p->a2 * (uint64_t)(p->m2 ? x2 % p->m2 : x2));
 }
 
 /* A node's ranks: 1 if this rank is among them (looked up once). */

@@ -127,12 +127,15 @@ void tfg_value_expr(tfg_gen *g, const tf_vset *v, char *buf, size_t len) {
     seq_ref(g, &v->ranks[p], &pairs);
     tfg_puts(&pairs, ", ");
     seq_ref(g, &v->seq[p], &pairs);
-    const tf_vrule *q = tf_vset_pair_rule(v, p); /* the rank's values: these plus a * ((rank / d) mod m) */
-    char a[32], d[32], m[32];
+    const tf_vrule *q = tf_vset_pair_rule(v, p); /* the rank's values: these plus a * ((rank / d) mod m) ... */
+    char a[32], d[32], m[32], a2[32], d2[32], m2[32];
     tfg_literal(q ? q->a : 0, a, sizeof a);
     tfg_literal(q ? q->d : 1, d, sizeof d);
     tfg_literal(q ? q->m : 0, m, sizeof m);
-    tfg_put(&pairs, ", %s, %s, %s}", a, d, m);
+    tfg_literal(q ? q->a2 : 0, a2, sizeof a2); /* ... plus a second term (a2 0: none) */
+    tfg_literal(q && q->a2 ? q->d2 : 1, d2, sizeof d2);
+    tfg_literal(q ? q->m2 : 0, m2, sizeof m2);
+    tfg_put(&pairs, ", %s, %s, %s, %s, %s, %s}", a, d, m, a2, d2, m2);
   }
   char pname[32];
   tfg_table_name(g, "tfg_pair", "pr", pairs.p ? pairs.p : "", pname, sizeof pname);
@@ -186,7 +189,7 @@ void tfg_constants_name(tfg_gen *g, const int64_t *per_rank, const uint8_t *has,
     seq_ref(g, &ranks, &pairs);
     tfg_puts(&pairs, ", ");
     seq_ref(g, &value, &pairs);
-    tfg_puts(&pairs, ", 0, 1, 0}");
+    tfg_puts(&pairs, ", 0, 1, 0, 0, 1, 0}"); /* no rule */
     tf_vseq_free(&ranks, &m);
     tf_vseq_free(&value, &m);
   }

@@ -105,7 +105,11 @@ static void put_vset(jw *w, const tf_vset *v, const tf_vseq *all) {
     fputs(i ? ",{\"ranks\":" : "{\"ranks\":", w->f);
     put_ranks(w, &v->ranks[i]);
     const tf_vrule *q = tf_vset_pair_rule(v, i); /* rank r's values: seq plus a * ((r / d) mod m) */
-    if (q) fprintf(w->f, ",\"rule\":{\"a\":%lld,\"d\":%lld,\"m\":%lld}", (long long)q->a, (long long)q->d, (long long)q->m);
+    if (q) {
+      fprintf(w->f, ",\"rule\":{\"a\":%lld,\"d\":%lld,\"m\":%lld", (long long)q->a, (long long)q->d, (long long)q->m);
+      if (q->a2) fprintf(w->f, ",\"a2\":%lld,\"d2\":%lld,\"m2\":%lld", (long long)q->a2, (long long)q->d2, (long long)q->m2);
+      fputc('}', w->f);
+    }
     fputs(",\"seq\":", w->f);
     put_seq(w->f, &v->seq[i], w->counted);
     fputc('}', w->f);

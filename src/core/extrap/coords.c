@@ -218,21 +218,38 @@ static int sort_by_value(rank_value *rv, uint64_t n) {
   return 0;
 }
 
+/* Coordinate j of a rank, (r / stride) mod dims[j] (row-major; the first
+ * needs no mod), as the stride and modulus of a rule's term. */
+static void coord_term(int j, int nd, const int64_t *dims, int64_t *stride, int64_t *mod) {
+  *stride = 1;
+  for (int f = j + 1; f < nd; f++) *stride *= dims[f];
+  *mod = j ? dims[j] : 0;
+}
+
 /* A rule (mtrace.h) that gives every rank of rv[0..n) its value less one
- * stored value (in *base): -r (an absolute rank recorded relative), or one
- * coordinate times its coefficient when the class uses one. 1 and *q, or 0. */
+ * stored value (in *base): -r (an absolute rank recorded relative), or the
+ * coordinates times their coefficients when the class uses one or two
+ * (two: a transpose's partner). 1 and *q, or 0. */
 static int find_rule(const rank_value *rv, uint64_t n, const int64_t *coef, int nd, const int64_t *dims, tf_vrule *q,
                      int64_t *base) {
   tf_vrule cand[2];
   int64_t cbase[2];
-  int nc = 0, used = 0, j = 0;
-  cand[nc] = (tf_vrule){-1, 1, 0}, cbase[nc++] = tf_wadd(rv[0].value, rv[0].rank);
+  int nc = 0, used = 0, j[2] = {0, 0};
+  cand[nc] = (tf_vrule){-1, 1, 0, 0, 1, 0}, cbase[nc++] = tf_wadd(rv[0].value, rv[0].rank);
   for (int f = 1; f <= nd; f++)
-    if (coef[f]) used++, j = f - 1;
-  if (used == 1) { /* coordinate j = (r / stride) mod dims[j] (row-major; the first needs no mod) */
-    int64_t stride = 1;
-    for (int f = j + 1; f < nd; f++) stride *= dims[f];
-    cand[nc] = (tf_vrule){coef[1 + j], stride, j ? dims[j] : 0}, cbase[nc++] = coef[0];
+    if (coef[f]) {
+      if (used < 2) j[used] = f - 1;
+      used++;
+    }
+  if (used == 1 || used == 2) {
+    tf_vrule t = {0};
+    t.a = coef[1 + j[0]];
+    coord_term(j[0], nd, dims, &t.d, &t.m);
+    if (used == 2) {
+      t.a2 = coef[1 + j[1]];
+      coord_term(j[1], nd, dims, &t.d2, &t.m2);
+    }
+    cand[nc] = t, cbase[nc++] = coef[0];
   }
   for (int c = 0; c < nc; c++) {
     uint64_t i = 0;

@@ -32,11 +32,16 @@ static void put_vset(tf_buf *b, const tf_vset *v, const tf_vseq *node_ranks) {
     tf_buf_put_uvar(b, (uint64_t)(v->n + 1) << 1 | 1);
     for (uint32_t i = 0; i < v->n; i++) {
       const tf_vrule *q = tf_vset_pair_rule(v, i);
-      tf_buf_put_uvar(b, q != NULL);
+      tf_buf_put_uvar(b, q ? (q->a2 ? 2 : 1) : 0); /* the rule's terms */
       if (q) {
         tf_buf_put_svar(b, q->a);
         tf_buf_put_uvar(b, (uint64_t)q->d);
         tf_buf_put_uvar(b, (uint64_t)q->m);
+      }
+      if (q && q->a2) {
+        tf_buf_put_svar(b, q->a2);
+        tf_buf_put_uvar(b, (uint64_t)q->d2);
+        tf_buf_put_uvar(b, (uint64_t)q->m2);
       }
       tf_vseq_encode(b, &v->seq[i]);
       tf_vseq_encode(b, &v->ranks[i]);
@@ -240,6 +245,15 @@ static int bad(dec *d, const char *why) {
 }
 
 /* A rank list: strictly increasing, inside [0, nranks). */
+/* One term of a value pair's rule (doc/FORMAT.md 3.5): svar a, uvar d, uvar
+ * m; values out of range are made invalid for tf_vrule_valid. */
+static void get_rule_term(dec *d, int64_t *a, int64_t *dd, int64_t *m) {
+  *a = tf_cur_svar(d->c);
+  uint64_t dv = tf_cur_uvar(d->c), mv = tf_cur_uvar(d->c);
+  *dd = dv > INT64_MAX ? 0 : (int64_t)dv;
+  *m = mv > INT64_MAX ? -1 : (int64_t)mv;
+}
+
 static int get_ranks(dec *d, tf_vseq *s) {
   tf_vfacts f;
   const char *why = NULL;
@@ -275,16 +289,12 @@ static int get_vset(dec *d, tf_vset *v, const tf_vseq *node_ranks, int counts, i
     tf_vseq seq, ranks;
     tf_vfacts f;
     tf_vseq_init(&ranks);
-    uint64_t has_rule = flagged ? tf_cur_uvar(d->c) : 0;
-    tf_vrule rule = {0, 1, 0};
-    if (has_rule == 1) {
-      rule.a = tf_cur_svar(d->c);
-      uint64_t dv = tf_cur_uvar(d->c), mv = tf_cur_uvar(d->c);
-      rule.d = dv > INT64_MAX ? 0 : (int64_t)dv;
-      rule.m = mv > INT64_MAX ? -1 : (int64_t)mv;
-    }
+    uint64_t has_rule = flagged ? tf_cur_uvar(d->c) : 0; /* the rule's terms */
+    tf_vrule rule = {0, 1, 0, 0, 1, 0};
+    if (has_rule == 1 || has_rule == 2) get_rule_term(d, &rule.a, &rule.d, &rule.m);
+    if (has_rule == 2) get_rule_term(d, &rule.a2, &rule.d2, &rule.m2);
     if (d->c->bad) return bad(d, "truncated value set");
-    if (has_rule > 1) return bad(d, "unknown value-pair flag");
+    if (has_rule > 2) return bad(d, "unknown value-pair flag");
     if (has_rule && !tf_vrule_valid(&rule)) return bad(d, "bad value-pair rule (a 0, d 0 or out of range)");
     int rc = get_vseq(d, &seq, &f);
     if (!rc && counts && (f.count < 1 || f.min < lo || f.max > hi)) rc = bad(d, "bad counts");

@@ -86,26 +86,43 @@ int tf_vset_has_rule(const tf_vset *v) {
   return 0;
 }
 
-int tf_vrule_valid(const tf_vrule *q) { return q->a != 0 && q->d >= 1 && q->m >= 0; }
+int tf_vrule_valid(const tf_vrule *q) {
+  return q->a != 0 && q->d >= 1 && q->m >= 0 && (q->a2 == 0 ? q->d2 <= 1 && q->m2 == 0 : q->d2 >= 1 && q->m2 >= 0);
+}
+
+static int64_t term_at(int64_t a, int64_t d, int64_t m, int64_t r) {
+  int64_t x = r / d;
+  if (m) x %= m;
+  return tf_wmul(a, (uint64_t)x);
+}
 
 int64_t tf_vrule_at(const tf_vrule *q, int64_t r) {
-  int64_t x = r / q->d;
-  if (q->m) x %= q->m;
-  return tf_wmul(q->a, (uint64_t)x);
+  int64_t v = term_at(q->a, q->d, q->m, r);
+  return q->a2 ? tf_wadd(v, term_at(q->a2, q->d2, q->m2, r)) : v;
+}
+
+/* "a*((r/d)%m)" in its shortest form, at most len - 1 characters. */
+static void term_format(int64_t a, int64_t d, int64_t m, char *buf, size_t len) {
+  char term[64];
+  if (d == 1) snprintf(term, sizeof term, "r");
+  else snprintf(term, sizeof term, "(r/%lld)", (long long)d);
+  if (m) {
+    char t[96];
+    snprintf(t, sizeof t, "(%s%%%lld)", term, (long long)m);
+    snprintf(term, sizeof term, "%.63s", t);
+  }
+  if (a == 1) snprintf(buf, len, "%s", term);
+  else if (a == -1) snprintf(buf, len, "-%s", term);
+  else snprintf(buf, len, "%lld*%s", (long long)a, term);
 }
 
 void tf_vrule_format(const tf_vrule *q, char *buf, size_t len) {
-  char term[64];
-  if (q->d == 1) snprintf(term, sizeof term, "r");
-  else snprintf(term, sizeof term, "(r/%lld)", (long long)q->d);
-  if (q->m) {
-    char t[96];
-    snprintf(t, sizeof t, "(%s%%%lld)", term, (long long)q->m);
-    snprintf(term, sizeof term, "%.63s", t);
+  term_format(q->a, q->d, q->m, buf, len);
+  size_t at = strlen(buf);
+  if (q->a2 && at + 2 < len) {
+    if (q->a2 > 0) buf[at++] = '+';
+    term_format(q->a2, q->d2, q->m2, buf + at, len - at);
   }
-  if (q->a == 1) snprintf(buf, len, "%s", term);
-  else if (q->a == -1) snprintf(buf, len, "-%s", term);
-  else snprintf(buf, len, "%lld*%s", (long long)q->a, term);
 }
 
 /* The pair whose ranks hold `rank`, or v->n. */

@@ -40,9 +40,12 @@ typedef struct tf_vset {
  * d = 1, m = 0: values stored absolute, rank r's are these minus r (a
  * rank the recorder stores relative); a = 1, d = the row length: the row
  * number (an MPI_Comm_split color); a = 1, d = 1, m = the row length: the
- * column. */
+ * column. A second term a2 * ((r / d2) mod m2) (a2 = 0: none) is added when
+ * the value depends on two coordinates: the partner of a transpose on an
+ * n x n grid, (n-1) * (r mod n) - (n-1) * (r / n). */
 typedef struct tf_vrule {
   int64_t a, d, m;
+  int64_t a2, d2, m2;
 } tf_vrule;
 
 typedef struct tf_mnode {
