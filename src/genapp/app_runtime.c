@@ -90,6 +90,13 @@ static inline int tfg_member(const tfg_seq *ranks, int rank) {
   return 0;
 }
 
+/* One term of a pair's rule at this rank, a * ((rank / d) mod m), as unsigned (a 0: none). */
+static inline uint64_t tfg_rule_term(int64_t a, int64_t d, int64_t m) {
+  if (!a) return 0;
+  int64_t x = tfg_rank / d;
+  return (uint64_t)a * (uint64_t)(m ? x % m : x);
+}
+
 static inline int64_t tfg_next(tfg_vset *s) {
   if (s->mine < 0) {
     for (int32_t p = 0; p < s->npairs && s->mine < 0; p++)
@@ -101,9 +108,8 @@ static inline int64_t tfg_next(tfg_vset *s) {
   while (s->at < q->n && k - s->at_k >= q->items[s->at].nvalues) s->at_k += q->items[s->at++].nvalues;
   if (s->at >= q->n) tfg_die("a value sequence runs out (value %lld)", (long long)k);
   const tfg_pair *p = &s->pairs[s->mine];
-  int64_t x = p->a ? tfg_rank / p->d : 0, x2 = p->a2 ? tfg_rank / p->d2 : 0;
-  return (int64_t)((uint64_t)tfg_value_in(q->items, s->at, 1, k - s->at_k) + (uint64_t)p->a * (uint64_t)(p->m ? x % p->m : x) +
-                   (uint64_t)p->a2 * (uint64_t)(p->m2 ? x2 % p->m2 : x2));
+  return (int64_t)((uint64_t)tfg_value_in(q->items, s->at, 1, k - s->at_k) + tfg_rule_term(p->a, p->d, p->m) +
+                   tfg_rule_term(p->a2, p->d2, p->m2));
 }
 
 /* A node's ranks: 1 if this rank is among them (looked up once). */

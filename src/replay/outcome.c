@@ -194,21 +194,25 @@ static void wait_until_complete(rp_thread *T, int64_t id, MPI_Request *reqs, int
 
 /* ------------------------------------------------------------ held messages */
 
-#ifndef TF_SIMGRID
 /* Before an MPI_Improbe the recording saw fail: the envelope of the message
- * it may match now (what MPI_Iprobe sees first; the arguments if none). */
+ * it may match now (what MPI_Iprobe sees first; the arguments if none, and
+ * always when simulated). */
 static void note_probe(rp_thread *T, MPI_Comm comm, int src, int tag) {
+  T->probe = (struct rp_held){comm, src, tag, MPI_MESSAGE_NULL};
+#ifndef TF_SIMGRID
   MPI_Status st;
   int flag = 0;
-  T->probe = (struct rp_held){comm, src, tag, MPI_MESSAGE_NULL};
   if (PMPI_Iprobe(src, tag, comm, &flag, &st) == MPI_SUCCESS && flag)
     T->probe.src = st.MPI_SOURCE, T->probe.tag = st.MPI_TAG;
-}
-#else
-static void note_probe(rp_thread *T, MPI_Comm comm, int src, int tag) {
-  T->probe = (struct rp_held){comm, src, tag, MPI_MESSAGE_NULL};
-}
 #endif
+}
+
+/* m joins the held messages, with the envelope of this poll. */
+static void held_push(rp_thread *T, MPI_Message m) {
+  T->held = rp_grow(T, T->held, T->nheld, &T->held_cap, sizeof *T->held);
+  T->held[T->nheld] = T->probe;
+  T->held[T->nheld++].msg = m;
+}
 
 /* The oldest held message a probe of (comm, src, tag) matches, or -1. */
 static int held_find(rp_thread *T, MPI_Comm comm, int src, int tag) {
@@ -224,20 +228,14 @@ static int held_find(rp_thread *T, MPI_Comm comm, int src, int tag) {
 MPI_Message rp_msg_matched(rp_thread *T, int recorded, MPI_Message m) {
   int found = m != MPI_MESSAGE_NULL && m != MPI_MESSAGE_NO_PROC;
   if (!recorded && found) { /* the recording's poll found nothing: hold it */
-    T->held = rp_grow(T, T->held, T->nheld, &T->held_cap, sizeof *T->held);
-    T->held[T->nheld] = T->probe;
-    T->held[T->nheld++].msg = m;
+    held_push(T, m);
     return MPI_MESSAGE_NULL;
   }
   if (!recorded || T->take_held < 0) return m;
   MPI_Message taken = T->held[T->take_held].msg;
   memmove(&T->held[T->take_held], &T->held[T->take_held + 1], (T->nheld - (uint32_t)T->take_held - 1) * sizeof *T->held);
   T->nheld--;
-  if (found) { /* the poll found a later message too: it waits its turn */
-    T->held = rp_grow(T, T->held, T->nheld, &T->held_cap, sizeof *T->held);
-    T->held[T->nheld] = T->probe;
-    T->held[T->nheld++].msg = m;
-  }
+  if (found) held_push(T, m); /* the poll found a later message too: it waits its turn */
   T->take_held = -1;
   return taken;
 }

@@ -27,22 +27,21 @@ static const char *const section_name[] = {"END", "INFO", "FUNCS", "CALLSITES", 
 
 /* ------------------------------------------------------------ encode */
 
+/* One term of a value pair's rule (doc/FORMAT.md 3.5): svar a, uvar d, uvar m. */
+static void put_rule_term(tf_buf *b, int64_t a, int64_t d, int64_t m) {
+  tf_buf_put_svar(b, a);
+  tf_buf_put_uvar(b, (uint64_t)d);
+  tf_buf_put_uvar(b, (uint64_t)m);
+}
+
 static void put_vset(tf_buf *b, const tf_vset *v, const tf_vseq *node_ranks) {
   if (tf_vset_has_rule(v)) { /* the form with rules (doc/FORMAT.md 3.5): a flag (and rule) before each pair */
     tf_buf_put_uvar(b, (uint64_t)(v->n + 1) << 1 | 1);
     for (uint32_t i = 0; i < v->n; i++) {
       const tf_vrule *q = tf_vset_pair_rule(v, i);
       tf_buf_put_uvar(b, q ? (q->a2 ? 2 : 1) : 0); /* the rule's terms */
-      if (q) {
-        tf_buf_put_svar(b, q->a);
-        tf_buf_put_uvar(b, (uint64_t)q->d);
-        tf_buf_put_uvar(b, (uint64_t)q->m);
-      }
-      if (q && q->a2) {
-        tf_buf_put_svar(b, q->a2);
-        tf_buf_put_uvar(b, (uint64_t)q->d2);
-        tf_buf_put_uvar(b, (uint64_t)q->m2);
-      }
+      if (q) put_rule_term(b, q->a, q->d, q->m);
+      if (q && q->a2) put_rule_term(b, q->a2, q->d2, q->m2);
       tf_vseq_encode(b, &v->seq[i]);
       tf_vseq_encode(b, &v->ranks[i]);
     }
@@ -244,7 +243,6 @@ static int bad(dec *d, const char *why) {
   return -1;
 }
 
-/* A rank list: strictly increasing, inside [0, nranks). */
 /* One term of a value pair's rule (doc/FORMAT.md 3.5): svar a, uvar d, uvar
  * m; values out of range are made invalid for tf_vrule_valid. */
 static void get_rule_term(dec *d, int64_t *a, int64_t *dd, int64_t *m) {
@@ -254,6 +252,7 @@ static void get_rule_term(dec *d, int64_t *a, int64_t *dd, int64_t *m) {
   *m = mv > INT64_MAX ? -1 : (int64_t)mv;
 }
 
+/* A rank list: strictly increasing, inside [0, nranks). */
 static int get_ranks(dec *d, tf_vseq *s) {
   tf_vfacts f;
   const char *why = NULL;

@@ -87,7 +87,7 @@ int tf_vset_has_rule(const tf_vset *v) {
 }
 
 int tf_vrule_valid(const tf_vrule *q) {
-  return q->a != 0 && q->d >= 1 && q->m >= 0 && (q->a2 == 0 ? q->d2 <= 1 && q->m2 == 0 : q->d2 >= 1 && q->m2 >= 0);
+  return q->a != 0 && q->d >= 1 && q->m >= 0 && (q->a2 == 0 || (q->d2 >= 1 && q->m2 >= 0)); /* a2 0: d2, m2 unused */
 }
 
 static int64_t term_at(int64_t a, int64_t d, int64_t m, int64_t r) {
