@@ -8,7 +8,8 @@
 #      programs must build warning-free too;
 #   3. run it under the recorder: for every rank, `tracefold unroll
 #      --no-time` of its trace equals that of the workload's trace, call
-#      sites aside (the oracle: the workload's recorded calls; a wildcard
+#      sites aside, each thread's calls in order (tf_thread_sets: which
+#      thread the scheduler let call MPI first is not kept) (the oracle: the workload's recorded calls; a wildcard
 #      source compares equal to the source it matched, and in
 #      MPI_Waitany/Testany/Waitsome/Testsome only the requests reported
 #      complete are compared: the program uses the one and hides the others
@@ -66,7 +67,7 @@ fi
 
 polled="cat"
 [ -z "$polls" ] || polled=tf_polled
-events() { "$cli" unroll --rank "$2" --no-time "$1" | sed -E 's/ cs=[^ ]+//' | $polled; }
+events() { "$cli" unroll --rank "$2" --no-time "$1" | sed -E 's/ cs=[^ ]+//' | tf_thread_sets | $polled; }
 
 tf_must "$work/gen" "genapp failed" "$cli" genapp --compute none -o "$work/app.c" "$source"
 tf_must "$work/cc" "the generated program does not build warning-free with $mpicc" \

@@ -214,3 +214,12 @@ tf_polled() {
        }
        { print }'
 }
+# tf_thread_sets: filter of `tracefold unroll --rank R` lines: each thread's
+# events in order, its number and the event numbers out, the threads as a
+# sorted set. How the threads of a rank interleave, and so which one calls
+# MPI first and gets the next thread number, is scheduling, not
+# communication (a replay or a generated program keeps each thread's calls
+# and what orders them, not the scheduler's choices)
+tf_thread_sets() {
+  awk '{ t = $2; $2 = ""; $3 = ""; seq[t] = seq[t] $0 "\001" } END { for (t in seq) print seq[t] }' | sort | tr '\001' '\n'
+}

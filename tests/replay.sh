@@ -58,14 +58,9 @@ tf_check_counts "$work/replay.counts" "the replay's"
 say "2. calls per function = the workload's own counts ($(wc -l <"$work/wl.counts") functions)"
 
 # ---- 3. fixed point against the original, rank by rank
-# events RANK TRACE: unrolled, call sites out, each thread's events in order.
-# How the threads of a rank interleave, and so which one calls MPI first
-# and gets the next thread number, is scheduling, not communication: the
-# threads' sequences are compared as a set (sorted), without their numbers.
+# events RANK TRACE: unrolled, call sites out, the threads' sequences as a set (tf_thread_sets).
 events() {
-  "$cli" unroll --no-time --rank "$1" "$2" | sed -E 's/ cs=[0-9a-f]+//' |
-    awk '{ t = $2; $2 = ""; $3 = ""; seq[t] = seq[t] $0 "\001" } END { for (t in seq) print seq[t] }' |
-    sort | tr '\001' '\n' | $polled
+  "$cli" unroll --no-time --rank "$1" "$2" | sed -E 's/ cs=[0-9a-f]+//' | tf_thread_sets | $polled
 }
 total=0
 for ((r = 0; r < np; r++)); do

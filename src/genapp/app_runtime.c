@@ -32,6 +32,26 @@
 #define RP_SIMGRID 0
 #define RP_MAXFIELDS 32
 
+/* ---- threads: a trace recorded with several threads per rank (TFG_NTHREADS > 1, defined with
+ * <pthread.h> and <stdatomic.h> above the runtime; doc/GENAPP.md "Threads") runs one pthread per
+ * recorded thread. Requests and messages stay with the thread that makes them (the generator refuses a
+ * trace that hands one over): their maps, the current call and the draws are the thread's own.
+ * Communicators, datatypes, ops, groups, windows and files are shared: a lookup of one another thread
+ * has not made yet waits for it (tfg_get), and a call that frees one first waits until every other
+ * thread has made the calls the recording completed before it (tfg_wait_others, at the end). ---- */
+#ifndef TFG_NTHREADS
+#define TFG_NTHREADS 1
+#endif
+#if TFG_NTHREADS > 1
+#define TFG_LOCAL _Thread_local
+static TFG_LOCAL int tfg_thread;                   /* this thread's number in the trace (0: main) */
+static _Atomic uint64_t tfg_done[TFG_NTHREADS];    /* per thread: the calls it has made */
+static pthread_mutex_t tfg_objects = PTHREAD_MUTEX_INITIALIZER; /* the shared maps */
+static pthread_cond_t tfg_made = PTHREAD_COND_INITIALIZER;      /* an object was added to one */
+#else
+#define TFG_LOCAL
+#endif
+
 _Noreturn static void tfg_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ---- value sequences ---- */
@@ -155,7 +175,7 @@ typedef struct rp_thread {
   int64_t last_req; /* the request-id transform's state (src/core/fold/request_transform.c) */
   int any_source;
 } rp_thread;
-static rp_thread tfg_T;
+static TFG_LOCAL rp_thread tfg_T;
 
 _Noreturn static void tfg_die(const char *fmt, ...) {
   va_list ap;
@@ -208,8 +228,47 @@ typedef struct tfg_map {
   int64_t *ids; /* 0: empty slot */
   tfg_handle *h;
   size_t cap, used;
+  int shared; /* by the threads of a rank (locked); else each thread's own */
 } tfg_map;
-static tfg_map tfg_comms, tfg_dtypes, tfg_ops, tfg_groups, tfg_reqs, tfg_files, tfg_msgs, tfg_wins, tfg_regions;
+static tfg_map tfg_comms = {.shared = 1}, tfg_dtypes = {.shared = 1}, tfg_ops = {.shared = 1},
+               tfg_groups = {.shared = 1}, tfg_files = {.shared = 1}, tfg_wins = {.shared = 1},
+               tfg_regions = {.shared = 1};
+static TFG_LOCAL tfg_map tfg_reqs, tfg_msgs;
+
+static inline void tfg_lock(const tfg_map *m) {
+#if TFG_NTHREADS > 1
+  if (m->shared) pthread_mutex_lock(&tfg_objects);
+#else
+  (void)m;
+#endif
+}
+static inline void tfg_unlock(const tfg_map *m, int made) {
+#if TFG_NTHREADS > 1
+  if (!m->shared) return;
+  if (made) pthread_cond_broadcast(&tfg_made);
+  pthread_mutex_unlock(&tfg_objects);
+#else
+  (void)m, (void)made;
+#endif
+}
+/* Locked, an object of a shared map not there yet: wait for another thread to add one, until `*until`
+ * (set on the first wait: a minute). 0: give up. */
+static inline int tfg_wait_made(const tfg_map *m, double *until) {
+#if TFG_NTHREADS > 1
+  if (!m->shared) return 0;
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  double t = (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
+  if (*until == 0) *until = t + 60;
+  if (t >= *until) return 0;
+  struct timespec ts = {now.tv_sec + 1, now.tv_nsec};
+  pthread_cond_timedwait(&tfg_made, &tfg_objects, &ts);
+  return 1;
+#else
+  (void)m, (void)until;
+  return 0;
+#endif
+}
 
 static inline size_t tfg_slot(const tfg_map *m, int64_t id) {
   size_t i = (size_t)(((uint64_t)id * 0x9E3779B97F4A7C15ull) >> 20) & (m->cap - 1);
@@ -217,9 +276,10 @@ static inline size_t tfg_slot(const tfg_map *m, int64_t id) {
   return i;
 }
 static inline void tfg_put(tfg_map *m, int64_t id, tfg_handle h) {
+  tfg_lock(m);
   if ((m->used + 1) * 2 > m->cap) {
     tfg_map g = {calloc(m->cap ? m->cap * 2 : 64, sizeof *g.ids), calloc(m->cap ? m->cap * 2 : 64, sizeof *g.h),
-                 m->cap ? m->cap * 2 : 64, 0};
+                 m->cap ? m->cap * 2 : 64, 0, m->shared};
     if (!g.ids || !g.h) tfg_die("out of memory");
     for (size_t i = 0; i < m->cap; i++)
       if (m->ids[i] && m->ids[i] != INT64_MIN + 7) {
@@ -234,18 +294,31 @@ static inline void tfg_put(tfg_map *m, int64_t id, tfg_handle h) {
   if (!m->ids[i]) m->used++;
   m->ids[i] = id;
   m->h[i] = h;
+  tfg_unlock(m, 1);
 }
-static inline tfg_handle *tfg_get(tfg_map *m, int64_t id, const char *what) {
-  if (m->cap) {
-    size_t i = tfg_slot(m, id);
-    if (m->ids[i] == id) return &m->h[i];
-  }
+static inline tfg_handle tfg_get(tfg_map *m, int64_t id, const char *what) {
+  tfg_lock(m);
+  double until = 0;
+  do {
+    if (m->cap) {
+      size_t i = tfg_slot(m, id);
+      if (m->ids[i] == id) {
+        tfg_handle h = m->h[i];
+        tfg_unlock(m, 0);
+        return h;
+      }
+    }
+  } while (tfg_wait_made(m, &until));
+  tfg_unlock(m, 0);
   tfg_die("%s %lld is used before the trace creates it", what, (long long)id);
 }
 static inline void tfg_drop(tfg_map *m, int64_t id) { /* a tombstone: probing goes on past it */
-  if (!m->cap) return;
-  size_t i = tfg_slot(m, id);
-  if (m->ids[i] == id) m->ids[i] = INT64_MIN + 7;
+  tfg_lock(m);
+  if (m->cap) {
+    size_t i = tfg_slot(m, id);
+    if (m->ids[i] == id) m->ids[i] = INT64_MIN + 7;
+  }
+  tfg_unlock(m, 0);
 }
 
 MPI_Comm rp_comm(rp_thread *T, int i) {
@@ -253,7 +326,7 @@ MPI_Comm rp_comm(rp_thread *T, int i) {
   if (id == TF_NONE || id == TF_NULL_HANDLE) return MPI_COMM_NULL;
   if (id == 1) return MPI_COMM_WORLD;
   if (id == 2) return MPI_COMM_SELF;
-  return tfg_get(&tfg_comms, id, "communicator")->comm;
+  return tfg_get(&tfg_comms, id, "communicator").comm;
 }
 void rp_comm_new(rp_thread *T, int i, MPI_Comm c) {
   int64_t id = scalar(T, i);
@@ -278,7 +351,7 @@ static inline MPI_Datatype dtype_of(int64_t id) {
   const MPI_Datatype *pre = tfg_predef_dtypes(&n);
   if (id == TF_NONE || id == TF_NULL_HANDLE) return MPI_DATATYPE_NULL;
   if (id >= 1 && id <= n) return pre[id - 1];
-  return tfg_get(&tfg_dtypes, id, "datatype")->dtype;
+  return tfg_get(&tfg_dtypes, id, "datatype").dtype;
 }
 MPI_Datatype rp_dtype(rp_thread *T, int i) { return dtype_of(scalar(T, i)); }
 static inline MPI_Datatype *dtypes_in(rp_thread *T, int i, int keep) {
@@ -328,7 +401,7 @@ MPI_Op rp_op(rp_thread *T, int i) {
   int64_t id = scalar(T, i);
   if (id == TF_NONE || id == TF_NULL_HANDLE) return MPI_OP_NULL;
   if (id >= 1 && id <= n) return pre[id - 1];
-  return tfg_get(&tfg_ops, id, "op")->op;
+  return tfg_get(&tfg_ops, id, "op").op;
 }
 void rp_op_new(rp_thread *T, int i, MPI_Op o) {
   int64_t id = scalar(T, i);
@@ -340,7 +413,7 @@ MPI_Group rp_group(rp_thread *T, int i) {
   int64_t id = scalar(T, i);
   if (id == TF_NONE || id == TF_NULL_HANDLE) return MPI_GROUP_NULL;
   if (id == 1) return MPI_GROUP_EMPTY;
-  return tfg_get(&tfg_groups, id, "group")->group;
+  return tfg_get(&tfg_groups, id, "group").group;
 }
 void rp_group_new(rp_thread *T, int i, MPI_Group g) {
   int64_t id = scalar(T, i);
@@ -351,7 +424,7 @@ void rp_group_forget(rp_thread *T, int i) { tfg_drop(&tfg_groups, scalar(T, i));
 /* requests: a completed non-persistent request leaves the map (MPI set it to MPI_REQUEST_NULL) */
 static inline MPI_Request req_of(int64_t id) {
   if (id <= TF_SPECIAL_MAX) return MPI_REQUEST_NULL;
-  return tfg_get(&tfg_reqs, id, "request")->req;
+  return tfg_get(&tfg_reqs, id, "request").req;
 }
 static inline void req_set(int64_t id, MPI_Request r) {
   if (id <= TF_SPECIAL_MAX) return;
@@ -377,7 +450,7 @@ void rp_req_forget(rp_thread *T, int i) { req_set(scalar(T, i), MPI_REQUEST_NULL
 MPI_File rp_file(rp_thread *T, int i) {
   int64_t id = scalar(T, i);
   if (id <= TF_SPECIAL_MAX) return MPI_FILE_NULL;
-  return tfg_get(&tfg_files, id, "file")->file;
+  return tfg_get(&tfg_files, id, "file").file;
 }
 void rp_file_new(rp_thread *T, int i, MPI_File f) {
   int64_t id = scalar(T, i);
@@ -413,7 +486,7 @@ typedef struct tfg_win {
   int64_t nregions;
   int over; /* its exposure epoch completed (MPI_Win_test) earlier than recorded */
 } tfg_win;
-static inline tfg_win *win_of(rp_thread *T, int i) { return tfg_get(&tfg_wins, scalar(T, i), "window")->p; }
+static inline tfg_win *win_of(rp_thread *T, int i) { return tfg_get(&tfg_wins, scalar(T, i), "window").p; }
 static inline int64_t region_key(int64_t win, int64_t n) { return (int64_t)((uint64_t)win << 32 | ((uint64_t)n & 0xffffffffu)); }
 void *rp_win_mem(rp_thread *T, rp_span s) {
   size_t n = s.hi > 0 ? (size_t)s.hi : 0;
@@ -473,11 +546,11 @@ void rp_win_attached(rp_thread *T, int win_i, void *mem) {
 void *rp_win_region(rp_thread *T, int win_i, int i) {
   int64_t n = scalar(T, i);
   if (n <= TF_SPECIAL_MAX) tfg_die("MPI_Win_detach of a region the recording did not see attached");
-  return tfg_get(&tfg_regions, region_key(scalar(T, win_i), n), "region")->p;
+  return tfg_get(&tfg_regions, region_key(scalar(T, win_i), n), "region").p;
 }
 void rp_win_detached(rp_thread *T, int win_i, int i) {
   int64_t key = region_key(scalar(T, win_i), scalar(T, i));
-  free(tfg_get(&tfg_regions, key, "region")->p);
+  free(tfg_get(&tfg_regions, key, "region").p);
   tfg_drop(&tfg_regions, key);
 }
 /* MPI_Win_test (the replay engine makes it itself, src/replay/outcome.c): a test the recording saw
@@ -547,7 +620,7 @@ MPI_Message rp_msg(rp_thread *T, int i) {
   int64_t id = scalar(T, i);
   if (id == TF_PROC_NULL) return MPI_MESSAGE_NO_PROC;
   if (id == TF_NONE || id == TF_NULL_HANDLE) return MPI_MESSAGE_NULL;
-  return tfg_get(&tfg_msgs, id, "message")->msg;
+  return tfg_get(&tfg_msgs, id, "message").msg;
 }
 void rp_msg_forget(rp_thread *T, int i) { tfg_drop(&tfg_msgs, scalar(T, i)); }
 /* Messages a polling MPI_Improbe took where the recording's found nothing
@@ -558,8 +631,8 @@ typedef struct tfg_early_msg {
   int source, tag; /* the message's own (its status), or the probe's (MPI_ANY_*) when it kept no status */
   MPI_Message msg;
 } tfg_early_msg;
-static tfg_early_msg *tfg_early;
-static size_t tfg_nearly, tfg_early_cap;
+static TFG_LOCAL tfg_early_msg *tfg_early;
+static TFG_LOCAL size_t tfg_nearly, tfg_early_cap;
 static inline int tfg_early_find(MPI_Comm comm, int source, int tag) { /* the first kept one a probe would match; -1 */
   for (size_t k = 0; k < tfg_nearly; k++) {
     const tfg_early_msg *e = &tfg_early[k];
@@ -623,7 +696,7 @@ typedef struct tfg_completion {
   uint32_t n;     /* their number */
   uint8_t *done;  /* per request: the recording completed it here */
 } tfg_completion;
-static uint8_t *tfg_hidden; /* per request of the current any/some call: given as MPI_REQUEST_NULL */
+static TFG_LOCAL uint8_t *tfg_hidden; /* per request of the current any/some call: given as MPI_REQUEST_NULL */
 
 static inline tfg_completion tfg_recorded(rp_thread *T) {
   tfg_completion c = {tfg_field_of_kind(T, TF_K_REQ), 0, NULL};
@@ -750,6 +823,9 @@ static inline void tfg_call(const char *name, const unsigned char *kinds, const 
   if (tfg_win_epoch_skip(T, name)) T->last_return = rp_now(); /* an exposure epoch that ended earlier */
   else rc = call(T);
   if (rc != MPI_SUCCESS) tfg_die("the call failed (MPI error %d)", rc);
+#if TFG_NTHREADS > 1
+  atomic_fetch_add_explicit(&tfg_done[tfg_thread], 1, memory_order_release);
+#endif
   if (T->status.MPI_SOURCE != MPI_ANY_SOURCE) T->last_status = T->status;
   for (int k = 0; k < T->nscratch; k++) free(T->scratch[k]);
   T->nscratch = 0;
@@ -764,21 +840,19 @@ static inline void tfg_compute(double ns) {
   while (rp_now() < until) {
   }
 }
-/* A draw from a histogram of delays: bins {lo, hi, n} (ns), xorshift. */
+/* A draw from a histogram of delays: bins {mean, n} (ns); a bin is drawn with probability n / total
+ * (xorshift), and spends its mean. */
 typedef struct tfg_bin {
-  double lo, hi, n;
+  double mean, n;
 } tfg_bin;
-static uint64_t tfg_seed = 0x9E3779B97F4A7C15ull;
+static TFG_LOCAL uint64_t tfg_seed = 0x9E3779B97F4A7C15ull;
 static inline double tfg_draw(const tfg_bin *b, int nb) {
   double total = 0;
   for (int i = 0; i < nb; i++) total += b[i].n;
   tfg_seed ^= tfg_seed << 13, tfg_seed ^= tfg_seed >> 7, tfg_seed ^= tfg_seed << 17;
   double u = (double)(tfg_seed >> 11) / 9007199254740992.0 * total;
   for (int i = 0; i < nb; i++) {
-    if (u < b[i].n || i == nb - 1) {
-      double f = b[i].n > 0 ? u / b[i].n : 0;
-      return b[i].lo + (b[i].hi - b[i].lo) * (f < 1 ? f : 1);
-    }
+    if (u < b[i].n || i == nb - 1) return b[i].mean;
     u -= b[i].n;
   }
   return 0;
@@ -795,3 +869,40 @@ static inline int64_t tfg_pick(tfg_vset *s) {
       if (tfg_member(&s->pairs[p].ranks, tfg_rank)) s->mine = p;
   return s->mine < 0 ? 0 : s->pairs[s->mine].values.items[0].base;
 }
+
+/* ---- threads (TFG_NTHREADS > 1): started after MPI_Init_thread, joined before MPI_Finalize ---- */
+#if TFG_NTHREADS > 1
+static int tfg_any_source; /* --any-source, for every thread */
+static pthread_t tfg_tid[TFG_NTHREADS];
+/* Before a call that frees an object: until every other thread has made the calls the recording
+ * completed before it, the thread's next TFG_NTHREADS values of w (its own entry unused). */
+static inline void tfg_wait_others(tfg_vset *w) {
+  uint64_t need[TFG_NTHREADS];
+  for (int t = 0; t < TFG_NTHREADS; t++) need[t] = (uint64_t)tfg_next(w);
+  double give_up = rp_now() + 60;
+  for (int t = 0; t < TFG_NTHREADS; t++)
+    while (t != tfg_thread && atomic_load_explicit(&tfg_done[t], memory_order_acquire) < need[t]) {
+      if (rp_now() > give_up)
+        tfg_die("thread %d waited a minute for thread %d's call %llu before freeing (it made %llu)", tfg_thread, t,
+                (unsigned long long)need[t], (unsigned long long)atomic_load(&tfg_done[t]));
+      struct timespec ts = {0, 20000};
+      nanosleep(&ts, NULL);
+    }
+}
+/* the first lines of thread t's function */
+static inline void tfg_thread_begin(int t) {
+  tfg_thread = t;
+  tfg_T.any_source = tfg_any_source;
+  tfg_seed ^= (uint64_t)t * 0xD1B54A32D192ED03ull; /* draws of its own */
+  tfg_T.last_return = rp_now();
+}
+static inline void tfg_threads_start(void *(*const *mains)(void *)) {
+  atomic_store(&tfg_done[0], 1); /* MPI_Init_thread */
+  tfg_any_source = tfg_T.any_source;
+  for (int t = 1; t < TFG_NTHREADS; t++)
+    if (pthread_create(&tfg_tid[t], NULL, mains[t], NULL) != 0) tfg_die("cannot start thread %d", t);
+}
+static inline void tfg_threads_join(void) {
+  for (int t = 1; t < TFG_NTHREADS; t++) pthread_join(tfg_tid[t], NULL);
+}
+#endif

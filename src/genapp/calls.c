@@ -5,9 +5,9 @@
  * the trace records it with the schema's fields and when the program's
  * runtime (app_runtime.c) defines every rp_* helper that code uses: the
  * support follows the runtime, nothing is listed by hand. MPI_Init,
- * MPI_Init_thread and MPI_Finalize the program makes itself; the other
- * functions the replay engine makes itself ({engine}) and threaded traces
- * are refused, naming the function or the thread. */
+ * MPI_Init_thread and MPI_Finalize the program makes itself (and starts
+ * and joins its threads around them); the other functions the replay
+ * engine makes itself ({engine}) are refused, naming the function. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,7 +63,7 @@ static int check_nodes(tfg_gen *g, tf_mnode *const *x, uint32_t n) {
     const char *name = fn < g->info->nfuncs ? g->info->funcs[fn].name : "an unnamed function";
     if (fn >= g->info->nfuncs || g->schema_of[fn] >= TF_FN_COUNT)
       return tfg_fail(g, "the trace calls %s, which this tracefold does not know (or with other parameters)", name);
-    if (x[i]->thread != 0) return tfg_refuse_thread(g, name, x[i]->thread);
+    if (x[i]->thread >= g->nthreads) g->nthreads = x[i]->thread + 1;
     uint32_t k = g->schema_of[fn];
     g->used[k] = 1;
     if (made_by_program(g, fn)) continue;
@@ -100,6 +100,7 @@ int tfg_calls_check(tfg_gen *g) {
       if (same) g->schema_of[j] = k;
     }
   }
+  g->nthreads = 1;
   return check_nodes(g, g->mt->top, g->mt->ntop);
 }
 
@@ -111,9 +112,11 @@ void tfg_call_stmt(tfg_gen *g, const tf_mnode *x, const char *values, const char
   } else if (strcmp(name, "MPI_Init_thread") == 0) { /* fields: required, provided */
     tfg_put(t, "int provided;\nMPI_Init_thread(&tfg_argc, &tfg_argv, rp_mpi_thread(%s[0]), &provided);\n", values);
   } else if (strcmp(name, "MPI_Finalize") == 0) {
-    tfg_put(t, "(void)%s;\n%sMPI_Finalize();\n", values, g->uses_files ? "tfg_io_end();\n" : "");
+    tfg_put(t, "(void)%s;\n%s%sMPI_Finalize();\n", values, g->nthreads > 1 ? "tfg_threads_join();\n" : "",
+            g->uses_files ? "tfg_io_end();\n" : "");
     return;
   } else {
+    tfg_free_wait_stmt(g, x, t);
     tfg_put(t, "tfg_call(\"%s\", fk_%s, fa_%s, %u, rp_call_%s, %s, %s);\n", name, name, name, tf_schema[k].nfields,
             name + 4, values, nvalues);
     return;

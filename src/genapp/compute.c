@@ -3,9 +3,10 @@
  * The trace keeps each event's compute delay (the time from the previous
  * call's return to this call) as summaries per path and per group of ranks
  * whose delays agree (doc/TIMING.md). The program spends, before each
- * call, its rank's mean over the event's paths (--compute mean), or a draw
- * from its rank's histogram of the most frequent path (--compute
- * histogram), times --scale: tfg_compute busy-waits until that long after
+ * call, its rank's mean over the event's paths (--compute mean), or the
+ * mean of a bin drawn from its rank's histogram of the most frequent path,
+ * each bin as often as its share of the samples (--compute histogram, as
+ * the replay engine's src/replay/delay.c), times --scale: tfg_compute busy-waits until that long after
  * the previous call returned. Ranks with the same figure share one entry
  * (a table of rank lists, looked up once). */
 #include <stdlib.h>
@@ -40,12 +41,18 @@ static int rank_bins(tfg_gen *g, const tf_mnode *x, int32_t r, tfg_text *t) {
     }
   if (!most) return 0;
   if (!best.compute.nbins) { /* no bins kept: the mean */
-    tfg_put(t, "{%.0f, %.0f, 1}", best.compute.mean, best.compute.mean);
+    tfg_put(t, "{%.0f, 1}", best.compute.mean);
     return 1;
   }
-  for (uint32_t b = 0; b < best.compute.nbins; b++)
-    tfg_put(t, "%s{%llu, %llu, %llu}", b ? ", " : "", (unsigned long long)best.compute.bins[b].lo,
-            (unsigned long long)best.compute.bins[b].hi, (unsigned long long)best.compute.bins[b].n);
+  /* each bin as its mean, scaled so that the bins give the summary's exact sum (split bins hold estimated
+   * counts), and its count: the draw's expectation is the recorded mean (a bin's edges can be far apart: the
+   * balanced top bin runs to the largest sample) */
+  const tf_time_stat *s = &best.compute;
+  double implied = 0;
+  for (uint32_t b = 0; b < s->nbins; b++) implied += (double)s->bins[b].n * s->bins[b].mean;
+  double scale = implied > 0 && s->sum != UINT64_MAX ? (double)s->sum / implied : 1; /* a saturated sum says nothing */
+  for (uint32_t b = 0; b < s->nbins; b++)
+    tfg_put(t, "%s{%.0f, %llu}", b ? ", " : "", s->bins[b].mean * scale, (unsigned long long)s->bins[b].n);
   return 1;
 }
 

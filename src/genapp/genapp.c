@@ -57,7 +57,10 @@ static void write_program(tfg_gen *g, FILE *out) {
           (unsigned long long)events, g->mt->nranks);
   fputs("#define _POSIX_C_SOURCE 200809L\n#include <mpi.h>\n#include <stdarg.h>\n#include <stdint.h>\n"
         "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <time.h>\n"
-        "#include <errno.h>\n#include <dirent.h>\n#include <unistd.h>\n\n", out);
+        "#include <errno.h>\n#include <dirent.h>\n#include <unistd.h>\n", out);
+  if (g->nthreads > 1) /* one pthread per recorded thread (threads.c) */
+    fprintf(out, "#include <pthread.h>\n#include <stdatomic.h>\n#define TFG_NTHREADS %u\n", g->nthreads);
+  fputs("\n", out);
   if (g->mpi_version)
     fprintf(out, "#if MPI_VERSION < %d\n#error \"this program calls %s, an MPI %d.0 function: build it with an MPI %d.0 "
             "library\"\n#endif\n", g->mpi_version, g->mpi_version_fn, g->mpi_version, g->mpi_version);
@@ -74,18 +77,25 @@ static void write_program(tfg_gen *g, FILE *out) {
   fputs(tfg_runtime_code, out);
   fputs("\n/* ======== this MPI library's constants for the trace's portable values ======== */\n", out);
   fputs(tfg_portable_code, out);
-  fprintf(out, "\nstatic int tfg_argc;\nstatic char **tfg_argv;\n\n"
-          "/* after MPI_Init: this rank, and the run's size checked against the trace's */\n"
+  fputs("\nstatic int tfg_argc;\nstatic char **tfg_argv;\n", out);
+  if (g->nthreads > 1) { /* the recorded threads' functions, started with MPI_Init_thread */
+    for (uint32_t t = 1; t < g->nthreads; t++) fprintf(out, "static void *tfg_thread_%u(void *);\n", t);
+    fputs("static void *(*const tfg_thread_mains[])(void *) = {NULL", out);
+    for (uint32_t t = 1; t < g->nthreads; t++) fprintf(out, ", tfg_thread_%u", t);
+    fputs("};\n", out);
+  }
+  fprintf(out, "\n/* after MPI_Init: this rank, and the run's size checked against the trace's */\n"
           "static void tfg_started(void) {\n"
           "  int size = 0;\n"
           "  PMPI_Comm_rank(MPI_COMM_WORLD, &tfg_rank);\n"
           "  PMPI_Comm_size(MPI_COMM_WORLD, &size);\n"
           "  if (size != %d) tfg_die(\"this program makes the calls of a trace of %d ranks: run it on %d (mpirun -np %d), "
           "not %%d\", size);\n"
-          "%s"
+          "%s%s"
           "  tfg_T.last_return = rp_now();\n"
           "}\n\n", g->mt->nranks, g->mt->nranks, g->mt->nranks, g->mt->nranks,
-          g->uses_files ? "  tfg_io_begin(); /* the MPI-IO calls' scratch directory */\n" : "");
+          g->uses_files ? "  tfg_io_begin(); /* the MPI-IO calls' scratch directory */\n" : "",
+          g->nthreads > 1 ? "  tfg_threads_start(tfg_thread_mains);\n" : "");
   tfg_text calls = {0};
   tfg_calls_emit(g, &calls);
   fputs("/* ======== the calls (the replay engine's, generated from gen/mpi.table) ======== */\n", out);
@@ -115,7 +125,7 @@ int tfg_write(tf_trace *t, const tfg_options *o, FILE *out, char *err, size_t er
     tfg_fail(&g, "the trace has no loop structure (flat per-rank files: merge them, or record compressed)");
     goto out;
   }
-  if (tfg_calls_check(&g) || tfg_sites_name(&g) || tfg_tree_emit(&g)) goto out;
+  if (tfg_calls_check(&g) || tfg_threads_check(&g) || tfg_sites_name(&g) || tfg_tree_emit(&g)) goto out;
   write_program(&g, out);
   if (fflush(out) || ferror(out)) {
     tfg_fail(&g, "cannot write the program");
@@ -123,6 +133,7 @@ int tfg_write(tf_trace *t, const tfg_options *o, FILE *out, char *err, size_t er
   }
   rc = 0;
 out:
+  free(g.free_waits);
   free(g.schema_of);
   free(g.used);
   for (uint32_t s = 0; g.site_names && s < g.mt->ncallsites; s++) free(g.site_names[s]);

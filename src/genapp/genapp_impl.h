@@ -2,6 +2,7 @@
  *   text.c     growable text, the program's parts before they are joined;
  *   values.c   value sequences and rank lists as item tables, parameters
  *              as literals or table reads;
+ *   threads.c  a rank's threads: what orders them, or why a trace is refused;
  *   calls.c    which functions the program can call, and their code;
  *   compute.c  the busy-wait before each call;
  *   sites.c    call sites as names (site_stencil2d_c_61);
@@ -51,6 +52,9 @@ typedef struct tfg_gen {
   uint32_t nnests;
   uint32_t *hists, *hist_nb; /* --compute histogram: the bin tables' numbers (hb_N) and lengths */
   uint32_t nhists, caphists;
+  uint32_t nthreads;     /* threads per rank in the trace (1 + the highest thread number) */
+  uint32_t thread;       /* the thread whose code is being written */
+  char (*free_waits)[32]; /* per thread: its frees' waits, a vs_N read by tfg_wait_others ("": none) */
   char *err;
   size_t errlen;
   int failed;
@@ -59,9 +63,13 @@ typedef struct tfg_gen {
 int tfg_fail(tfg_gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- threads.c ---- */
-/* Refuse a trace that calls `name` on thread `thread` (not 0), naming the
- * first object one thread makes and another uses; -1. */
-int tfg_refuse_thread(tfg_gen *g, const char *name, uint32_t thread);
+/* A trace of several threads per rank (g->nthreads > 1): refuse it if a
+ * request or message one thread makes is used by another (naming the
+ * first); else fill g->free_waits. 0 or -1. */
+int tfg_threads_check(tfg_gen *g);
+/* Before event x's call: in a threaded program, the wait of a call that
+ * frees an object ("" otherwise). */
+void tfg_free_wait_stmt(tfg_gen *g, const tf_mnode *x, tfg_text *t);
 
 /* ---- values.c ---- */
 /* A C literal of a trace value ("TF_ANY_SOURCE", "42", ...) into buf. */
@@ -83,6 +91,10 @@ int tfg_seq_of_ranks(const uint8_t *pick, int32_t nranks, tf_vseq *out, tf_mem *
  * distinct body): "prefix_N". Tables are const arrays, but for the
  * prefixes "rk" and "cs" (one object, which the program updates). */
 void tfg_table_name(tfg_gen *g, const char *type, const char *prefix, const char *body, char *buf, size_t len);
+/* A fresh value set, read in order (tfg_next), holding per rank r with
+ * has[r] the values vals[r][0..n[r]): its name "vs_N". */
+void tfg_sequences_name(tfg_gen *g, const int64_t *const *vals, const uint32_t *n, const uint8_t *has,
+                        int32_t nranks, char *buf, size_t len);
 /* A value sequence's items, as the body of a tfg_item table. */
 void tfg_seq_items(const tf_vseq *s, tfg_text *t);
 

@@ -1,14 +1,20 @@
-/* threads.c — why a threaded trace is refused: the first object that
- * crosses threads.
+/* threads.c — a rank's threads in a generated program: what orders them,
+ * or why a trace cannot be made into one.
  *
- * A generated program is single-threaded (doc/GENAPP.md). One pthread per
- * recorded thread would make each thread's calls, but not the order
- * between threads that the application kept: a communicator, datatype,
- * request, ... one thread makes and another uses, completes or frees.
- * This file finds, for each kind of object, the first such object of a
- * rank (its events in order, `tracefold unroll`), so the refusal names the
- * dependencies a threaded program would have to carry: the object, the
- * call and thread that make it, and the call and thread that then use it. */
+ * A trace recorded with several threads per rank becomes one pthread per
+ * recorded thread, each making its own events in order (tree.c). What the
+ * threads of the recording ordered between them, the program orders the
+ * same way where an object carries it (doc/GENAPP.md "Threads"): a
+ * communicator, datatype, ... one thread makes and another uses is waited
+ * for (the runtime's shared maps), and a call that frees an object waits
+ * until every other thread has made the calls the recording completed
+ * before it (events are recorded in completion order): per thread, a
+ * value set of TFG_NTHREADS counts per free, from each rank's events in
+ * order (`tracefold unroll`). A request or message one thread makes and
+ * another completes or receives is not ordered so (which thread's
+ * handle it is, is the recorder's guess when MPI reuses one, and its
+ * completion may depend on the other thread's progress): such a trace is
+ * refused, naming the first of each kind. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,7 +59,8 @@ static made *find_made(made *m, size_t n, int kind, int64_t id) {
   return NULL;
 }
 
-/* Into why: per kind of object, the first of rank `rank` one thread makes and another uses ("" if none). */
+/* Into why: per kind of object that stays with its thread (requests, messages), the first of rank `rank`
+ * one thread makes and another uses ("" if none). */
 static void first_crossings(tfg_gen *g, int32_t rank, char *why, size_t len) {
   why[0] = 0;
   uint8_t told[TF_FIELD_KIND_COUNT] = {0};
@@ -82,7 +89,7 @@ static void first_crossings(tfg_gen *g, int32_t rank, char *why, size_t len) {
             m = grown;
           }
           m[n++] = (made){kind, id, ev.thread, ev.fn};
-        } else if (o && o->thread != ev.thread && !told[kind]) {
+        } else if (o && o->thread != ev.thread && !told[kind] && (kind == TF_FIELD_REQ || kind == TF_FIELD_MSG)) {
           size_t used = strlen(why);
           snprintf(why + used, len - used, "%son rank %d, %s %lld, which %s makes on thread %u, is then used by %s on "
                    "thread %u", used ? "; " : "", (int)rank, kind_name(kind), (long long)id,
@@ -97,12 +104,85 @@ static void first_crossings(tfg_gen *g, int32_t rank, char *why, size_t len) {
   tf_rank_cursor_close(c);
 }
 
-int tfg_refuse_thread(tfg_gen *g, const char *name, uint32_t thread) {
+/* 1 if the trace's function fn frees an object (MPI_*_free, as the replay engine's fields.c) */
+static int frees(const tfg_gen *g, uint32_t fn) {
+  const char *name = fn < g->info->nfuncs ? g->info->funcs[fn].name : "";
+  size_t len = strlen(name);
+  return len > 5 && strcmp(name + len - 5, "_free") == 0;
+}
+
+typedef struct waits { /* one thread's frees on one rank: per free, every thread's calls made before it */
+  int64_t *v;
+  uint32_t n, cap;
+} waits;
+
+/* The free waits of rank `rank`, per thread, into w[thread] (w has g->nthreads entries). 0 or -1. */
+static int rank_waits(tfg_gen *g, int32_t rank, waits *w) {
+  tf_rank_cursor *c = NULL;
+  char err[256];
+  if (tf_rank_cursor_open(g->trace, rank, &c, err, sizeof err) != TF_OK)
+    return tfg_fail(g, "cannot read rank %d's events: %s", (int)rank, err);
+  uint64_t *made = calloc(g->nthreads, sizeof *made);
+  int rc = made ? 0 : -1;
+  tf_event ev;
+  while (rc == 0 && tf_rank_cursor_next(c, &ev) > 0) {
+    if (ev.thread >= g->nthreads) continue;
+    if (frees(g, ev.fn)) {
+      waits *x = &w[ev.thread];
+      if (x->n + g->nthreads > x->cap) {
+        uint32_t cap = 2 * x->cap + g->nthreads;
+        int64_t *grown = realloc(x->v, cap * sizeof *grown);
+        if (!grown) {
+          rc = -1;
+          break;
+        }
+        x->v = grown, x->cap = cap;
+      }
+      for (uint32_t t = 0; t < g->nthreads; t++) x->v[x->n++] = (int64_t)made[t];
+    }
+    made[ev.thread]++;
+  }
+  free(made);
+  tf_rank_cursor_close(c);
+  return rc ? tfg_fail(g, "out of memory") : 0;
+}
+
+int tfg_threads_check(tfg_gen *g) {
+  if (g->nthreads <= 1) return 0;
   char why[1024] = "";
   for (int32_t r = 0; r < g->mt->nranks && !why[0]; r++) first_crossings(g, r, why, sizeof why);
-  return tfg_fail(g, "the trace calls %s on thread %u: genapp makes single-threaded programs only. A program with one "
-                  "thread per recorded thread would have to carry the order between them, which the loop structure "
-                  "does not: %s%s; tracefold-replay replays this trace (doc/GENAPP.md)",
-                  name, thread, why[0] ? why : "no object crosses threads here, but their calls share communicators",
-                  why[0] ? ". Each such thread would have to wait for the call that makes the object" : "");
+  if (why[0])
+    return tfg_fail(g, "the trace hands objects between threads that a program of one pthread per recorded thread "
+                    "cannot order: %s. Each such thread would have to wait for the other's call on it; "
+                    "tracefold-replay replays this trace (doc/GENAPP.md \"Threads\")", why);
+  int32_t nranks = g->mt->nranks;
+  uint32_t T = g->nthreads;
+  waits *w = calloc((size_t)nranks * T, sizeof *w);
+  const int64_t **vals = malloc(((size_t)nranks + 1) * sizeof *vals);
+  uint32_t *n = malloc(((size_t)nranks + 1) * sizeof *n);
+  uint8_t *has = malloc((size_t)nranks + 1);
+  g->free_waits = calloc(T, sizeof *g->free_waits);
+  int rc = w && vals && n && has && g->free_waits ? 0 : tfg_fail(g, "out of memory");
+  for (int32_t r = 0; r < nranks && rc == 0; r++) rc = rank_waits(g, r, &w[(size_t)r * T]);
+  for (uint32_t t = 0; t < T && rc == 0; t++) {
+    int any = 0;
+    for (int32_t r = 0; r < nranks; r++) {
+      const waits *x = &w[(size_t)r * T + t];
+      vals[r] = x->v, n[r] = x->n, has[r] = x->n > 0;
+      any |= has[r];
+    }
+    if (any) tfg_sequences_name(g, vals, n, has, nranks, g->free_waits[t], sizeof g->free_waits[t]);
+  }
+  for (size_t k = 0; w && k < (size_t)nranks * T; k++) free(w[k].v);
+  free(w);
+  free(vals);
+  free(n);
+  free(has);
+  return rc;
+}
+
+void tfg_free_wait_stmt(tfg_gen *g, const tf_mnode *x, tfg_text *t) {
+  if (g->nthreads > 1 && frees(g, x->fn) && x->thread < g->nthreads && g->free_waits[x->thread][0])
+    tfg_put(t, "tfg_wait_others(&%s); /* the other threads' calls the recording completed before this one */\n",
+            g->free_waits[x->thread]);
 }

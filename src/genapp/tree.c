@@ -7,7 +7,8 @@
  * value table at each occurrence); an event is its compute (compute.c),
  * its values (values.c) and its call (calls.c). Each top-level loop nest
  * becomes a function named after its first call site; top-level calls
- * stay in main. */
+ * stay in main, or, of a recorded thread other than the main one, in that
+ * thread's function (tfg_thread_N, threads.c). */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
 #include <stdio.h>
@@ -35,7 +36,8 @@ static const tf_mnode *first_event(const tf_mnode *x) {
   return x;
 }
 
-static void emit_nodes(tfg_gen *g, tf_mnode *const *x, uint32_t n, const tf_vseq *ranks, int depth, tfg_text *t);
+static void emit_nodes(tfg_gen *g, tf_mnode *const *x, uint32_t n, const tf_vseq *ranks, int depth, int top,
+                       tfg_text *t);
 
 static void emit_event(tfg_gen *g, const tf_mnode *x, int depth, tfg_text *t) {
   const char *fname = g->info->funcs[x->fn].name;
@@ -96,7 +98,7 @@ static void emit_loop(tfg_gen *g, const tf_mnode *x, int depth, tfg_text *t) {
   if (strncmp(trip, "tfg_", 4) == 0)
     tfg_put(t, "for (int64_t i%d = 0, n%d = %s; i%d < n%d; i%d++) {\n", depth, depth, trip, depth, depth, depth);
   else tfg_put(t, "for (int64_t i%d = 0; i%d < %" PRId64 "; i%d++) {\n", depth, depth, (int64_t)strtoll(trip, NULL, 10), depth);
-  emit_nodes(g, x->body, x->nbody, &x->ranks, depth + 1, t);
+  emit_nodes(g, x->body, x->nbody, &x->ranks, depth + 1, 0, t);
   indent(t, depth);
   tfg_puts(t, "}\n");
 }
@@ -115,7 +117,9 @@ static void emit_nest(tfg_gen *g, const tf_mnode *x, int depth, tfg_text *t) {
   tfg_put(t, "%s();\n", name);
 }
 
-static void emit_nodes(tfg_gen *g, tf_mnode *const *x, uint32_t n, const tf_vseq *ranks, int depth, tfg_text *t) {
+/* nodes x[0..n) under a node of `ranks`; top: the thread's top level (a loop nest becomes a function) */
+static void emit_nodes(tfg_gen *g, tf_mnode *const *x, uint32_t n, const tf_vseq *ranks, int depth, int top,
+                       tfg_text *t) {
   for (uint32_t i = 0; i < n; i++) {
     int guard = !tfg_same_ranks(&x[i]->ranks, ranks);
     int d = depth;
@@ -127,7 +131,7 @@ static void emit_nodes(tfg_gen *g, tf_mnode *const *x, uint32_t n, const tf_vseq
       d++;
     }
     if (!x[i]->is_loop) emit_event(g, x[i], d, t);
-    else if (t == &g->main) emit_nest(g, x[i], d, t);
+    else if (top) emit_nest(g, x[i], d, t);
     else emit_loop(g, x[i], d, t);
     if (guard) {
       indent(t, depth);
@@ -136,8 +140,30 @@ static void emit_nodes(tfg_gen *g, tf_mnode *const *x, uint32_t n, const tf_vseq
   }
 }
 
+static uint32_t thread_of(const tf_mnode *x) {
+  const tf_mnode *e = first_event(x);
+  return e ? e->thread : 0;
+}
+
 int tfg_tree_emit(tfg_gen *g) {
-  emit_nodes(g, g->mt->top, g->mt->ntop, &g->mt->present, 1, &g->main);
+  tf_mnode **mine = malloc((g->mt->ntop + 1) * sizeof *mine);
+  if (!mine) return tfg_fail(g, "out of memory");
+  for (g->thread = 0; g->thread < g->nthreads; g->thread++) { /* the thread's top-level nodes, in order */
+    uint32_t n = 0, t = g->thread;
+    for (uint32_t i = 0; i < g->mt->ntop; i++)
+      if (thread_of(g->mt->top[i]) == t) mine[n++] = g->mt->top[i];
+    if (t == 0) {
+      emit_nodes(g, mine, n, &g->mt->present, 1, 1, &g->main);
+      continue;
+    }
+    tfg_text body = {0};
+    emit_nodes(g, mine, n, &g->mt->present, 1, 1, &body);
+    tfg_put(&g->code, "/* recorded thread %u: its calls, in order */\nstatic void *tfg_thread_%u(void *arg) {\n"
+            "  (void)arg;\n  tfg_thread_begin(%u);\n%s  return NULL;\n}\n\n", t, t, t, body.p ? body.p : "");
+    if (body.failed) g->code.failed = 1;
+    tfg_text_free(&body);
+  }
+  free(mine);
   if (g->code.failed || g->main.failed || g->tables.failed) return tfg_fail(g, "out of memory");
   return 0;
 }

@@ -71,16 +71,18 @@ void tfg_seq_items(const tf_vseq *s, tfg_text *t) {
 }
 
 void tfg_table_name(tfg_gen *g, const char *type, const char *prefix, const char *body, char *buf, size_t len) {
-  size_t plen = strlen(prefix);
+  int is_array = strcmp(prefix, "rk") != 0 && strcmp(prefix, "cs") != 0;
+  char key[32]; /* an object the program updates is one per thread that reads it */
+  snprintf(key, sizeof key, is_array ? "%s" : "%s@%u", prefix, g->thread);
+  size_t plen = strlen(key);
   for (uint32_t i = 0; i < g->ntabs; i++)
-    if (strncmp(g->tabs[i].body, prefix, plen) == 0 && g->tabs[i].body[plen] == ':' &&
+    if (strncmp(g->tabs[i].body, key, plen) == 0 && g->tabs[i].body[plen] == ':' &&
         strcmp(g->tabs[i].body + plen + 1, body) == 0) {
       snprintf(buf, len, "%s_%u", prefix, g->tabs[i].id);
       return;
     }
   uint32_t id = g->nvars++;
   snprintf(buf, len, "%s_%u", prefix, id);
-  int is_array = strcmp(prefix, "rk") != 0 && strcmp(prefix, "cs") != 0;
   tfg_put(&g->tables, "static %s%s %s%s = {%s};\n", is_array ? "const " : "", type, buf, is_array ? "[]" : "", body);
   if (g->ntabs == g->captabs) {
     uint32_t cap = g->captabs ? 2 * g->captabs : 64;
@@ -92,13 +94,13 @@ void tfg_table_name(tfg_gen *g, const char *type, const char *prefix, const char
     g->tabs = nt;
     g->captabs = cap;
   }
-  char *key = malloc(plen + strlen(body) + 2);
-  if (!key) {
+  char *kept = malloc(plen + strlen(body) + 2);
+  if (!kept) {
     g->tables.failed = 1;
     return;
   }
-  sprintf(key, "%s:%s", prefix, body);
-  g->tabs[g->ntabs++] = (tfg_table){key, id};
+  sprintf(kept, "%s:%s", key, body);
+  g->tabs[g->ntabs++] = (tfg_table){kept, id};
 }
 
 /* "{it_N, n}": a tfg_seq over a table of s's items */
@@ -170,8 +172,10 @@ int tfg_seq_of_ranks(const uint8_t *pick, int32_t nranks, tf_vseq *out, tf_mem *
   return m->failed ? -1 : 0;
 }
 
-void tfg_constants_name(tfg_gen *g, const int64_t *per_rank, const uint8_t *has, int32_t nranks, char *buf,
-                        size_t len) {
+/* A table of (ranks, values) pairs: ranks with equal values (vals[r][0..n[r]), has[r]) share a
+ * pair; its name into pname, its pairs' number returned. */
+static uint32_t rank_pairs_name(tfg_gen *g, const int64_t *const *vals, const uint32_t *n, const uint8_t *has,
+                                int32_t nranks, char *pname, size_t len) {
   uint8_t *pick = calloc((size_t)nranks + 1, 1), *done = calloc((size_t)nranks + 1, 1);
   tfg_text pairs = {0};
   uint32_t npairs = 0;
@@ -180,11 +184,13 @@ void tfg_constants_name(tfg_gen *g, const int64_t *per_rank, const uint8_t *has,
     if (!has[r] || done[r]) continue;
     memset(pick, 0, (size_t)nranks);
     for (int32_t k = r; k < nranks; k++)
-      if (has[k] && !done[k] && per_rank[k] == per_rank[r]) pick[k] = done[k] = 1;
+      if (has[k] && !done[k] && n[k] == n[r] && memcmp(vals[k], vals[r], n[r] * sizeof *vals[r]) == 0)
+        pick[k] = done[k] = 1;
     tf_vseq ranks, value;
     tfg_seq_of_ranks(pick, nranks, &ranks, &m);
     tf_vseq_init(&value);
-    tf_vseq_push(&value, per_rank[r], &m);
+    for (uint32_t j = 0; j < n[r]; j++) tf_vseq_push(&value, vals[r][j], &m);
+    tf_vseq_seal(&value, &m);
     tfg_puts(&pairs, npairs++ ? ", {" : "{");
     seq_ref(g, &ranks, &pairs);
     tfg_puts(&pairs, ", ");
@@ -193,13 +199,38 @@ void tfg_constants_name(tfg_gen *g, const int64_t *per_rank, const uint8_t *has,
     tf_vseq_free(&ranks, &m);
     tf_vseq_free(&value, &m);
   }
-  if (!pick || !done || m.failed) g->tables.failed = 1;
+  if (!pick || !done || m.failed || pairs.failed) g->tables.failed = 1;
   free(pick);
   free(done);
-  char pname[32];
-  tfg_table_name(g, "tfg_pair", "pr", pairs.p ? pairs.p : "", pname, sizeof pname);
+  tfg_table_name(g, "tfg_pair", "pr", pairs.p ? pairs.p : "", pname, len);
   tfg_text_free(&pairs);
+  return npairs;
+}
+
+void tfg_constants_name(tfg_gen *g, const int64_t *per_rank, const uint8_t *has, int32_t nranks, char *buf,
+                        size_t len) {
+  const int64_t **vals = malloc(((size_t)nranks + 1) * sizeof *vals);
+  uint32_t *n = malloc(((size_t)nranks + 1) * sizeof *n);
+  char pname[32] = "NULL";
+  uint32_t npairs = 0;
+  if (vals && n) {
+    for (int32_t r = 0; r < nranks; r++) vals[r] = &per_rank[r], n[r] = 1;
+    npairs = rank_pairs_name(g, vals, n, has, nranks, pname, sizeof pname);
+  } else {
+    g->tables.failed = 1;
+  }
+  free(vals);
+  free(n);
   char body[64];
   snprintf(body, sizeof body, "%s, %u, -1, 0, 0, 0", pname, npairs);
   tfg_table_name(g, "tfg_vset", "cs", body, buf, len);
+}
+
+void tfg_sequences_name(tfg_gen *g, const int64_t *const *vals, const uint32_t *n, const uint8_t *has,
+                        int32_t nranks, char *buf, size_t len) {
+  char pname[32];
+  uint32_t npairs = rank_pairs_name(g, vals, n, has, nranks, pname, sizeof pname);
+  uint32_t id = g->nvars++; /* read in order: a state of its own */
+  tfg_put(&g->tables, "static tfg_vset vs_%u = {%s, %u, -1, 0, 0, 0};\n", id, pname, npairs);
+  snprintf(buf, len, "vs_%u", id);
 }
