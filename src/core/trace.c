@@ -19,6 +19,7 @@
 #include "format/rank_reader.h"
 #include "merge/mtrace.h"
 #include "merge/rank_runs.h"
+#include "merge/validate.h"
 #include "merge/ranklist.h"
 #include "fold/unroll.h"
 
@@ -331,79 +332,10 @@ int tf_trace_rank_runs(tf_trace *t, tf_rank_run **runs, uint32_t *n) {
   return 0;
 }
 
-/* The projections already checked: their segment bytes and event counts. */
-typedef struct checked_one {
-  tf_buf seg;
-  uint64_t nevents;
-} checked_one;
-typedef struct checked {
-  checked_one *at;
-  uint32_t n, cap;
-} checked;
-
-static int checked_has(const checked *k, const tf_buf *b, uint64_t nevents) {
-  for (uint32_t i = 0; i < k->n; i++) {
-    const checked_one *c = &k->at[i];
-    if (c->nevents == nevents && c->seg.len == b->len && (!b->len || !memcmp(c->seg.data, b->data, b->len))) return 1;
-  }
-  return 0;
-}
-
-/* b moved in; 0 or -1 out of memory */
-static int checked_add(checked *k, tf_buf *b, uint64_t nevents) {
-  if (k->n == k->cap) {
-    uint32_t cap = k->cap ? 2 * k->cap : 16;
-    checked_one *at = realloc(k->at, cap * sizeof *at);
-    if (!at) return -1;
-    k->at = at;
-    k->cap = cap;
-  }
-  k->at[k->n++] = (checked_one){*b, nevents};
-  *b = (tf_buf){0};
-  return 0;
-}
-
-/* Every rank of a run projects as its first (rank_runs.h), and runs whose
- * first ranks' projections have the same bytes and event count alike: one
- * full check (decoding) per distinct projection. */
+/* Every distinct rank projection decoded once (merge/validate.h). */
 tf_status tf_trace_validate(tf_trace *t, char *err, size_t errlen) {
   if (t->nflat) return TF_OK; /* every flat file was validated whole when the trace was opened */
-  tf_rank_run *runs;
-  uint32_t nruns;
-  if (tf_mtrace_rank_runs(&t->mt, &runs, &nruns)) return tf_failf(err, errlen, TF_ERR_NOMEM, "out of memory");
-  checked seen = {0};
-  tf_status st = TF_OK;
-  for (uint32_t i = 0; st == TF_OK && i < nruns; i++) {
-    int32_t rank = runs[i].first;
-    tf_buf b = {0};
-    uint64_t nevents;
-    tf_fnode **nodes;
-    uint32_t n;
-    tf_order order;
-    tf_mem m = {0};
-    const char *why = NULL;
-    int rc = tf_mtrace_project_bytes(&t->mt, rank, &b, &nevents, &why);
-    if (!rc && checked_has(&seen, &b, nevents)) {
-      tf_buf_free(&b);
-      continue;
-    }
-    if (!rc) rc = tf_mtrace_decode_projection(&t->mt, &b, nevents, &nodes, &n, &order, &m, &why);
-    if (rc) {
-      st = tf_failf(err, errlen, why && strcmp(why, "out of memory") == 0 ? TF_ERR_NOMEM : TF_ERR_FORMAT,
-                    "rank %d: malformed content: %s", (int)rank, why ? why : "?");
-    } else {
-      for (uint32_t j = 0; j < n; j++) tf_fnode_free(nodes[j], &m);
-      tf_order_free(&order, &m);
-      free(nodes);
-      if (!b.failed && checked_add(&seen, &b, nevents))
-        st = tf_failf(err, errlen, TF_ERR_NOMEM, "out of memory");
-    }
-    tf_buf_free(&b);
-  }
-  for (uint32_t i = 0; i < seen.n; i++) tf_buf_free(&seen.at[i].seg);
-  free(seen.at);
-  free(runs);
-  return st;
+  return tf_mtrace_validate(&t->mt, UINT32_MAX, NULL, NULL, err, errlen);
 }
 
 void tf_trace_close(tf_trace *t) {

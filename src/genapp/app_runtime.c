@@ -8,7 +8,7 @@
  * that do not depend on how objects are kept are src/replay/args.c, the
  * replay engine's own source, which gen/emit_genapp.py puts at the line
  * "@args.c" below; the others (object maps, outcomes, one-sided epochs,
- * the MPI-IO directory) are here, in a single-threaded, trace-free form
+ * the MPI-IO directory) are here, in a trace-free form (locked where threads share them)
  * of src/replay's handles.c, outcome.c and io.c. A helper a function's
  * call needs that neither defines makes the generator refuse that
  * function, so the set of supported functions is what they define.

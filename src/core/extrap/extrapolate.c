@@ -820,20 +820,31 @@ static int fit_per_rank(ctx *c, const tf_vseq *const *s, tf_vseq *out, int per_r
   return rc;
 }
 
-/* A dimension of a 3-D grid with at most 2 ranks at every input has no
- * inner ranks there: what a rank inside it does (a grid's inner planes) no
- * input shows, so a target where it is longer is refused, not guessed (8,
- * 12, 18 -> 36 = 4x3x3 gave ranks of the inner z-plane an invalid trace).
- * In 2-D the exact fits refuse this already (P = 2 d0 when d1 is 2 at every
- * input: (1,P) and (1,d0) fit alike), and butterfly's rows of 1 and 2 ranks
- * are exact at any power of two (extrap.butterfly). 0 or -1. */
+/* A dimension of the rank grid of one size at every input: a value that
+ * depends on its size fits a constant as well, so a target where its size
+ * differs is refused, not guessed (27, 36, 48 -> 64 = 4x4x4, d2 = 3 at every
+ * input, gave the ranks of the last z-plane an invalid trace). And a
+ * dimension of a 3-D grid with at most 2 ranks at every input has no inner
+ * ranks there: what a rank inside it does (a grid's inner planes) no input
+ * shows, so a target where it is longer is refused too (8, 12, 18 -> 36 =
+ * 4x3x3 gave ranks of the inner z-plane an invalid trace). In 2-D the exact
+ * fits refuse this already (P = 2 d0 when d1 is 2 at every input: (1,P) and
+ * (1,d0) fit alike), and butterfly's rows of 1 and 2 ranks are exact at any
+ * power of two (extrap.butterfly). 0 or -1. */
 static int check_dims_seen(ctx *c, int nd, int64_t p) {
-  if (nd != 3) return 0;
-  for (int d = 0; d < nd; d++) {
+  for (int d = 0; d < nd && nd > 1; d++) {
     int64_t most = 0;
-    for (uint32_t i = 0; i < c->k; i++)
+    int same = 1;
+    for (uint32_t i = 0; i < c->k; i++) {
       if (c->dims[i][d] > most) most = c->dims[i][d];
-    if (most <= 2 && c->dims[c->k][d] > most)
+      same &= c->dims[i][d] == c->dims[0][d];
+    }
+    if (same && c->dims[c->k][d] != most)
+      return fail(c, "dimension %d of the rank grid has %" PRId64 " rank%s at every input and %" PRId64 " at P=%" PRId64
+                  ": how the program's values depend on it no input shows (a constant fits them as well as the "
+                  "dimension's size); record inputs where it varies",
+                  d, most, most == 1 ? "" : "s", c->dims[c->k][d], p);
+    if (nd == 3 && most <= 2 && c->dims[c->k][d] > most)
       return fail(c, "dimension %d of the rank grid has at most %" PRId64 " ranks at every input (%" PRId64
                   " at P=%d, ...) and %" PRId64 " at P=%" PRId64 ": what its inner ranks do, which may differ from "
                   "its edges, no input shows; record an input where it has 3 or more ranks",
