@@ -15,7 +15,7 @@
 
 /* the rank runs whose projections are decoded before the file is written, at most (merge/validate.h): all of
  * them for grids (a few per row), an even spread where strided rank lists make one run per rank */
-#define VALIDATE_RUNS 16384
+#define VALIDATE_RUNS 2048
 
 const char tf_help_extrapolate[] =
     "usage: tracefold extrapolate --ranks P [--dims AxB[xC]] [--explain] [-o FILE] TRACE TRACE TRACE...\n"

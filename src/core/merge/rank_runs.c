@@ -7,45 +7,18 @@
 #include "merge/ranklist.h"
 
 /* The places where a rank list or a per-rank count may change: ranks b
- * such that b - 1 and b may differ. Kept below 2 (nranks + 2) entries by
- * sorting out repeats as it grows, so a forged trace costs O(P) memory. */
+ * such that b - 1 and b may differ, one bit per rank (O(P / 8) bytes
+ * whatever the trace says: a forged trace cannot make it grow; a list of
+ * strided single ranks, which marks every rank, costs no sorting). */
 typedef struct cuts {
-  int64_t *at;
-  size_t n, cap, limit;
+  uint64_t *bits;
   int64_t nranks;
   int failed;
 } cuts;
 
-static int cmp_i64(const void *a, const void *b) {
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return (x > y) - (x < y);
-}
-
-static void cuts_unique(cuts *c) {
-  if (!c->n) return; /* no places yet: c->at may be NULL, which qsort must not get */
-  qsort(c->at, c->n, sizeof *c->at, cmp_i64);
-  size_t k = 0;
-  for (size_t i = 0; i < c->n; i++)
-    if (!k || c->at[i] != c->at[k - 1]) c->at[k++] = c->at[i];
-  c->n = k;
-}
-
 static void cut(cuts *c, int64_t r) {
   if (c->failed || r <= 0 || r >= c->nranks) return; /* 0 and nranks are always places */
-  if (c->n == c->cap) {
-    if (c->n >= c->limit) cuts_unique(c); /* at most nranks - 1 distinct places */
-    if (c->n == c->cap) {
-      size_t cap = c->cap ? 2 * c->cap : 256;
-      int64_t *at = realloc(c->at, cap * sizeof *at);
-      if (!at) {
-        c->failed = 1;
-        return;
-      }
-      c->at = at;
-      c->cap = cap;
-    }
-  }
-  c->at[c->n++] = r;
+  c->bits[r >> 6] |= (uint64_t)1 << (r & 63);
 }
 
 /* The places of a rank list: the ends of its blocks of consecutive ranks
@@ -140,30 +113,35 @@ static void cut_nodes(cuts *c, tf_mnode *const *x, uint32_t n) {
 int tf_mtrace_rank_runs(const tf_mtrace *t, tf_rank_run **runs, uint32_t *n) {
   *runs = NULL;
   *n = 0;
-  cuts c = {.nranks = t->nranks, .limit = 2 * ((size_t)t->nranks + 2)};
+  cuts c = {.nranks = t->nranks};
+  size_t words = ((size_t)(t->nranks > 0 ? t->nranks : 0) + 63) / 64;
+  if (!(c.bits = calloc(words + 1, sizeof *c.bits))) return -1;
   cut_list(&c, &t->present);
   cut_values(&c, &t->present, &t->nevents);
   cut_values(&c, &t->present, &t->lost);
   cut_values(&c, &t->present, &t->why);
   for (int k = 0; k < 3; k++) cut_vset(&c, &t->order[k]);
   cut_nodes(&c, t->top, t->ntop);
-  if (c.failed) {
-    free(c.at);
-    return -1;
-  }
-  cuts_unique(&c);
-  /* the pieces [0, at[0]), [at[0], at[1]), ... [at[n-1], nranks) that are present */
-  tf_rank_run *out = malloc((c.n + 1) * sizeof *out);
+  size_t places = 0;
+  for (size_t w = 0; w < words && !c.failed; w++) places += (size_t)__builtin_popcountll(c.bits[w]);
+  tf_rank_run *out = c.failed ? NULL : malloc((places + 1) * sizeof *out);
   if (!out) {
-    free(c.at);
+    free(c.bits);
     return -1;
   }
-  for (size_t i = 0; i <= c.n; i++) {
-    int64_t first = i ? c.at[i - 1] : 0, end = i < c.n ? c.at[i] : t->nranks;
-    if (end > first && tf_ranks_contains(&t->present, first))
-      out[(*n)++] = (tf_rank_run){.first = (int32_t)first, .n = (int32_t)(end - first)};
+  /* the pieces between consecutive places, [0, first place) ... [last place, nranks), that are present */
+  int64_t first = 0;
+  for (size_t w = 0; w <= words; w++) {
+    for (uint64_t b = w < words ? c.bits[w] : 0; b; b &= b - 1) {
+      int64_t end = (int64_t)(w * 64) + __builtin_ctzll(b);
+      if (tf_ranks_contains(&t->present, first))
+        out[(*n)++] = (tf_rank_run){.first = (int32_t)first, .n = (int32_t)(end - first)};
+      first = end;
+    }
   }
-  free(c.at);
+  if (t->nranks > first && tf_ranks_contains(&t->present, first))
+    out[(*n)++] = (tf_rank_run){.first = (int32_t)first, .n = (int32_t)(t->nranks - first)};
+  free(c.bits);
   *runs = out;
   return 0;
 }
