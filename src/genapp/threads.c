@@ -11,10 +11,12 @@
  * before it (events are recorded in completion order): per thread, a
  * value set of TFG_NTHREADS counts per free, from each rank's events in
  * order (`tracefold unroll`). A request or message one thread makes and
- * another completes or receives is not ordered so (which thread's
- * handle it is, is the recorder's guess when MPI reuses one, and its
- * completion may depend on the other thread's progress): such a trace is
- * refused, naming the first of each kind. */
+ * another completes or receives is not ordered so (its completion may
+ * depend on the other thread's progress), and requests made on two
+ * threads of a rank cannot be decoded by each thread alone (the trace
+ * stores a request id as its distance from the rank's previous one,
+ * whichever thread made that, doc/FORMAT.md 2.5): such a trace is
+ * refused, naming the first of each. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,10 +62,12 @@ static made *find_made(made *m, size_t n, int kind, int64_t id) {
 }
 
 /* Into why: per kind of object that stays with its thread (requests, messages), the first of rank `rank`
- * one thread makes and another uses ("" if none). */
+ * one thread makes and another uses; and the first request made on a second thread ("" if none). */
 static void first_crossings(tfg_gen *g, int32_t rank, char *why, size_t len) {
   why[0] = 0;
   uint8_t told[TF_FIELD_KIND_COUNT] = {0};
+  int64_t req_thread = -1; /* the thread of the rank's first request */
+  char second[256] = "";
   tf_rank_cursor *c = NULL;
   char err[256];
   if (tf_rank_cursor_open(g->trace, rank, &c, err, sizeof err) != TF_OK) return;
@@ -89,6 +93,12 @@ static void first_crossings(tfg_gen *g, int32_t rank, char *why, size_t len) {
             m = grown;
           }
           m[n++] = (made){kind, id, ev.thread, ev.fn};
+          if (kind == TF_FIELD_REQ && req_thread < 0) req_thread = ev.thread;
+          if (kind == TF_FIELD_REQ && req_thread != ev.thread && !second[0])
+            snprintf(second, sizeof second, "on rank %d, threads %lld and %u both make requests (%s makes request "
+                     "%lld): the trace numbers requests in the rank's order across its threads (doc/FORMAT.md 2.5), "
+                     "which the threads of a program do not follow", (int)rank, (long long)req_thread, ev.thread,
+                     d->name, (long long)id);
         } else if (o && o->thread != ev.thread && !told[kind] && (kind == TF_FIELD_REQ || kind == TF_FIELD_MSG)) {
           size_t used = strlen(why);
           snprintf(why + used, len - used, "%son rank %d, %s %lld, which %s makes on thread %u, is then used by %s on "
@@ -99,6 +109,10 @@ static void first_crossings(tfg_gen *g, int32_t rank, char *why, size_t len) {
       }
       at += nv;
     }
+  }
+  if (second[0]) {
+    size_t used = strlen(why);
+    snprintf(why + used, len - used, "%s%s", used ? "; " : "", second);
   }
   free(m);
   tf_rank_cursor_close(c);
@@ -152,9 +166,9 @@ int tfg_threads_check(tfg_gen *g) {
   char why[1024] = "";
   for (int32_t r = 0; r < g->mt->nranks && !why[0]; r++) first_crossings(g, r, why, sizeof why);
   if (why[0])
-    return tfg_fail(g, "the trace hands objects between threads that a program of one pthread per recorded thread "
-                    "cannot order: %s. Each such thread would have to wait for the other's call on it; "
-                    "tracefold-replay replays this trace (doc/GENAPP.md \"Threads\")", why);
+    return tfg_fail(g, "the trace's threads share requests or messages, which a program of one pthread per "
+                    "recorded thread cannot follow: %s; tracefold-replay replays this trace (doc/GENAPP.md \"Threads\")",
+                    why);
   int32_t nranks = g->mt->nranks;
   uint32_t T = g->nthreads;
   waits *w = calloc((size_t)nranks * T, sizeof *w);
