@@ -330,8 +330,13 @@ static int next_event(rp_run *R) {
     if (rc < 0) rp_die(T, "malformed trace: %s", tf_rank_cursor_error(T->cur));
     if (rc == 0) return 0;
     T->index = R->next++;
-    if (T->ev.thread != T->thread) continue;
+    if (T->ev.thread != T->thread) {
+      uint32_t fn = T->ev.fn < E->info->nfuncs ? E->fnmap[T->ev.fn] : RP_FN_UNKNOWN;
+      if (fn < TF_FN_COUNT) rp_persistent_pass(T, fn, &T->ev, 0); /* another thread's event: counted */
+      continue;
+    }
     T->fn = T->ev.fn < E->info->nfuncs ? E->fnmap[T->ev.fn] : RP_FN_UNKNOWN;
+    if (T->fn < TF_FN_COUNT) rp_persistent_pass(T, T->fn, &T->ev, 1);
     if (T->fn >= TF_FN_COUNT) {
       char why[300];
       cannot_replay(E, T->ev.fn, why, sizeof why);
@@ -373,6 +378,7 @@ static void call_event(rp_run *R) {
   rp_thread *T = &R->T;
   rp_engine *E = T->E;
   if (E->threaded && rp_info[T->fn].frees) wait_others_past(E, T, T->index);
+  rp_persistent_before(T);
   rp_call_fn call = rp_calls[T->fn];
   T->status.MPI_SOURCE = MPI_ANY_SOURCE;
   int rc;
@@ -388,6 +394,7 @@ static void call_event(rp_run *R) {
     T->last_return = rp_now();
   }
   if (rc != MPI_SUCCESS) rp_die(T, "the call failed (MPI error %d)", rc);
+  rp_persistent_after(T);
   T->mpi_s += T->last_return - R->started;
   T->fn_s[T->fn] += T->last_return - R->started;
   if (T->status.MPI_SOURCE != MPI_ANY_SOURCE) T->last_status = T->status;
@@ -497,6 +504,8 @@ static void thread_free(rp_thread *T) {
   rp_draws_free(T);
   free(T->seen);
   free(T->held);
+  free(T->turns);
+  free(T->need);
 }
 
 /* ------------------------------------------------------------ report */
