@@ -365,6 +365,7 @@ static int prepare_event(rp_run *R) {
     if (rp_fields(T)) rp_die(T, "malformed event: %s", T->error);
     rp_arena_reset(T);
     T->hidden = NULL;
+    T->peer_null = 0;
     T->bytes[T->fn] += rp_event_bytes(T);
   }
   double c0 = rp_now();
