@@ -221,10 +221,19 @@ tf_polled() {
 # interleaved them), requests that share a handle value (complete at once)
 # are equivalent, so which id a thread completing another's gets can change
 # (src/recorder/object_ids.c), and an entry a poll completed early is null
-# in the arrays of the later calls (its status then empty). Every other
+# in the arrays of the later calls and MPI_Wait's (its status then empty:
+# the statuses of MPI_Wait and of arrays as "*" too). Message ids as
+# "*" too (numbered across threads as requests are), and an MPI_Mprobe's
+# source and status: the replay makes one whose message an earlier poll
+# took on MPI_PROC_NULL (doc/REPLAY.md, "Matched-probe polls"). Every other
 # parameter stays compared
 tf_handed_reqs() {
-  awk '{ for (k = 4; k <= NF; k++) if ($k ~ /^(request|array_of_requests|statuses\.[a-z]+)=/) sub(/=.*/, "=*", $k); print }'
+  awk '{ mprobe = $4 == "MPI_Mprobe"; wait = $4 == "MPI_Wait"
+         for (k = 5; k <= NF; k++)
+           if ($k ~ /^(request|array_of_requests|statuses\.[a-z]+|message)=/ || (mprobe && $k ~ /^source=/) ||
+               ((mprobe || wait) && $k ~ /^status\.[a-z]+=/))
+             sub(/=.*/, "=*", $k)
+         print }'
 }
 # tf_thread_sets: filter of `tracefold unroll --rank R` lines: each thread's
 # events in order, its number and the event numbers out, the threads as a

@@ -24,8 +24,10 @@
 # are left out of 3. and 5. (tf_polled): the replay makes every recorded
 # poll, but one the recording saw fail may find its message now. With
 # --handed 1 (a workload whose threads hand requests to each other and
-# poll them: mtstress) request ids, request arrays and their statuses are left out of 3.
-# and 5. (tf_handed_reqs says why); every other parameter is compared.
+# poll them: mtstress) request and message ids, request arrays, the
+# statuses of MPI_Wait and of arrays, and MPI_Mprobe's source and status are
+# left out of 3. and 5. (tf_handed_reqs says why); every other parameter is
+# compared.
 #
 # usage: replay.sh --mpirun "CMD ARGS" --np P --lib LIBTRACEFOLD --cli TRACEFOLD
 #                  --replay TRACEFOLD_REPLAY [--polls 1] [--handed 1] -- PROGRAM [ARGS...]
