@@ -23,7 +23,9 @@
  * held (with the envelope an MPI_Iprobe just before saw) for the poll that
  * found it in the recording, which then takes it instead of waiting for a
  * message that will not come again. Its own MPI_Improbe still runs (and
- * finds nothing: a poll outcome, as timing-dependent as the others).
+ * finds nothing: a poll outcome, as timing-dependent as the others). An
+ * MPI_Mprobe that found the held message in the recording is made on
+ * MPI_PROC_NULL and takes it (a blocking probe cannot find nothing).
  */
 #include <sched.h>
 #include <stdio.h>

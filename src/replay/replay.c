@@ -251,7 +251,9 @@ static int checks(rp_engine *E, char *err, size_t errlen) {
  * communicator another uses (a lookup waits until it exists, handles.c),
  * and one frees an object the others used before. A call that frees waits
  * until every other thread has completed its events recorded before it
- * (events are recorded in completion order). */
+ * (events are recorded in completion order). The events naming a
+ * persistent request run in their recorded order (persist.c: one thread
+ * starts it, another completes it). */
 
 static void thread_at(rp_engine *E, rp_thread *T, uint64_t pos) {
   rp_sync_lock(E->seq);
