@@ -202,17 +202,38 @@ tf_matched() {
 }
 # tf_polled: filter of `tracefold unroll` lines: the outcome of a poll
 # (MPI_Iprobe, MPI_Improbe, MPI_Test, MPI_Testany, MPI_Testall,
-# MPI_Testsome: flag, index, indices, message, status, and the requests of
-# an array, which an earlier success leaves null) as "*": whether a poll
+# MPI_Testsome: flag, index, indices, message, status, statuses, and the
+# request or requests, which an earlier success leaves null) as "*": whether a poll
 # finds its message or request there depends on when it arrives, which a
 # rerun (the generated program, doc/GENAPP.md) cannot undo once it has
 tf_polled() {
   awk '/ MPI_(I(m)?probe|Test(any|all|some)?) / {
          for (k = 1; k <= NF; k++)
-           if ($k ~ /^(flag|index|outcount|message|status\.[a-z]+|array_of_(indices|requests)|array_of_statuses[.a-z]*)=/)
+           if ($k ~ /^(flag|index|outcount|message|status\.[a-z]+|statuses\.[a-z]+|request|array_of_(indices|requests)|array_of_statuses[.a-z]*)=/)
              sub(/=.*/, "=*", $k)
        }
        { print }'
+}
+# tf_handed_reqs: filter of `tracefold unroll` lines: request ids,
+# request arrays and the statuses of arrays as "*". For a workload whose threads make requests and
+# complete each other's (mtstress) with polls: a rank numbers its requests
+# in creation order across its threads (the ids follow how the scheduler
+# interleaved them), requests that share a handle value (complete at once)
+# are equivalent, so which id a thread completing another's gets can change
+# (src/recorder/object_ids.c), and an entry a poll completed early is null
+# in the arrays of the later calls and MPI_Wait's (its status then empty:
+# the statuses of MPI_Wait and of arrays as "*" too). Message ids as
+# "*" too (numbered across threads as requests are), and an MPI_Mprobe's
+# source and status: the replay makes one whose message an earlier poll
+# took on MPI_PROC_NULL (doc/REPLAY.md, "Matched-probe polls"). Every other
+# parameter stays compared
+tf_handed_reqs() {
+  awk '{ mprobe = $4 == "MPI_Mprobe"; wait = $4 == "MPI_Wait"
+         for (k = 5; k <= NF; k++)
+           if ($k ~ /^(request|array_of_requests|statuses\.[a-z]+|message)=/ || (mprobe && $k ~ /^source=/) ||
+               ((mprobe || wait) && $k ~ /^status\.[a-z]+=/))
+             sub(/=.*/, "=*", $k)
+         print }'
 }
 # tf_thread_sets: filter of `tracefold unroll --rank R` lines: each thread's
 # events in order, its number and the event numbers out, the threads as a

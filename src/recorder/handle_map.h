@@ -25,6 +25,7 @@ typedef struct tf_obj {
   int32_t rank, size, remote_size;
   uint8_t is_inter, kind, persistent, used;
   uint8_t completing;   /* requests: a completion call holds a snapshot of it (object_ids.c) */
+  uintptr_t maker;      /* requests: the thread that made it (object_ids.c, thread_tag) */
   uint64_t children;    /* communicators: how many created from this one; windows: regions attached */
   uint64_t windows;     /* communicators: how many windows created over this one */
   uint64_t files;       /* communicators: how many files opened over this one (MPI_File_open) */

@@ -31,8 +31,9 @@
  *   forgets it. And several threads complete requests of one shared handle
  *   at once. So a call that completes or frees requests claims the records
  *   it takes snapshots of (completing) until its event is in the trace;
- *   every call takes the oldest record of a handle that no other call has
- *   claimed; a new request always queues behind the records its handle has
+ *   every call takes, of the records of a handle that no other call has
+ *   claimed, the oldest its own thread made, else the oldest (find_locked
+ *   says why); a new request always queues behind the records its handle has
  *   (never replaces one: a claimed record may stay live, when a test does
  *   not complete it), claimed by the call that made it until that call's
  *   event is in the trace (no other thread's call can mean it before, and
@@ -41,7 +42,9 @@
  *   request id is thus created once and completed once, whatever the
  *   threads do (test mpi.mtstress checks it on every run). Which of the
  *   requests that share a handle value a call meant, the handle value does
- *   not say: the trace may swap their ids (between threads too).
+ *   not say: the trace may swap their ids (between a thread's own
+ *   requests; between threads only when a thread completes another's
+ *   request and has none of its own with that handle alive).
  * Datatypes and ops: predefined ones by their position in
  *   tracefold_predefined.h; derived/user ones per rank from 1000 in creation
  *   order. Groups: MPI_GROUP_EMPTY = 1, others per rank from 2; matched
@@ -471,6 +474,11 @@ tf_msg_snap tf_msg_take(MPI_Message m) {
 
 /* --------------------------------------------------------------- requests */
 
+/* The calling thread, as the address of a variable of its own (unique
+ * among the threads alive). */
+static _Thread_local char thread_mark;
+static uintptr_t thread_tag(void) { return (uintptr_t)&thread_mark; }
+
 static void fill_req(tf_obj *o, int64_t id, int kind, int persistent, const tf_comm_info *ci) {
   o->id = id;
   o->kind = (uint8_t)kind;
@@ -505,6 +513,7 @@ int64_t tf_req_new(MPI_Request r, int kind, int persistent, const tf_comm_info *
   if (o) {
     o->key = key;
     fill_req(o, id, kind, persistent, ci);
+    o->maker = thread_tag();
     o->completing = 1; /* its call's own until tf_req_published */
   }
   tf_unlock_tables();
@@ -518,11 +527,21 @@ static tf_req_snap snap_of(MPI_Request r, const tf_obj *o) {
   return (tf_req_snap){r, o->id, o->kind, o->persistent, {o->comm_id, o->rank, o->size, o->remote_size, o->is_inter}};
 }
 
-/* The record a call that names handle r means: the oldest live request
- * with that handle that no completion call in progress has claimed (the
- * one in the map, then those waiting in h.shared, oldest first); if every
- * one is claimed, the oldest. Registered on first sight; NULL for
- * MPI_REQUEST_NULL and when out of memory. */
+/* The record a call that names handle r means: of the live requests with
+ * that handle that no completion call in progress has claimed (the one in
+ * the map, then those waiting in h.shared, oldest first), the oldest the
+ * calling thread made, else the oldest; if every one is claimed, the
+ * oldest. Registered on first sight; NULL for MPI_REQUEST_NULL and when out
+ * of memory.
+ * Why the caller's own first: requests that share a handle are equivalent
+ * (complete at once), so any of them is a correct answer for the call, but
+ * the trace then says which thread's request the call completed. Another
+ * thread's id would tie the two threads where the program did not (a
+ * replay's wait on it waits until that thread has made it: test
+ * replay.mtstress hung so); the caller's own is the one a thread that
+ * completes its own requests meant. A thread completing requests another
+ * thread handed it (and none of its own with that handle alive) still
+ * gets the oldest, which the handing made before it. */
 static tf_obj *find_locked(MPI_Request r) {
   if (r == MPI_REQUEST_NULL) return NULL;
   uint64_t key = key_of_req(r);
@@ -531,10 +550,16 @@ static tf_obj *find_locked(MPI_Request r) {
     if ((o = tf_map_put(&h.reqs, key))) o->id = h.next_req++; /* made outside our view: give it an id now */
     return o;
   }
-  if (!o->completing) return o;
-  for (size_t i = 0; i < h.shared.n; i++)
-    if (h.shared.v[i].key == key && !h.shared.v[i].completing) return &h.shared.v[i];
-  return o;
+  uintptr_t me = thread_tag();
+  tf_obj *oldest = o->completing ? NULL : o;
+  if (oldest && oldest->maker == me) return oldest;
+  for (size_t i = 0; i < h.shared.n; i++) {
+    tf_obj *s = &h.shared.v[i];
+    if (s->key != key || s->completing) continue;
+    if (s->maker == me) return s;
+    if (!oldest) oldest = s;
+  }
+  return oldest ? oldest : o;
 }
 
 static tf_req_snap snap_locked(MPI_Request r, int completing) {
@@ -595,7 +620,7 @@ void tf_req_forget(const tf_req_snap *s) {
     if (o) fill_req(o, h.shared.v[i].id, h.shared.v[i].kind, h.shared.v[i].persistent,
                     &(tf_comm_info){h.shared.v[i].comm_id, h.shared.v[i].rank, h.shared.v[i].size,
                                     h.shared.v[i].remote_size, h.shared.v[i].is_inter});
-    if (o) o->completing = h.shared.v[i].completing;
+    if (o) o->completing = h.shared.v[i].completing, o->maker = h.shared.v[i].maker;
     memmove(&h.shared.v[i], &h.shared.v[i + 1], (h.shared.n - i - 1) * sizeof *h.shared.v);
     h.shared.n--;
     break;

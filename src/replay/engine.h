@@ -51,6 +51,7 @@ typedef struct rp_obj {
   uint8_t persistent;   /* requests */
   uint8_t done;         /* requests: completed earlier than recorded (the handle is gone); windows: the
                            exposure epoch completed earlier than recorded (by MPI_Win_test) */
+  uint32_t turns;       /* persistent requests, threaded: the events naming it that have run (persist.c) */
   int rank;             /* communicators: the caller's rank (local group for intercommunicators) */
   union {
     MPI_Comm comm;
@@ -137,7 +138,13 @@ typedef struct rp_thread {
   struct rp_held { MPI_Comm comm; int src, tag; MPI_Message msg; } *held;
   uint32_t nheld, held_cap;
   struct rp_held probe;        /* this MPI_Improbe: the envelope it may match */
-  int take_held;               /* this MPI_Improbe: the held message it takes, or -1 */
+  int take_held;               /* this MPI_Improbe or MPI_Mprobe: the held message it takes, or -1 */
+  int peer_null;               /* this MPI_Mprobe: made on MPI_PROC_NULL (its message is held: outcome.c) */
+  /* threaded: the persistent requests alive its cursor has passed the making of, with the events naming
+   * each it has passed; the turn of each request of its current event (persist.c) */
+  struct rp_turn { int64_t id; uint32_t passed; } *turns;
+  uint32_t nturns, turns_cap;
+  uint32_t *need, nneed, need_cap;
   /* draw state of histogram delays */
   struct rp_draw *draws;
   uint32_t ndraws, draws_cap;

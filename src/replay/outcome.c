@@ -23,9 +23,12 @@
  * held (with the envelope an MPI_Iprobe just before saw) for the poll that
  * found it in the recording, which then takes it instead of waiting for a
  * message that will not come again. Its own MPI_Improbe still runs (and
- * finds nothing: a poll outcome, as timing-dependent as the others).
+ * finds nothing: a poll outcome, as timing-dependent as the others). An
+ * MPI_Mprobe that found the held message in the recording is made on
+ * MPI_PROC_NULL and takes it (a blocking probe cannot find nothing).
  */
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,6 +97,7 @@ static int64_t future_source(rp_thread *T, int64_t req) {
 }
 
 int rp_peer(rp_thread *T, MPI_Comm comm, int i, int src, int req) {
+  if (T->peer_null) return MPI_PROC_NULL; /* an MPI_Mprobe whose message is held (rp_outcome_before) */
   int64_t v = T->field[i].n ? T->field[i].v[0] : TF_NONE;
   if (v == TF_PROC_NULL) return MPI_PROC_NULL;
   if (v == TF_ROOT) return MPI_ROOT;
@@ -267,7 +271,24 @@ void rp_outcome_before(rp_thread *T, uint32_t fn, MPI_Request *reqs) {
 #endif
     return;
   }
-  if (fn == TF_FN_MPI_Wait || fn == TF_FN_MPI_Waitall || fn == TF_FN_MPI_Probe || fn == TF_FN_MPI_Mprobe)
+  if (fn == TF_FN_MPI_Mprobe) {
+    /* A failed MPI_Improbe poll before it may have taken its message (held):
+     * the blocking probe would wait for a message that will not come again.
+     * It is made on MPI_PROC_NULL (it returns at once) and takes the held
+     * message: the replay goes on, and its own trace differs from the
+     * recording in this event (source, status, message id), which is said
+     * on stderr. */
+    MPI_Comm comm = rp_comm(T, x->comm);
+    int src = rp_peer(T, comm, x->source, x->status_src, -1), tag = rp_tag(T, x->tag);
+    if ((T->take_held = held_find(T, comm, src, tag)) >= 0) {
+      T->peer_null = 1;
+      fprintf(stderr, RP_PROGRAM ": rank %d: the message of MPI_Mprobe (event %llu) was taken by an earlier "
+              "MPI_Improbe the recording saw fail; made on MPI_PROC_NULL, it takes that message\n",
+              T->E->rank, (unsigned long long)T->index);
+    }
+    return;
+  }
+  if (fn == TF_FN_MPI_Wait || fn == TF_FN_MPI_Waitall || fn == TF_FN_MPI_Probe)
     return; /* they block until done anyway */
   completion c = recorded(T);
   if (fn == TF_FN_MPI_Request_get_status && T->field[x->flag].v[0] == 1) memset(c.done, 1, (size_t)c.n);

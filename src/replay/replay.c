@@ -251,7 +251,9 @@ static int checks(rp_engine *E, char *err, size_t errlen) {
  * communicator another uses (a lookup waits until it exists, handles.c),
  * and one frees an object the others used before. A call that frees waits
  * until every other thread has completed its events recorded before it
- * (events are recorded in completion order). */
+ * (events are recorded in completion order). The events naming a
+ * persistent request run in their recorded order (persist.c: one thread
+ * starts it, another completes it). */
 
 static void thread_at(rp_engine *E, rp_thread *T, uint64_t pos) {
   rp_sync_lock(E->seq);
@@ -330,8 +332,13 @@ static int next_event(rp_run *R) {
     if (rc < 0) rp_die(T, "malformed trace: %s", tf_rank_cursor_error(T->cur));
     if (rc == 0) return 0;
     T->index = R->next++;
-    if (T->ev.thread != T->thread) continue;
+    if (T->ev.thread != T->thread) {
+      uint32_t fn = T->ev.fn < E->info->nfuncs ? E->fnmap[T->ev.fn] : RP_FN_UNKNOWN;
+      if (fn < TF_FN_COUNT) rp_persistent_pass(T, fn, &T->ev, 0); /* another thread's event: counted */
+      continue;
+    }
     T->fn = T->ev.fn < E->info->nfuncs ? E->fnmap[T->ev.fn] : RP_FN_UNKNOWN;
+    if (T->fn < TF_FN_COUNT) rp_persistent_pass(T, T->fn, &T->ev, 1);
     if (T->fn >= TF_FN_COUNT) {
       char why[300];
       cannot_replay(E, T->ev.fn, why, sizeof why);
@@ -360,6 +367,7 @@ static int prepare_event(rp_run *R) {
     if (rp_fields(T)) rp_die(T, "malformed event: %s", T->error);
     rp_arena_reset(T);
     T->hidden = NULL;
+    T->peer_null = 0;
     T->bytes[T->fn] += rp_event_bytes(T);
   }
   double c0 = rp_now();
@@ -373,6 +381,7 @@ static void call_event(rp_run *R) {
   rp_thread *T = &R->T;
   rp_engine *E = T->E;
   if (E->threaded && rp_info[T->fn].frees) wait_others_past(E, T, T->index);
+  rp_persistent_before(T);
   rp_call_fn call = rp_calls[T->fn];
   T->status.MPI_SOURCE = MPI_ANY_SOURCE;
   int rc;
@@ -388,6 +397,7 @@ static void call_event(rp_run *R) {
     T->last_return = rp_now();
   }
   if (rc != MPI_SUCCESS) rp_die(T, "the call failed (MPI error %d)", rc);
+  rp_persistent_after(T);
   T->mpi_s += T->last_return - R->started;
   T->fn_s[T->fn] += T->last_return - R->started;
   if (T->status.MPI_SOURCE != MPI_ANY_SOURCE) T->last_status = T->status;
@@ -497,6 +507,8 @@ static void thread_free(rp_thread *T) {
   rp_draws_free(T);
   free(T->seen);
   free(T->held);
+  free(T->turns);
+  free(T->need);
 }
 
 /* ------------------------------------------------------------ report */

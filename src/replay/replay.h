@@ -16,6 +16,8 @@
  *   io.c               MPI-IO: the scratch directory, file names, --io skip;
  *   outcome.c          which requests complete and which messages are
  *                      matched, as recorded (wildcards, Waitany, Test, ...);
+ *   persist.c          persistent requests started by one thread and
+ *                      completed by another: starts and completions in turn;
  *   delay.c            the compute delay before each call (none, mean,
  *                      histogram; scale; rate for time-independent traces);
  *   compute.c          the one function that spends that delay;
@@ -88,6 +90,14 @@ void rp_outcome_before(rp_thread *T, uint32_t fn, MPI_Request *reqs);
 /* After the call (live: its request(s) as the call left them, NULL if it
  * completes none): take them back, reconciled with the recorded outcome. */
 void rp_outcome_after(rp_thread *T, uint32_t fn, int rc, MPI_Request *live);
+/* Threaded replay, persistent requests one thread starts and another
+ * completes (persist.c): every event of the rank the thread's cursor
+ * passes (own: the thread's), counted; before the call, wait until the
+ * events naming its persistent requests before it have run; after it,
+ * count it as run. */
+void rp_persistent_pass(rp_thread *T, uint32_t fn, const tf_event *ev, int own);
+void rp_persistent_before(rp_thread *T);
+void rp_persistent_after(rp_thread *T);
 /* MPI_Win_test with the recorded outcome: a test the recording saw
  * complete the exposure epoch completes it (PMPI_Win_wait if the call did
  * not); one that completes it earlier than recorded marks the window, and
