@@ -5,9 +5,10 @@
  * whose delays agree (doc/TIMING.md). The program spends, before each
  * call, its rank's mean over the event's paths (--compute mean), or the
  * mean of a bin drawn from its rank's histogram of the most frequent path,
- * each bin as often as its share of the samples (--compute histogram, as
- * the replay engine's src/replay/delay.c), times --scale: tfg_compute busy-waits until that long after
- * the previous call returned. Ranks with the same figure share one entry
+ * each bin with the probability of its share of the samples (--compute
+ * histogram; the bins' means as the replay engine's src/replay/delay.c
+ * spends them), times --scale: tfg_compute busy-waits until that long
+ * after the previous call returned. Ranks with the same figure share one entry
  * (a table of rank lists, looked up once). */
 #include <stdlib.h>
 #include <string.h>
