@@ -242,5 +242,21 @@ tf_handed_reqs() {
 # communication (a replay or a generated program keeps each thread's calls
 # and what orders them, not the scheduler's choices)
 tf_thread_sets() {
-  awk '{ t = $2; $2 = ""; $3 = ""; seq[t] = seq[t] $0 "\001" } END { for (t in seq) print seq[t] }' | sort | tr '\001' '\n'
+  # each thread's lines kept apart (no string that grows with the trace: awk's appends are quadratic), the
+  # threads ordered by their sequences compared line by line
+  awk 'function before(a, b, m) {
+         for (m = 1; m <= n[a] && m <= n[b]; m++)
+           if (L[a, m] != L[b, m]) return L[a, m] < L[b, m]
+         return n[a] < n[b]
+       }
+       { t = $2; $2 = ""; $3 = ""; if (!(t in n)) order[++k] = t; L[t, ++n[t]] = $0 }
+       END {
+         for (i = 2; i <= k; i++) {
+           x = order[i]
+           for (j = i - 1; j >= 1 && before(x, order[j]); j--) order[j + 1] = order[j]
+           order[j + 1] = x
+         }
+         for (i = 1; i <= k; i++)
+           for (m = 1; m <= n[order[i]]; m++) print L[order[i], m]
+       }'
 }
