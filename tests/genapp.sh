@@ -17,6 +17,10 @@
 #      that polls (--polls 1), the outcome of a poll (MPI_Iprobe, Improbe, Test*) is
 #      left out: a poll the recording saw fail finds the message if it is
 #      there), and its calls per function equal the workload's own counts;
+#      With --handed 1 (a workload whose threads make requests and complete
+#      each other's, mtstress) request and message ids, request arrays and
+#      their statuses are left out too (tf_handed_reqs: the ids follow how
+#      the scheduler interleaved the threads);
 #   4. fixed point: the program generated from the program's own trace,
 #      run under the recorder, records the workload's calls again.
 # With --refused FUNCTION the workload calls a function genapp does not
@@ -27,7 +31,7 @@
 # workload recorded at P ranks.
 #
 # usage: genapp.sh --mpirun "CMD ARGS" --np P --lib LIBTRACEFOLD --cli TRACEFOLD --mpicc MPICC
-#                  [--also-cc MPICC2]... [--refused FUNCTION] [--extrap "P1 P2 P3"] [--polls 1]
+#                  [--also-cc MPICC2]... [--refused FUNCTION] [--extrap "P1 P2 P3"] [--polls 1] [--handed 1]
 #                  -- PROGRAM [ARGS...]
 # shellcheck disable=SC2154 # the option variables: set by tf_options (lib.sh)
 set -euo pipefail
@@ -38,7 +42,8 @@ refused=""
 extrap=""
 also=()
 polls=""
-tf_options "mpirun np lib cli mpicc refused extrap polls also-cc:also+ --:prog" "$@"
+handed=""
+tf_options "mpirun np lib cli mpicc refused extrap polls handed also-cc:also+ --:prog" "$@"
 tf_workdir genapp
 
 tf_record "$work/traced" "$work/trace" -- "${prog[@]}" -c "$work/counts"
@@ -67,7 +72,9 @@ fi
 
 polled="cat"
 [ -z "$polls" ] || polled=tf_polled
-events() { "$cli" unroll --rank "$2" --no-time "$1" | sed -E 's/ cs=[^ ]+//' | tf_thread_sets | $polled; }
+reqs="cat"
+[ -z "$handed" ] || reqs=tf_handed_reqs
+events() { "$cli" unroll --rank "$2" --no-time "$1" | sed -E 's/ cs=[^ ]+//' | $reqs | tf_thread_sets | $polled; }
 
 tf_must "$work/gen" "genapp failed" "$cli" genapp --compute none -o "$work/app.c" "$source"
 tf_must "$work/cc" "the generated program does not build warning-free with $mpicc" \

@@ -34,13 +34,17 @@
 
 /* ---- threads: a trace recorded with several threads per rank (TFG_NTHREADS > 1, defined with
  * <pthread.h> and <stdatomic.h> above the runtime; doc/GENAPP.md "Threads") runs one pthread per
- * recorded thread. Requests and messages stay with the thread that makes them (the generator refuses a
- * trace that hands one over): their maps, the current call and the draws are the thread's own.
+ * recorded thread. Messages stay with the thread that makes them (the generator refuses a trace that
+ * hands one over): their map, the current call and the draws are the thread's own; so are requests,
+ * unless threads make and complete each other's (TFG_SHARED_REQUESTS, "shared requests" below).
  * Communicators, datatypes, ops, groups, windows and files are shared: a lookup of one another thread
  * has not made yet waits for it (tfg_get), and a call that frees one first waits until every other
  * thread has made the calls the recording completed before it (tfg_wait_others, at the end). ---- */
 #ifndef TFG_NTHREADS
 #define TFG_NTHREADS 1
+#endif
+#ifndef TFG_SHARED_REQUESTS
+#define TFG_SHARED_REQUESTS 0
 #endif
 #if TFG_NTHREADS > 1
 #define TFG_LOCAL _Thread_local
@@ -233,7 +237,12 @@ typedef struct tfg_map {
 static tfg_map tfg_comms = {.shared = 1}, tfg_dtypes = {.shared = 1}, tfg_ops = {.shared = 1},
                tfg_groups = {.shared = 1}, tfg_files = {.shared = 1}, tfg_wins = {.shared = 1},
                tfg_regions = {.shared = 1};
-static TFG_LOCAL tfg_map tfg_reqs, tfg_msgs;
+#if TFG_SHARED_REQUESTS
+static tfg_map tfg_reqs = {.shared = 1};
+#else
+static TFG_LOCAL tfg_map tfg_reqs;
+#endif
+static TFG_LOCAL tfg_map tfg_msgs;
 
 static inline void tfg_lock(const tfg_map *m) {
 #if TFG_NTHREADS > 1
@@ -251,11 +260,10 @@ static inline void tfg_unlock(const tfg_map *m, int made) {
   (void)m, (void)made;
 #endif
 }
-/* Locked, an object of a shared map not there yet: wait for another thread to add one, until `*until`
- * (set on the first wait: a minute). 0: give up. */
-static inline int tfg_wait_made(const tfg_map *m, double *until) {
+/* Locked (tfg_objects), something another thread has not done yet: wait for a change (tfg_made), until
+ * `*until` (set on the first wait: a minute). 0: give up. */
+static inline int tfg_wait_change(double *until) {
 #if TFG_NTHREADS > 1
-  if (!m->shared) return 0;
   struct timespec now;
   clock_gettime(CLOCK_REALTIME, &now);
   double t = (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
@@ -265,10 +273,12 @@ static inline int tfg_wait_made(const tfg_map *m, double *until) {
   pthread_cond_timedwait(&tfg_made, &tfg_objects, &ts);
   return 1;
 #else
-  (void)m, (void)until;
+  (void)until;
   return 0;
 #endif
 }
+/* Locked, an object of a shared map not there yet: wait for another thread to add one. 0: give up. */
+static inline int tfg_wait_made(const tfg_map *m, double *until) { return m->shared && tfg_wait_change(until); }
 
 static inline size_t tfg_slot(const tfg_map *m, int64_t id) {
   size_t i = (size_t)(((uint64_t)id * 0x9E3779B97F4A7C15ull) >> 20) & (m->cap - 1);
@@ -597,8 +607,10 @@ static inline int rp_call_Buffer_detach(rp_thread *T) {
 }
 
 /* ---- what the recording saw ---- */
+static TFG_LOCAL int tfg_mprobe_held; /* this MPI_Mprobe takes a message an earlier poll took (rp_outcome_before) */
 int rp_peer(rp_thread *T, MPI_Comm comm, int i, int src, int req) {
   (void)req; /* a wildcard receive request's source is told by a later completion: kept as a wildcard */
+  if (tfg_mprobe_held) return MPI_PROC_NULL;
   int64_t v = scalar(T, i);
   if (v == TF_PROC_NULL) return MPI_PROC_NULL;
   if (v == TF_ROOT) return MPI_ROOT;
@@ -657,6 +669,8 @@ static inline void tfg_early_keep(rp_thread *T, MPI_Message m) {
 }
 void rp_msg_new(rp_thread *T, int i, MPI_Message m) {
   int64_t id = scalar(T, i);
+  if (tfg_mprobe_held) m = MPI_MESSAGE_NULL; /* it was made on MPI_PROC_NULL: takes the held message below */
+  tfg_mprobe_held = 0;
   int probe = strcmp(T->fname, "MPI_Improbe") == 0 || strcmp(T->fname, "MPI_Mprobe") == 0;
   if (probe && m != MPI_MESSAGE_NULL && id <= TF_SPECIAL_MAX) { /* found where the recording found nothing */
     tfg_early_keep(T, m);
@@ -718,6 +732,15 @@ static inline tfg_completion tfg_recorded(rp_thread *T) {
 void rp_outcome_before(rp_thread *T, int fn, MPI_Request *reqs) {
   (void)fn;
   tfg_hidden = NULL;
+  tfg_mprobe_held = 0;
+  if (strcmp(T->fname, "MPI_Mprobe") == 0) {
+    /* A failed MPI_Improbe poll before it may have taken its message (kept): the blocking probe would
+     * wait for a message that will not come again. It is made on MPI_PROC_NULL (it returns at once)
+     * and takes the kept message (rp_msg_new), as the replay engine does; its own trace then shows
+     * MPI_PROC_NULL's source and status. */
+    tfg_mprobe_held = tfg_early_find(rp_comm(T, 2), tfg_probe_source(T), rp_tag(T, 1)) >= 0;
+    return;
+  }
   if (strcmp(T->fname, "MPI_Iprobe") == 0 || strcmp(T->fname, "MPI_Improbe") == 0) {
     tfg_probe_before(T);
     return;
@@ -781,12 +804,123 @@ static inline uint64_t tfg_ring_sub(uint64_t a, uint64_t b) { return a >= b ? a 
 static inline uint64_t tfg_ring_add(uint64_t a, uint64_t b) { return b >= TFG_RING_M - a ? b - (TFG_RING_M - a) : a + b; }
 static inline uint64_t tfg_load(int64_t s) { return s >= 0 ? (uint64_t)s : (uint64_t)s - TFG_NSPECIAL; }
 
+/* The event's request ids, decoded in place; *last: the transform's state. */
+static inline void tfg_req_decode(rp_thread *T, int64_t *last_req) {
+  for (uint32_t k = 0; k < T->nf; k++) {
+    if (T->kinds[k] != TF_K_REQ && T->kinds[k] != TF_K_REQ_NEW) continue;
+    int64_t *w = (int64_t *)T->field[k].v; /* the caller's values, writable */
+    for (uint32_t j = 0; j < T->field[k].n; j++) {
+      if (w[j] <= TF_SPECIAL_MAX) continue;
+      uint64_t last = tfg_D(*last_req);
+      if (T->kinds[k] == TF_K_REQ_NEW) {
+        w[j] = tfg_Dinv(tfg_ring_add(tfg_ring_add(last, 1), tfg_load(w[j])));
+        *last_req = w[j];
+      } else {
+        w[j] = tfg_Dinv(tfg_ring_sub(last, tfg_load(w[j])));
+      }
+    }
+  }
+}
+
+/* ---- shared requests (TFG_SHARED_REQUESTS: the recording's threads made requests on several threads,
+ * or completed each other's; doc/GENAPP.md "Threads"). The trace numbers a rank's requests across its
+ * threads, each id relative to the rank's previous one (the transform above), so the threads read
+ * their request events' ids in the rank's recorded order: a thread's k-th request event (a call with a
+ * request field) waits until the events before it in that order, on any thread, have been read
+ * (tfg_req_order: this thread's places in it, from the generator). And the events naming one request
+ * (its creation, starts, tests, completion, free) run in their recorded order: each waits until the
+ * ones before it have returned (a start of a persistent request until the other thread's wait on it,
+ * that wait until the start). Neither wait holds a thread longer than the recording's order did: a
+ * call that creates or starts a request does not block, and the one before it in the order completed
+ * before it was recorded. The request map is shared (locked). ---- */
+#if TFG_SHARED_REQUESTS
+static TFG_LOCAL tfg_vset *tfg_req_order; /* this thread's places in the rank's order of request events */
+static uint64_t tfg_req_read;             /* the rank's request events read so far */
+static int64_t tfg_req_last;              /* the transform's state, the rank's */
+typedef struct tfg_req_turn {             /* per request: the events naming it */
+  int64_t id;                             /* 0: empty slot */
+  uint32_t given, ran;                    /* read (their places handed out), returned */
+} tfg_req_turn;
+static tfg_req_turn *tfg_turns;
+static size_t tfg_turns_cap, tfg_turns_used;
+
+static inline tfg_req_turn *tfg_turn_of(int64_t id) { /* locked */
+  if ((tfg_turns_used + 1) * 2 > tfg_turns_cap) {
+    size_t cap = tfg_turns_cap ? 2 * tfg_turns_cap : 256;
+    tfg_req_turn *g = calloc(cap, sizeof *g);
+    if (!g) tfg_die("out of memory");
+    for (size_t i = 0; i < tfg_turns_cap; i++)
+      if (tfg_turns[i].id) {
+        size_t j = (size_t)(((uint64_t)tfg_turns[i].id * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
+        while (g[j].id) j = (j + 1) & (cap - 1);
+        g[j] = tfg_turns[i];
+      }
+    free(tfg_turns);
+    tfg_turns = g, tfg_turns_cap = cap;
+  }
+  size_t i = (size_t)(((uint64_t)id * 0x9E3779B97F4A7C15ull) >> 20) & (tfg_turns_cap - 1);
+  while (tfg_turns[i].id && tfg_turns[i].id != id) i = (i + 1) & (tfg_turns_cap - 1);
+  if (!tfg_turns[i].id) tfg_turns[i].id = id, tfg_turns_used++;
+  return &tfg_turns[i];
+}
+
+/* The requests an event names, each once (into ids[0..n)), and each one's place among its events. */
+typedef struct tfg_named {
+  int64_t *ids;
+  uint32_t *place;
+  uint32_t n;
+} tfg_named;
+
+static inline tfg_named tfg_req_begin(rp_thread *T) {
+  if (!tfg_req_order) tfg_die("thread %d makes a request event the trace does not give it", tfg_thread);
+  uint64_t mine = (uint64_t)tfg_next(tfg_req_order);
+  double until = 0;
+  pthread_mutex_lock(&tfg_objects);
+  while (tfg_req_read != mine)
+    if (!tfg_wait_change(&until))
+      tfg_die("thread %d waited a minute for the rank's request event %llu (its own is %llu)", tfg_thread,
+              (unsigned long long)tfg_req_read, (unsigned long long)mine);
+  tfg_req_decode(T, &tfg_req_last);
+  uint32_t total = 0;
+  for (uint32_t k = 0; k < T->nf; k++)
+    if (T->kinds[k] == TF_K_REQ || T->kinds[k] == TF_K_REQ_NEW) total += T->field[k].n;
+  tfg_named e = {rp_alloc(T, (total + 1) * sizeof *e.ids), rp_alloc(T, (total + 1) * sizeof *e.place), 0};
+  for (uint32_t k = 0; k < T->nf; k++) {
+    if (T->kinds[k] != TF_K_REQ && T->kinds[k] != TF_K_REQ_NEW) continue;
+    for (uint32_t j = 0; j < T->field[k].n; j++) {
+      int64_t id = T->field[k].v[j];
+      uint32_t seen = 0;
+      while (seen < e.n && e.ids[seen] != id) seen++;
+      if (id <= TF_SPECIAL_MAX || seen < e.n) continue;
+      e.ids[e.n] = id;
+      e.place[e.n++] = tfg_turn_of(id)->given++;
+    }
+  }
+  tfg_req_read++;
+  pthread_cond_broadcast(&tfg_made);
+  for (uint32_t i = 0; i < e.n; i++) /* the events before this one that name its requests have returned */
+    while (tfg_turn_of(e.ids[i])->ran != e.place[i])
+      if (!tfg_wait_change(&until))
+        tfg_die("thread %d waited a minute for request %lld's event %u before this one", tfg_thread,
+                (long long)e.ids[i], (unsigned)e.place[i]);
+  pthread_mutex_unlock(&tfg_objects);
+  return e;
+}
+static inline void tfg_req_end(tfg_named e) {
+  pthread_mutex_lock(&tfg_objects);
+  for (uint32_t i = 0; i < e.n; i++) tfg_turn_of(e.ids[i])->ran++;
+  pthread_cond_broadcast(&tfg_made);
+  pthread_mutex_unlock(&tfg_objects);
+}
+#endif
+
 typedef int (*tfg_call_fn)(rp_thread *T);
 /* Issue one recorded call: values v[0..nv) of function `name`, whose
  * fields have kinds[] and are arrays where arrays[] says. */
 static inline void tfg_call(const char *name, const unsigned char *kinds, const unsigned char *arrays, uint32_t nfields,
                      tfg_call_fn call, int64_t *v, uint32_t nv) {
   rp_thread *T = &tfg_T;
+  int names_reqs = 0;
   T->fname = name;
   T->kinds = kinds;
   T->nf = nfields;
@@ -804,25 +938,23 @@ static inline void tfg_call(const char *name, const unsigned char *kinds, const 
       f->n = 1;
       f->v = &v[at++];
     }
-    if (kinds[k] != TF_K_REQ && kinds[k] != TF_K_REQ_NEW) continue;
-    int64_t *w = &v[f->v - v];
-    for (uint32_t j = 0; j < f->n; j++) {
-      if (w[j] <= TF_SPECIAL_MAX) continue;
-      uint64_t last = tfg_D(T->last_req);
-      if (kinds[k] == TF_K_REQ_NEW) {
-        w[j] = tfg_Dinv(tfg_ring_add(tfg_ring_add(last, 1), tfg_load(w[j])));
-        T->last_req = w[j];
-      } else {
-        w[j] = tfg_Dinv(tfg_ring_sub(last, tfg_load(w[j])));
-      }
-    }
+    names_reqs |= kinds[k] == TF_K_REQ || kinds[k] == TF_K_REQ_NEW;
   }
   if (at != nv) tfg_die("the values do not fit the fields");
+#if TFG_SHARED_REQUESTS
+  tfg_named named = {NULL, NULL, 0};
+  if (names_reqs) named = tfg_req_begin(T);
+#else
+  if (names_reqs) tfg_req_decode(T, &T->last_req);
+#endif
   int rc = MPI_SUCCESS;
   T->status.MPI_SOURCE = MPI_ANY_SOURCE; /* set by a call that fills it: MPI_Get_count reads it (rp_last_status) */
   if (tfg_win_epoch_skip(T, name)) T->last_return = rp_now(); /* an exposure epoch that ended earlier */
   else rc = call(T);
   if (rc != MPI_SUCCESS) tfg_die("the call failed (MPI error %d)", rc);
+#if TFG_SHARED_REQUESTS
+  if (names_reqs) tfg_req_end(named);
+#endif
 #if TFG_NTHREADS > 1
   atomic_fetch_add_explicit(&tfg_done[tfg_thread], 1, memory_order_release);
 #endif

@@ -59,7 +59,9 @@ static void write_program(tfg_gen *g, FILE *out) {
         "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <time.h>\n"
         "#include <errno.h>\n#include <dirent.h>\n#include <unistd.h>\n", out);
   if (g->nthreads > 1) /* one pthread per recorded thread (threads.c) */
-    fprintf(out, "#include <pthread.h>\n#include <stdatomic.h>\n#define TFG_NTHREADS %u\n", g->nthreads);
+    fprintf(out, "#include <pthread.h>\n#include <stdatomic.h>\n#define TFG_NTHREADS %u\n%s", g->nthreads,
+            g->shared_reqs ? "#define TFG_SHARED_REQUESTS 1 /* threads make and complete each other's requests */\n"
+                           : "");
   fputs("\n", out);
   if (g->mpi_version)
     fprintf(out, "#if MPI_VERSION < %d\n#error \"this program calls %s, an MPI %d.0 function: build it with an MPI %d.0 "
@@ -134,6 +136,7 @@ int tfg_write(tf_trace *t, const tfg_options *o, FILE *out, char *err, size_t er
   rc = 0;
 out:
   free(g.free_waits);
+  free(g.req_order);
   free(g.schema_of);
   free(g.used);
   for (uint32_t s = 0; g.site_names && s < g.mt->ncallsites; s++) free(g.site_names[s]);

@@ -55,6 +55,9 @@ typedef struct tfg_gen {
   uint32_t nthreads;     /* threads per rank in the trace (1 + the highest thread number) */
   uint32_t thread;       /* the thread whose code is being written */
   char (*free_waits)[32]; /* per thread: its frees' waits, a vs_N read by tfg_wait_others ("": none) */
+  int shared_reqs;        /* requests are made on several threads or used by another: TFG_SHARED_REQUESTS */
+  char (*req_order)[32];  /* with shared_reqs, per thread: its request events' places in the rank's order
+                           * of request events, a vs_N ("": none) */
   char *err;
   size_t errlen;
   int failed;
@@ -64,9 +67,13 @@ int tfg_fail(tfg_gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 
 
 /* ---- threads.c ---- */
 /* A trace of several threads per rank (g->nthreads > 1): refuse it if a
- * request or message one thread makes is used by another (naming the
- * first); else fill g->free_waits. 0 or -1. */
+ * message one thread takes is received by another (naming the first);
+ * else fill g->free_waits, and with requests shared between threads
+ * g->shared_reqs and g->req_order. 0 or -1. */
 int tfg_threads_check(tfg_gen *g);
+/* At the start of thread `thread`'s code: with shared requests, the
+ * statement naming its request events' places ("" otherwise). */
+void tfg_req_order_stmt(tfg_gen *g, uint32_t thread, tfg_text *t);
 /* Before event x's call: in a threaded program, the wait of a call that
  * frees an object ("" otherwise). */
 void tfg_free_wait_stmt(tfg_gen *g, const tf_mnode *x, tfg_text *t);

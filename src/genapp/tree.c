@@ -153,10 +153,12 @@ int tfg_tree_emit(tfg_gen *g) {
     for (uint32_t i = 0; i < g->mt->ntop; i++)
       if (thread_of(g->mt->top[i]) == t) mine[n++] = g->mt->top[i];
     if (t == 0) {
+      tfg_req_order_stmt(g, 0, &g->main);
       emit_nodes(g, mine, n, &g->mt->present, 1, 1, &g->main);
       continue;
     }
     tfg_text body = {0};
+    tfg_req_order_stmt(g, t, &body);
     emit_nodes(g, mine, n, &g->mt->present, 1, 1, &body);
     tfg_put(&g->code, "/* recorded thread %u: its calls, in order */\nstatic void *tfg_thread_%u(void *arg) {\n"
             "  (void)arg;\n  tfg_thread_begin(%u);\n%s  return NULL;\n}\n\n", t, t, t, body.p ? body.p : "");
