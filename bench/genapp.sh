@@ -37,7 +37,7 @@ MPICC=$mpicc
 WORKLOADS=${WORKLOADS:-"stencil2d|-i_20000 stencil3d|-i_10000 ring|-i_40000 wavefront|-i_20000 butterfly|-i_20000
   alltoall|-i_20000 alltoallv branchy|-i_20000 nbcoll|-i_10000 persistent|-i_20000 timed fstencil|-i_20000
   masterworker|-i_4000 cstbranch|-i_40 efgbranch|-i_200 f08ring mprobe fbindings_fh|-i_200 fcg|-i_200 mpi4
-  collectives|-i_2 nbconform|-i_20 onesided|-i_20 mpiio|-i_20 threads|-i_2000 mtstress|-i_200"}
+  collectives|-i_2 nbconform|-i_20 onesided|-i_20 mpiio|-i_20 threads|-i_2000 mtstress|-i_20"}
 NP=${NP:-2}
 ARGS=${ARGS:-"-i 2000"}
 REPS=${REPS:-3}
