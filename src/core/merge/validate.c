@@ -8,26 +8,47 @@
 #include "merge/rank_runs.h"
 #include "util/file_io.h"
 
-/* The projections already checked: their segment bytes and event counts. */
+/* The projections already checked: their segment bytes and event counts,
+ * found again through a hash table of their indexes (open addressing; a
+ * million distinct projections, the XOR partners of an extrapolated
+ * butterfly, made a linear search quadratic). */
 typedef struct checked_one {
   tf_buf seg;
-  uint64_t nevents;
+  uint64_t nevents, hash;
 } checked_one;
 typedef struct checked {
   checked_one *at;
   uint32_t n, cap;
+  uint32_t *slot; /* index + 1 into at; 0: empty */
+  uint32_t nslots; /* a power of two, at least twice n */
 } checked;
 
-static int checked_has(const checked *k, const tf_buf *b, uint64_t nevents) {
-  for (uint32_t i = 0; i < k->n; i++) {
-    const checked_one *c = &k->at[i];
-    if (c->nevents == nevents && c->seg.len == b->len && (!b->len || !memcmp(c->seg.data, b->data, b->len))) return 1;
-  }
+static uint64_t hash_of(const tf_buf *b, uint64_t nevents) { /* FNV-1a over the bytes and the count */
+  uint64_t h = 0xcbf29ce484222325ull ^ nevents;
+  for (size_t i = 0; i < b->len; i++) h = (h ^ b->data[i]) * 0x100000001b3ull;
+  return h;
+}
+
+static int same(const checked_one *c, const tf_buf *b, uint64_t nevents, uint64_t hash) {
+  return c->hash == hash && c->nevents == nevents && c->seg.len == b->len &&
+         (!b->len || !memcmp(c->seg.data, b->data, b->len));
+}
+
+static int checked_has(const checked *k, const tf_buf *b, uint64_t nevents, uint64_t hash) {
+  if (!k->nslots) return 0;
+  for (uint32_t i = (uint32_t)hash & (k->nslots - 1); k->slot[i]; i = (i + 1) & (k->nslots - 1))
+    if (same(&k->at[k->slot[i] - 1], b, nevents, hash)) return 1;
   return 0;
 }
 
+static void slot_put(uint32_t *slot, uint32_t nslots, uint64_t hash, uint32_t index) {
+  uint32_t i = (uint32_t)hash & (nslots - 1);
+  while (slot[i]) i = (i + 1) & (nslots - 1);
+  slot[i] = index + 1;
+}
+
 /* b moved in; 0 or -1 out of memory */
-static int checked_add(checked *k, tf_buf *b, uint64_t nevents) {
+static int checked_add(checked *k, tf_buf *b, uint64_t nevents, uint64_t hash) {
   if (k->n == k->cap) {
     uint32_t cap = k->cap ? 2 * k->cap : 16;
     checked_one *at = realloc(k->at, cap * sizeof *at);
@@ -35,7 +56,17 @@ static int checked_add(checked *k, tf_buf *b, uint64_t nevents) {
     k->at = at;
     k->cap = cap;
   }
-  k->at[k->n++] = (checked_one){*b, nevents};
+  if (2 * ((uint64_t)k->n + 1) > k->nslots) {
+    uint32_t nslots = k->nslots ? 2 * k->nslots : 64;
+    uint32_t *slot = calloc(nslots, sizeof *slot);
+    if (!slot) return -1;
+    for (uint32_t i = 0; i < k->n; i++) slot_put(slot, nslots, k->at[i].hash, i);
+    free(k->slot);
+    k->slot = slot;
+    k->nslots = nslots;
+  }
+  slot_put(k->slot, k->nslots, hash, k->n);
+  k->at[k->n++] = (checked_one){*b, nevents, hash};
   *b = (tf_buf){0};
   return 0;
 }
@@ -60,7 +91,8 @@ tf_status tf_mtrace_validate(const tf_mtrace *mt, uint32_t most, uint32_t *nchec
     tf_mem m = {0};
     const char *why = NULL;
     int rc = tf_mtrace_project_bytes(mt, rank, &b, &nevents, &why);
-    if (!rc && checked_has(&seen, &b, nevents)) {
+    uint64_t hash = rc ? 0 : hash_of(&b, nevents);
+    if (!rc && checked_has(&seen, &b, nevents, hash)) {
       tf_buf_free(&b);
       continue;
     }
@@ -72,13 +104,14 @@ tf_status tf_mtrace_validate(const tf_mtrace *mt, uint32_t most, uint32_t *nchec
       for (uint32_t j = 0; j < n; j++) tf_fnode_free(nodes[j], &m);
       tf_order_free(&order, &m);
       free(nodes);
-      if (!b.failed && checked_add(&seen, &b, nevents))
+      if (!b.failed && checked_add(&seen, &b, nevents, hash))
         st = tf_failf(err, errlen, TF_ERR_NOMEM, "out of memory");
     }
     tf_buf_free(&b);
   }
   for (uint32_t i = 0; i < seen.n; i++) tf_buf_free(&seen.at[i].seg);
   free(seen.at);
+  free(seen.slot);
   free(runs);
   if (nchecked) *nchecked = take;
   if (nruns_out) *nruns_out = nruns;
