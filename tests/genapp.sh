@@ -20,7 +20,10 @@
 #      With --handed 1 (a workload whose threads make requests and complete
 #      each other's, mtstress) request and message ids, request arrays and
 #      their statuses are left out too (tf_handed_reqs: the ids follow how
-#      the scheduler interleaved the threads);
+#      the scheduler interleaved the threads), and instead the program's
+#      own request ids must tell a consistent story (tests/request_ids.py:
+#      each created once and completed once, a persistent request started
+#      only when inactive);
 #   4. fixed point: the program generated from the program's own trace,
 #      run under the recorder, records the workload's calls again.
 # With --refused FUNCTION the workload calls a function genapp does not
@@ -108,6 +111,11 @@ for ((r = 0; r < np; r++)); do
   }
   "$cli" counts --rank "$r" "$work/app-trace/trace.tf" >"$work/app-counts.$r"
 done
+if [ -n "$handed" ]; then
+  "$cli" unroll --no-time "$work/app-trace/trace.tf" >"$work/app.dump" || fail "tracefold unroll failed on the program's trace"
+  python3 -B "$(dirname "${BASH_SOURCE[0]}")/request_ids.py" "$work/app.dump" >"$work/app.ids" ||
+    { cat "$work/app.ids" >&2; fail "the program's request ids are inconsistent"; }
+fi
 cat "$work"/app-counts.* | awk '{ n[$1] += $2 } END { for (f in n) print f, n[f] }' | sort >"$work/app.counts"
 tf_check_counts "$work/app.counts" "the generated program's"
 
