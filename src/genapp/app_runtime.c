@@ -280,8 +280,11 @@ static inline int tfg_wait_change(double *until) {
 /* Locked, an object of a shared map not there yet: wait for another thread to add one. 0: give up. */
 static inline int tfg_wait_made(const tfg_map *m, double *until) { return m->shared && tfg_wait_change(until); }
 
+static inline size_t tfg_home(int64_t id, size_t cap) { /* an id's first slot in a table of cap (a power of two) */
+  return (size_t)(((uint64_t)id * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
+}
 static inline size_t tfg_slot(const tfg_map *m, int64_t id) {
-  size_t i = (size_t)(((uint64_t)id * 0x9E3779B97F4A7C15ull) >> 20) & (m->cap - 1);
+  size_t i = tfg_home(id, m->cap);
   while (m->ids[i] && m->ids[i] != id) i = (i + 1) & (m->cap - 1);
   return i;
 }
@@ -851,14 +854,14 @@ static inline tfg_req_turn *tfg_turn_of(int64_t id) { /* locked */
     if (!g) tfg_die("out of memory");
     for (size_t i = 0; i < tfg_turns_cap; i++)
       if (tfg_turns[i].id) {
-        size_t j = (size_t)(((uint64_t)tfg_turns[i].id * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
+        size_t j = tfg_home(tfg_turns[i].id, cap);
         while (g[j].id) j = (j + 1) & (cap - 1);
         g[j] = tfg_turns[i];
       }
     free(tfg_turns);
     tfg_turns = g, tfg_turns_cap = cap;
   }
-  size_t i = (size_t)(((uint64_t)id * 0x9E3779B97F4A7C15ull) >> 20) & (tfg_turns_cap - 1);
+  size_t i = tfg_home(id, tfg_turns_cap);
   while (tfg_turns[i].id && tfg_turns[i].id != id) i = (i + 1) & (tfg_turns_cap - 1);
   if (!tfg_turns[i].id) tfg_turns[i].id = id, tfg_turns_used++;
   return &tfg_turns[i];
