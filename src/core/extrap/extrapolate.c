@@ -84,7 +84,8 @@ static int fit_item(ctx *c, const tf_vitem *const *given, tf_vitem *out, const c
   uint8_t all[TF_FIT_MAXIN], baseknown[TF_FIT_MAXIN], stepknown[TF_FIT_MAXIN];
   /* A block of ranks whose inner extent is 1 at a small size (ranks 1, 3
    * of a 2x2 grid: a run) is the repeat of a one-value run it becomes at
-   * larger sizes ({1..2} x3 +3 on 3x3): lift the run to that form. */
+   * larger sizes ({1..2} x3 +3 on 3x3): lift the run to that form. A
+   * repeat of one value where the base input has a run is that run. */
   tf_vitem lifted[TF_FIT_MAXIN], lifted_body[TF_FIT_MAXIN];
   const tf_vitem *it[TF_FIT_MAXIN];
   for (uint32_t i = 0; i < c->k; i++) {
@@ -93,6 +94,10 @@ static int fit_item(ctx *c, const tf_vitem *const *given, tf_vitem *out, const c
       lifted_body[i] = (tf_vitem){.base = given[i]->base, .count = 1};
       lifted[i] = (tf_vitem){.base = given[i]->base, .step = given[i]->step, .count = given[i]->count, .nbody = 1,
                              .body = &lifted_body[i]};
+      it[i] = &lifted[i];
+    } else if (given[i] && !out->nbody && given[i]->nbody == 1 && !given[i]->body[0].nbody &&
+               given[i]->body[0].count == 1) { /* the other way: a repeat of one value is a run */
+      lifted[i] = (tf_vitem){.base = given[i]->base, .step = given[i]->step, .count = given[i]->count};
       it[i] = &lifted[i];
     }
   }
@@ -511,6 +516,57 @@ static void fit_dstat(ctx *c, const pooled *in, uint64_t n, const int32_t rank, 
   }
 }
 
+/* Each path's occurrences at the target, out[p]: fitted exactly
+ * from the inputs' per-path counts; if those fits do not sum to the
+ * event's occurrences at the target (its fitted value counts), split the
+ * occurrences in their proportion instead (largest remainders). A path's
+ * count is exact where every input's is a linear function of the rank grid
+ * (each rank's own counts, or groups whose ranks take a path alike); the
+ * inputs merged again rank by rank (tf_mtrace_remerge) share a group's
+ * counts among its ranks, which need not be. */
+static int path_counts(ctx *c, tf_mnode *const *x, const char *evname, uint64_t *out) {
+  const tf_gtiming *g = &x[c->base]->timing;
+  const tf_vset *cnt = &x[c->base]->count;
+  uint64_t occ = 0, sum = 0;
+  for (uint32_t i = 0; i < cnt->n; i++) occ += cnt->seq[i].nvalues * cnt->ranks[i].nvalues;
+  for (uint32_t p = 0; p < g->npaths; p++) {
+    int64_t n[TF_FIT_MAXIN], nt = 0;
+    uint8_t all[TF_FIT_MAXIN];
+    for (uint32_t i = 0; i < c->k; i++) {
+      const tf_gpath *ip = find_path(c, i, &x[i]->timing, &g->paths[p]);
+      if (!ip) return fail(c, "no time summary of %s after one of its previous calls at P=%d", evname, c->in[i]->nranks);
+      n[i] = (int64_t)pool(ip, 0).n;
+      all[i] = 1;
+    }
+    if (fit_one(c, n, all, "occurrences per path", &nt)) return -1;
+    if (nt < 1) return fail(c, "%s: %" PRId64 " occurrences on one path at the target", evname, nt);
+    out[p] = (uint64_t)nt;
+    sum += out[p];
+  }
+  if (sum == occ || !g->npaths) return 0;
+  if (c->explain) fprintf(c->explain, "%s: paths fitted to %" PRIu64 " occurrences, %" PRIu64 " at the target: shared in proportion\n", evname, sum, occ);
+  uint64_t given = 0;
+  double rem[g->npaths];
+  for (uint32_t p = 0; p < g->npaths; p++) {
+    double exact = (double)out[p] * (double)occ / (double)sum;
+    uint64_t v = (uint64_t)exact;
+    rem[p] = exact - (double)v;
+    out[p] = v;
+    given += v;
+  }
+  while (given < occ) {
+    uint32_t best = 0;
+    for (uint32_t p = 1; p < g->npaths; p++)
+      if (rem[p] > rem[best]) best = p;
+    out[best]++;
+    rem[best] = -1;
+    given++;
+  }
+  for (uint32_t p = 0; p < g->npaths; p++)
+    if (!out[p]) return fail(c, "%s: no occurrence left on one path at the target", evname);
+  return 0;
+}
+
 /* The base event's times become one summary per path over all its ranks. */
 static int fit_timing(ctx *c, tf_mnode *const *x, const char *evname) {
   tf_mnode *bx = x[c->base];
@@ -522,15 +578,18 @@ static int fit_timing(ctx *c, tf_mnode *const *x, const char *evname) {
       return fail(c, "time summaries after %u different previous calls at P=%d, %u at P=%d", x[i]->timing.npaths,
                   c->in[i]->nranks, g->npaths, b->nranks);
   tf_gpath *paths = calloc(g->npaths, sizeof *paths);
-  if (!paths) return fail(c, "out of memory");
+  uint64_t *nts = calloc(g->npaths, sizeof *nts);
+  if (!paths || !nts) {
+    free(paths);
+    free(nts);
+    return fail(c, "out of memory");
+  }
   int32_t first = (int32_t)tf_ranks_first(&bx->ranks);
   double lo[2] = {INFINITY, INFINITY}, hi[2] = {0, 0};
-  int rc = 0;
+  int rc = path_counts(c, x, evname, nts);
   for (uint32_t p = 0; p < g->npaths && !rc; p++) {
     const tf_gpath *bp = &g->paths[p];
     pooled in[2][TF_FIT_MAXIN];
-    int64_t n[TF_FIT_MAXIN];
-    uint8_t all[TF_FIT_MAXIN];
     char what[640];
     snprintf(what, sizeof what, "%s after %s", evname,
              bp->prev_fn == TF_PREV_NONE ? "(start)" : b->ft.funcs[bp->prev_fn].name);
@@ -542,16 +601,10 @@ static int fit_timing(ctx *c, tf_mnode *const *x, const char *evname) {
       }
       in[0][i] = pool(ip, 0);
       in[1][i] = pool(ip, 1);
-      n[i] = (int64_t)in[0][i].n;
-      all[i] = 1;
     }
-    int64_t nt = 0;
-    if (rc || (rc = fit_one(c, n, all, "occurrences per path", &nt))) break;
-    if (nt < 1) {
-      rc = fail(c, "%s: %" PRId64 " occurrences at the target", what, nt);
-      break;
-    }
+    if (rc) break;
     tf_gpath *op = &paths[p];
+    uint64_t nt = nts[p];
     op->prev_fn = bp->prev_fn;
     op->prev_site = bp->prev_site;
     if (!(op->g = calloc(1, sizeof *op->g))) {
@@ -568,9 +621,9 @@ static int fit_timing(ctx *c, tf_mnode *const *x, const char *evname) {
     uint32_t bins = b->timing == TF_TIMING_HISTOGRAM || b->timing == TF_TIMING_PATH;
     char w2[700];
     snprintf(w2, sizeof w2, "%s compute", what);
-    fit_dstat(c, in[0], (uint64_t)nt, first, bins, &op->g->t.compute, w2, &b->mem);
+    fit_dstat(c, in[0], nt, first, bins, &op->g->t.compute, w2, &b->mem);
     snprintf(w2, sizeof w2, "%s call", what);
-    fit_dstat(c, in[1], (uint64_t)nt, first, bins, &op->g->t.duration, w2, &b->mem);
+    fit_dstat(c, in[1], nt, first, bins, &op->g->t.duration, w2, &b->mem);
     const tf_dstat *d[2] = {&op->g->t.compute, &op->g->t.duration};
     for (int j = 0; j < 2; j++) {
       double mean = (double)d[j]->sum / (double)d[j]->n;
@@ -578,6 +631,7 @@ static int fit_timing(ctx *c, tf_mnode *const *x, const char *evname) {
       if (mean > hi[j]) hi[j] = mean;
     }
   }
+  free(nts);
   uint32_t np = g->npaths;
   tf_gtiming_free(g, &b->mem);
   g->paths = paths;

@@ -141,14 +141,11 @@ int tf_extrap_compare(const tf_mtrace *got, const tf_mtrace *want, char *err, si
   return rc;
 }
 
-int tf_extrapolate_checked(tf_mtrace *const *in, const char *const *names, uint32_t k, const tf_extrap_opts *o,
-                           char *err, size_t errlen) {
-  if (k < 3 || k > TF_FIT_MAXIN) return tf_extrapolate(in, names, k, o, err, errlen); /* refused there */
-  tf_buf enc[TF_FIT_MAXIN] = {{0}};
-  int rc = 0;
-  for (uint32_t i = 0; i < k && !rc; i++)
-    if (tf_mtrace_encode_exact(in[i], &enc[i])) rc = -1, snprintf(err, errlen, "out of memory");
-  int base = rc ? -1 : tf_extrapolate(in, names, k, o, err, errlen);
+/* One extrapolation of in[] (enc[]: their exact encodings, for the
+ * self-check's copies), re-run to each input's own count. */
+static int attempt(tf_mtrace *const *in, const tf_buf *enc, const char *const *names, uint32_t k,
+                   const tf_extrap_opts *o, char *err, size_t errlen) {
+  int base = tf_extrapolate(in, names, k, o, err, errlen);
   for (uint32_t i = 0; i < k && base >= 0; i++) { /* again to input i's own count, from copies */
     tf_mtrace copy[TF_FIT_MAXIN], want;
     tf_mtrace *cp[TF_FIT_MAXIN];
@@ -184,6 +181,46 @@ int tf_extrapolate_checked(tf_mtrace *const *in, const char *const *names, uint3
     for (uint32_t j = 0; j < ok; j++) tf_mtrace_free(&copy[j]);
     if (bad) base = -1;
   }
-  for (uint32_t i = 0; i < k; i++) tf_buf_free(&enc[i]);
+  return base;
+}
+
+static int encode_all(tf_mtrace *const *in, uint32_t k, tf_buf *enc) {
+  for (uint32_t i = 0; i < k; i++)
+    if (tf_mtrace_encode_exact(in[i], &enc[i])) return -1;
+  return 0;
+}
+
+int tf_extrapolate_checked(tf_mtrace *const *in, const char *const *names, uint32_t k, const tf_extrap_opts *o,
+                           char *err, size_t errlen) {
+  if (k < 3 || k > TF_FIT_MAXIN) return tf_extrapolate(in, names, k, o, err, errlen); /* refused there */
+  tf_buf enc[TF_FIT_MAXIN] = {{0}}, again[TF_FIT_MAXIN] = {{0}};
+  int base = -1;
+  if (encode_all(in, k, enc)) {
+    snprintf(err, errlen, "out of memory");
+    goto out;
+  }
+  if ((base = attempt(in, enc, names, k, o, err, errlen)) >= 0) goto out;
+  /* Refused as recorded: the recorder's reduction tree pairs ranks
+   * differently at each count, and the merge's alignment follows the
+   * pairing (MERGING.md). Merged again in rank order, the inputs have one
+   * merge order; try once more from those (the first refusal stands if
+   * this one fails too). */
+  char why[1024];
+  size_t at = strlen(err);
+  int rc = 0;
+  for (uint32_t i = 0; i < k && !rc; i++) { /* in[] back as given (the failed attempt changed its base) */
+    tf_mtrace_free(in[i]);
+    if (tf_mtrace_decode(enc[i].data, enc[i].len, names[i], in[i], why, sizeof why) != TF_OK ||
+        tf_mtrace_remerge(in[i], why, sizeof why))
+      rc = -1;
+  }
+  if (!rc && encode_all(in, k, again)) rc = -1, snprintf(why, sizeof why, "out of memory");
+  if (!rc && (base = attempt(in, again, names, k, o, why, sizeof why)) >= 0) {
+    if (o->explain) fprintf(o->explain, "inputs as recorded refused (%s); merged again in rank order, they fit\n", err);
+  } else if (at < errlen) {
+    snprintf(err + at, errlen - at, " (and merged again in rank order: %s)", why);
+  }
+out:
+  for (uint32_t i = 0; i < k; i++) tf_buf_free(&enc[i]), tf_buf_free(&again[i]);
   return base;
 }

@@ -19,7 +19,10 @@
  * err ("rank R, EVENT at PATH, parameter NAME: ..."); -1 out of memory. */
 int tf_extrap_compare(const tf_mtrace *got, const tf_mtrace *want, char *err, size_t errlen);
 /* tf_extrapolate (same arguments and result), then the self-check above on
- * copies of the inputs taken before: -1 with the difference in err. */
+ * copies of the inputs taken before: -1 with the difference in err. If the
+ * inputs as recorded are refused, once more from the inputs merged again
+ * in rank order (tf_mtrace_remerge): the recorder's merge aligns ranks in
+ * an order that changes with the rank count. */
 int tf_extrapolate_checked(tf_mtrace *const *in, const char *const *names, uint32_t k, const tf_extrap_opts *o,
                            char *err, size_t errlen);
 

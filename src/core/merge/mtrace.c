@@ -359,9 +359,42 @@ static tf_mnode *run_copy(const tf_fnode *x, int64_t rank, tf_mem *m) {
   return y;
 }
 
-int tf_mtrace_from_file(tf_mtrace *t, const tf_file_reader *r) {
+/* One rank's stream order becomes t's three order sets (order is consumed). 0 or -1. */
+static int take_order(tf_mtrace *t, int64_t rank, tf_order *order) {
+  tf_mem *m = &t->mem;
+  tf_vseq *parts[3] = {&order->sizes, &order->runs, &order->lengths};
+  for (int k = 0; k < 3; k++) {
+    tf_vseq rk;
+    tf_vseq_init(&rk);
+    tf_vseq_push(&rk, rank, m);
+    uint64_t h = tf_vseq_hash(parts[k]);
+    if (tf_vset_add(&t->order[k], parts[k], &rk, h, m)) {
+      for (int j = k + 1; j < 3; j++) tf_vseq_free(parts[j], m);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* t's header (no ranks, no nodes) as src's, or as the file's. 0 or -1. */
+static int take_header(tf_mtrace *t, const tf_mtrace *src, const tf_file_info *in) {
   *t = (tf_mtrace){0};
-  const tf_file_info *in = tf_file_get_info(r);
+  if (src) {
+    t->nranks = src->nranks;
+    t->thread_level = src->thread_level;
+    t->timing = src->timing;
+    t->bins = src->bins;
+    t->unit = src->unit;
+    t->start_unix_ns = src->start_unix_ns;
+    t->run_id = src->run_id;
+    t->run_start_unix_ns = src->run_start_unix_ns;
+    if (!(t->exe = dup_str(src->exe)) || !(t->mpi = dup_str(src->mpi)) ||
+        tf_functable_copy(&t->ft, src->ft.funcs, src->ft.n))
+      return -1;
+    for (uint32_t i = 0; i < src->ncallsites; i++)
+      if (tf_mtrace_add_callsite(t, &src->callsites[i])) return -1;
+    return 0;
+  }
   t->nranks = in->nranks;
   t->thread_level = in->thread_level;
   t->timing = in->timing;
@@ -371,12 +404,17 @@ int tf_mtrace_from_file(tf_mtrace *t, const tf_file_reader *r) {
   t->start_unix_ns = in->start_unix_ns;
   t->run_id = in->run_id;
   t->run_start_unix_ns = in->run_start_unix_ns;
-  tf_mem *m = &t->mem;
-  if (!(t->exe = dup_str(in->exe)) || !(t->mpi = dup_str(in->mpi)) ||
-      tf_functable_copy(&t->ft, in->funcs, in->nfuncs))
-    goto fail;
+  if (!(t->exe = dup_str(in->exe)) || !(t->mpi = dup_str(in->mpi)) || tf_functable_copy(&t->ft, in->funcs, in->nfuncs))
+    return -1;
   for (uint32_t i = 0; i < in->ncallsites; i++)
-    if (tf_mtrace_add_callsite(t, &in->callsites[i])) goto fail;
+    if (tf_mtrace_add_callsite(t, &in->callsites[i])) return -1;
+  return 0;
+}
+
+int tf_mtrace_from_file(tf_mtrace *t, const tf_file_reader *r) {
+  const tf_file_info *in = tf_file_get_info(r);
+  tf_mem *m = &t->mem;
+  if (take_header(t, NULL, in)) goto fail;
   tf_vseq_push(&t->present, in->rank, m);
   tf_vseq_push(&t->nevents, (int64_t)in->nevents, m);
   tf_vseq_push(&t->lost, (int64_t)in->lost_events, m);
@@ -414,22 +452,105 @@ int tf_mtrace_from_file(tf_mtrace *t, const tf_file_reader *r) {
     }
     tf_order_build_end(&b, &order, m);
   }
-  tf_vseq *parts[3] = {&order.sizes, &order.runs, &order.lengths};
-  for (int k = 0; k < 3; k++) {
-    tf_vseq rk;
-    tf_vseq_init(&rk);
-    tf_vseq_push(&rk, in->rank, m);
-    uint64_t h = tf_vseq_hash(parts[k]);
-    if (tf_vset_add(&t->order[k], parts[k], &rk, h, m)) {
-      for (int j = k + 1; j < 3; j++) tf_vseq_free(parts[j], m);
-      goto fail;
-    }
-  }
-  if (m->failed) goto fail;
+  if (take_order(t, in->rank, &order) || m->failed) goto fail;
   return 0;
 fail:
   tf_mtrace_free(t);
   return -1;
+}
+
+/* A projection's events (y, as project_list made them from x) carry their
+ * rank group's summaries: cut each down to the rank's own share. */
+static void share_timing(tf_mnode *const *x, uint32_t nx, tf_fnode *const *y, uint32_t ny, int64_t rank,
+                         tf_mem *m) {
+  uint32_t j = 0;
+  for (uint32_t i = 0; i < nx && j < ny; i++) {
+    if (!tf_ranks_contains(&x[i]->ranks, rank)) continue;
+    tf_fnode *f = y[j++];
+    if (x[i]->run || f->run) continue;
+    if (x[i]->is_loop) {
+      share_timing(x[i]->body, x[i]->nbody, f->body, f->nbody, rank, m);
+      continue;
+    }
+    const tf_gtiming *g = &x[i]->timing;
+    double w[g->npaths ? g->npaths : 1];
+    uint32_t np = 0;
+    for (uint32_t p = 0; p < g->npaths; p++)
+      for (uint32_t q = 0; q < g->paths[p].n; q++)
+        if (tf_ranks_contains(&g->paths[p].g[q].ranks, rank)) {
+          const tf_tgroup *grp = &g->paths[p].g[q];
+          w[np++] = (double)grp->t.compute.n / (double)(grp->ranks.nvalues ? grp->ranks.nvalues : 1);
+          break;
+        }
+    if (np == f->timing.npaths) tf_timing_share(&f->timing, w, f->nvals.nvalues, m);
+  }
+}
+
+/* Rank `rank` (the i-th present one) of t as a one-rank merged trace, from its projection. */
+static int rank_alone(const tf_mtrace *t, uint64_t i, tf_mtrace *one, const char **why) {
+  int32_t rank = (int32_t)tf_vseq_value_at(&t->present, (int64_t)i);
+  tf_mem *m = &one->mem;
+  tf_fnode **nodes = NULL;
+  uint32_t n = 0;
+  tf_order order;
+  uint64_t nevents;
+  *why = "out of memory";
+  if (take_header(one, t, NULL)) goto fail;
+  if (tf_mtrace_project(t, rank, &nodes, &n, &order, &nevents, m, why)) goto fail;
+  *why = "out of memory";
+  share_timing(t->top, t->ntop, nodes, n, rank, m);
+  int64_t partial = tf_vseq_value_at(&t->why, (int64_t)i);
+  one->partial = (uint32_t)partial;
+  tf_vseq_push(&one->present, rank, m);
+  tf_vseq_push(&one->nevents, (int64_t)nevents, m);
+  tf_vseq_push(&one->lost, tf_vseq_value_at(&t->lost, (int64_t)i), m);
+  tf_vseq_push(&one->why, partial, m);
+  if (!(one->top = calloc(n ? n : 1, sizeof *one->top))) goto fail_nodes;
+  m->bytes += n * sizeof *one->top;
+  for (uint32_t k = 0; k < n; k++) {
+    tf_mnode *x = run_copy(nodes[k], rank, m);
+    if (!nodes[k]->run) x = tf_mnode_from_fnode(nodes[k], rank, t->callsites, m);
+    if (!x) goto fail_nodes;
+    one->top[one->ntop++] = x;
+  }
+  for (uint32_t k = 0; k < n; k++) tf_fnode_free(nodes[k], m);
+  free(nodes);
+  if (take_order(one, rank, &order) || m->failed) goto fail;
+  return 0;
+fail_nodes:
+  for (uint32_t k = 0; k < n; k++) tf_fnode_free(nodes[k], m);
+  free(nodes);
+  tf_order_free(&order, m);
+fail:
+  tf_mtrace_free(one);
+  return -1;
+}
+
+int tf_mtrace_remerge(tf_mtrace *t, char *err, size_t errlen) {
+  tf_mtrace out = {0};
+  uint64_t nranks = t->present.nvalues;
+  for (uint64_t i = 0; i < nranks; i++) {
+    tf_mtrace one;
+    const char *why;
+    if (rank_alone(t, i, &one, &why)) {
+      snprintf(err, errlen, "rank %lld: %s", (long long)tf_vseq_value_at(&t->present, (int64_t)i), why);
+      tf_mtrace_free(&out);
+      return -1;
+    }
+    if (i == 0) {
+      out = one;
+    } else if (tf_mtrace_merge(&out, &one, err, errlen)) {
+      tf_mtrace_free(&out);
+      return -1;
+    }
+  }
+  out.merge_ns = t->merge_ns;
+  out.extrap = t->extrap;
+  t->extrap = NULL;
+  tf_mtrace_free(t);
+  tf_mtrace_seal(&out);
+  *t = out;
+  return 0;
 }
 
 void tf_mtrace_free(tf_mtrace *t) {

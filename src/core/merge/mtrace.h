@@ -100,6 +100,14 @@ int tf_mtrace_from_file(tf_mtrace *t, const tf_file_reader *r);
  * out). */
 int tf_mtrace_merge(tf_mtrace *dst, tf_mtrace *src, char *err, size_t errlen);
 
+/* Merge t's ranks again, one after the other in rank order, each from its
+ * projection: the structure then no longer depends on how the recorder's
+ * reduction tree paired the ranks (which changes with the rank count), so
+ * runs of one program at different counts merge to one shape wherever
+ * their ranks' own structures agree (tracefold extrapolate). O(ranks x
+ * trace). 0, or -1 with a message (t is then unchanged). */
+int tf_mtrace_remerge(tf_mtrace *t, char *err, size_t errlen);
+
 /* Forget the CST ids of every loop (rekeyed by their bodies): the trace
  * then merges by event keys only, as without CST guidance. */
 void tf_mtrace_drop_cst(tf_mtrace *t);

@@ -82,6 +82,70 @@ void tf_timing_free(tf_timing *t, tf_mem *m) {
   *t = (tf_timing){0};
 }
 
+/* Split `total` over n parts in proportion to w[i] (largest remainders,
+ * ties to the first): out[i] sums to total. */
+static void share_counts(const double *w, uint32_t n, uint64_t total, uint64_t *out, double *rem) {
+  double wsum = 0;
+  uint64_t given = 0;
+  for (uint32_t i = 0; i < n; i++) wsum += w[i];
+  for (uint32_t i = 0; i < n; i++) {
+    double exact = wsum > 0 ? w[i] * (double)total / wsum : 0;
+    out[i] = (uint64_t)exact;
+    if (out[i] > total - given) out[i] = total - given;
+    rem[i] = exact - (double)out[i];
+    given += out[i];
+  }
+  while (given < total && n) {
+    uint32_t best = 0;
+    for (uint32_t i = 1; i < n; i++)
+      if (rem[i] > rem[best]) best = i;
+    out[best]++;
+    rem[best] = -1;
+    given++;
+  }
+}
+
+static void dstat_share(tf_dstat *d, uint64_t n, tf_mem *m) {
+  if (d->n == n) return;
+  if (n == 0) {
+    tf_dstat_free(d, m);
+    return;
+  }
+  double f = (double)n / (double)d->n;
+  uint64_t sum = (uint64_t)((double)d->sum * f + 0.5);
+  if (sum < d->min * n) sum = d->min * n;
+  if (sum > d->max * n) sum = d->max * n;
+  d->sum = sum;
+  d->m2 *= f;
+  if (d->nbins) {
+    double w[d->nbins], rem[d->nbins];
+    uint64_t out[d->nbins];
+    for (uint32_t i = 0; i < d->nbins; i++) w[i] = (double)d->bins[i].n;
+    share_counts(w, d->nbins, n, out, rem);
+    for (uint32_t i = 0; i < d->nbins; i++) {
+      d->bins[i].n = out[i];
+      d->bins[i].m2 *= f;
+    }
+  }
+  d->n = n;
+}
+
+void tf_timing_share(tf_timing *t, const double *w, uint64_t occ, tf_mem *m) {
+  if (t->npaths == 0 || tf_timing_count(t) == occ) return;
+  uint64_t out[t->npaths];
+  double rem[t->npaths];
+  share_counts(w, t->npaths, occ, out, rem);
+  uint32_t kept = 0;
+  for (uint32_t i = 0; i < t->npaths; i++) {
+    tf_tpath *p = &t->paths[i];
+    dstat_share(&p->compute, out[i], m);
+    dstat_share(&p->duration, out[i], m);
+    if (out[i]) t->paths[kept++] = *p;
+  }
+  m->bytes -= (size_t)(t->npaths - kept) * sizeof *t->paths;
+  t->npaths = kept; /* the array keeps its length; freed as one block */
+}
+
 /* Append `p` to t's paths (the array grows by one). 0 or -1 (t unchanged). */
 int tf_timing_paths_append(tf_timing *t, const tf_tpath *p, tf_mem *m) {
   if (t->npaths == UINT32_MAX) {

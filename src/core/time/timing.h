@@ -161,6 +161,14 @@ const tf_tpath *tf_timing_find(const tf_timing *t, uint32_t prev_fn, uint32_t pr
 int tf_timing_total(const tf_timing *t, uint32_t k, tf_tpath *out, tf_mem *m);
 
 uint64_t tf_timing_count(const tf_timing *t); /* occurrences: the paths' compute counts summed */
+/* A rank's projection from a merged trace carries, on each path, its rank
+ * group's summaries: cut them down to the rank's own share of `occ`
+ * occurrences, split over the paths in proportion to w[path] (the group's
+ * count per rank; largest remainders, so the counts sum to occ exactly;
+ * paths left with none are dropped). Counts, sums, spreads and bins scale;
+ * means, extremes and bin edges stay. Used to merge a trace's ranks again
+ * (tf_mtrace_remerge) without counting a group's samples once per rank. */
+void tf_timing_share(tf_timing *t, const double *w, uint64_t occ, tf_mem *m);
 double tf_dstat_mean(const tf_dstat *d);
 double tf_dstat_stddev(const tf_dstat *d); /* population standard deviation */
 
