@@ -33,7 +33,7 @@ want() { grep -q -- "$1" "$work/x.out" || fail "--explain does not say: $1"; }
 want "^topology: .*t8/trace.tf (P=8): peer offsets give 2x2x2; no corner ranks"
 want "^topology: .*t12/trace.tf (P=12): peer offsets give 3x2x2; corner ranks 0,1,2,3,8,9,10,11 agree"
 want "^topology: .*t18/trace.tf (P=18): peer offsets give 3x3x2; corner ranks 0,1,4,5,12,13,16,17 agree"
-want "^topology: 3 dimensions; features 1 P d0 d1 d2; target P=24 d0=4 d1=3 d2=2"
+want "^topology: 3 dimensions; features 1 P d0 d1 d2 d0d1 d0d2 d1d2; target P=24 d0=4 d1=3 d2=2 d0d1=12 d0d2=8 d1d2=6"
 want "^self-check: .*t12/trace.tf (P=12): re-extrapolated, equal"
 want "^self-check: .*t18/trace.tf (P=18): re-extrapolated, equal"
 for np in 4 6 9; do

@@ -914,15 +914,19 @@ static int setup_space(ctx *c, const tf_extrap_opts *o) {
   c->nd = nd;
   static const char *const dn[3] = {"d0", "d1", "d2"};
   s->nin = c->k;
-  s->nfeat = 2 + (nd > 1 ? (uint32_t)nd : 0);
+  s->nfeat = 2 + (nd > 1 ? (uint32_t)nd : 0) + (nd == 3 ? 3 : 0);
   s->name[0] = "1";
   s->name[1] = "P";
   for (int d = 0; d < nd && nd > 1; d++) s->name[2 + d] = dn[d];
+  static const char *const planes[3] = {"d0d1", "d0d2", "d1d2"}; /* products of sizes (fit.h) */
+  static const int plane_dims[3][2] = {{0, 1}, {0, 2}, {1, 2}};
+  for (int q = 0; q < 3 && nd == 3; q++) s->name[5 + q] = planes[q];
   for (uint32_t i = 0; i <= c->k; i++) {
     int64_t *f = i < c->k ? s->feat[i] : s->target;
     f[0] = 1;
     f[1] = i < c->k ? c->in[i]->nranks : o->ranks;
     for (int d = 0; d < nd && nd > 1; d++) f[2 + d] = c->dims[i][d];
+    for (int q = 0; q < 3 && nd == 3; q++) f[5 + q] = c->dims[i][plane_dims[q][0]] * c->dims[i][plane_dims[q][1]];
   }
   if (c->explain) {
     fprintf(c->explain, "topology: %d dimension%s; features", nd, nd > 1 ? "s" : "");

@@ -3,7 +3,11 @@
  * Exact fits (communication parameters, rank lists, counts): a value seen
  * at K input traces is a linear form with rational coefficients in the
  * features of each input (feature 0 is the constant 1, then the number of
- * ranks and the dimension sizes), solved by Gaussian elimination over the
+ * ranks and the dimension sizes, and in 3-D the sizes of the three planes,
+ * d0 d1, d0 d2, d1 d2: d1 d2 is the rank distance of a step along d0 in
+ * row-major order, as ScalaExtrap's rank distances are sums of products of
+ * the sizes, and a plane's size counts the ranks of one coordinate value
+ * along the third dimension), solved by Gaussian elimination over the
  * rationals. The smallest set of features (constant first) whose solution
  * is unique and reproduces every input exactly, with at least one input to
  * spare as a check, wins; failing that, the smallest set the inputs
@@ -21,13 +25,13 @@
 #include <stdint.h>
 
 #define TF_FIT_MAXIN 16  /* input traces */
-#define TF_FIT_MAXFEAT 5 /* 1, P, up to 3 dimension sizes */
+#define TF_FIT_MAXFEAT 8 /* 1, P, up to 3 dimension sizes, a 3-D grid's planes d0 d1, d0 d2, d1 d2 */
 
 typedef struct tf_fit_space {
   uint32_t nin, nfeat;
   int64_t feat[TF_FIT_MAXIN][TF_FIT_MAXFEAT]; /* per input */
   int64_t target[TF_FIT_MAXFEAT];
-  const char *name[TF_FIT_MAXFEAT]; /* "1", "P", "d0", ... */
+  const char *name[TF_FIT_MAXFEAT]; /* "1", "P", "d0", ..., "d0d1", "d0d2", "d1d2" */
 } tf_fit_space;
 
 /* y[i] seen at input i (known[i] == 0: no value there, e.g. the step of a

@@ -217,7 +217,7 @@ int tf_extrapolate_checked(tf_mtrace *const *in, const char *const *names, uint3
   if (!rc && encode_all(in, k, again)) rc = -1, snprintf(why, sizeof why, "out of memory");
   if (!rc && (base = attempt(in, again, names, k, o, why, sizeof why)) >= 0) {
     if (o->explain) fprintf(o->explain, "inputs as recorded refused (%s); merged again in rank order, they fit\n", err);
-  } else if (at < errlen) {
+  } else if (at < errlen && strcmp(err, why) != 0) {
     snprintf(err + at, errlen - at, " (and merged again in rank order: %s)", why);
   }
 out:
