@@ -33,8 +33,8 @@ bench_start "$build" extrap-size
 
 # workload|inputs|args, as the extrap.* tests
 specs=("ring|3 4 5|-i 20" "persistent|3 4 5|-i 5" "nbcoll|4 5 6|-i 4" "stencil2d|4 6 9|-i 5 -s 8"
-  "stencil2d_nodims|4 6 9|-i 5 -s 8" "alltoall|4 6 9|-i 3" "butterfly|2 4 8|-i 4 -s 8" "wavefront|6 8 10|-i 2 -s 4"
-  "stencil3d|8 12 18|-i 2 -s 4")
+  "stencil2d_nodims|4 6 9|-i 5 -s 8" "alltoall|4 6 9|-i 3" "butterfly|2 4 8|-i 4 -s 8" "wavefront|16 20 30|-i 2 -s 4"
+  "stencil3d|36 48 64 80 100|-i 1 -s 2")
 
 rows="" grown=""
 for spec in "${specs[@]}"; do

@@ -13,7 +13,9 @@
  *      and decoded before each merge) order, encoded (zstd level 0 and 3),
  *      opened from memory: every rank's cursor gives back exactly its
  *      generated stream (times: the constant, or within the deltas of the
- *      events of that shape); decode + encode gives the same bytes;
+ *      events of that shape); decode + encode gives the same bytes; a
+ *      third of the seeds also merged again in rank order
+ *      (tf_mtrace_remerge) and read back the same way;
  *   2. tf_trace_open on the directory of per-rank files (merged when
  *      opened), on a merged file, on a single per-rank file, and on a
  *      directory with a rank missing: the same events, info and counts;
@@ -712,6 +714,7 @@ typedef struct part1_stats {
   uint64_t flat_runs, flat_run_events; /* kept as runs through the merge (keep_runs) */
   double t_gen, t_write, t_merge, t_encode, t_read, t_dir; /* cpu seconds by phase */
   double ident_worst; /* identical ranks: merged bytes / one rank's file */
+  int remerged; /* seeds whose trace was merged again in rank order, and read back */
 } part1_stats;
 
 /* One case: generate, write, merge, encode, read back every rank. */
@@ -773,6 +776,27 @@ static void merge_round_trip(const merge_case *mc, int verbose, part1_stats *st)
       check_trace(tr, &R, NULL, TF_SOURCE_MERGED, b[l].len, l ? "merged, zstd 3" : "merged, zstd 0", seed);
       if (l == 1 && mc->P <= 17 && mix(seed, 8) % 4 == 1) compare_interleaved(tr, &R, "merged", seed);
       tf_trace_close(tr);
+    }
+    if (mix(seed, 12) % 3 == 0) { /* merged again in rank order (tf_mtrace_remerge): still every rank's stream */
+      tf_mtrace again;
+      tf_buf b3 = {0};
+      tf_status as = tf_mtrace_decode_runs(b[0].data, b[0].len, "merged", &again, err, sizeof err);
+      CHECKF(as == TF_OK, "seed %" PRIu64 ": tf_mtrace_decode_runs: %s", seed, err);
+      if (as == TF_OK) {
+        int rr = tf_mtrace_remerge(&again, err, sizeof err);
+        CHECKF(rr == 0, "seed %" PRIu64 ": tf_mtrace_remerge: %s", seed, err);
+        if (rr == 0) CHECK(tf_mtrace_encode(&again, &b3, 0) == 0 && !b3.failed);
+        tf_mtrace_free(&again);
+        tf_trace *tr = NULL;
+        tf_status os = rr ? TF_ERR_ARG : tf_trace_open_mem(b3.data, b3.len, "merged-again", &tr, err, sizeof err);
+        CHECKF(rr || os == TF_OK, "seed %" PRIu64 ": the trace merged again does not open: %s", seed, err);
+        if (os == TF_OK) {
+          check_trace(tr, &R, NULL, TF_SOURCE_MERGED, b3.len, "merged again in rank order", seed);
+          tf_trace_close(tr);
+          st->remerged++;
+        }
+      }
+      tf_buf_free(&b3);
     }
     st->merged_bytes += b[0].len;
     if (mc->kind == 0 && !mixed_caps && mc->P > 1) { /* identical ranks: about one rank's file */
@@ -891,6 +915,8 @@ static void test_merge_seeds(uint64_t first, int nseeds, int verbose) {
          st.flat_run_events);
   CHECKF(nseeds < 50 || st.flat_runs > 0, "%d seeds and no flat run reached a merged trace", nseeds);
   printf("part 1-2, identical ranks: merged trace at most %.2fx one rank's file\n", st.ident_worst);
+  printf("part 1-2, merged again in rank order (tf_mtrace_remerge): %d seeds, every rank read back\n", st.remerged);
+  CHECKF(nseeds < 30 || st.remerged > 0, "%d seeds and none merged again in rank order", nseeds);
   printf("part 1-2, cpu: generate %.2f s, write files %.2f s, load+merge %.2f s, encode+decode %.2f s, read merged "
          "%.2f s, open directories %.2f s\n",
          st.t_gen, st.t_write, st.t_merge, st.t_encode, st.t_read, st.t_dir);

@@ -459,100 +459,6 @@ fail:
   return -1;
 }
 
-/* A projection's events (y, as project_list made them from x) carry their
- * rank group's summaries: cut each down to the rank's own share. */
-static void share_timing(tf_mnode *const *x, uint32_t nx, tf_fnode *const *y, uint32_t ny, int64_t rank,
-                         tf_mem *m) {
-  uint32_t j = 0;
-  for (uint32_t i = 0; i < nx && j < ny; i++) {
-    if (!tf_ranks_contains(&x[i]->ranks, rank)) continue;
-    tf_fnode *f = y[j++];
-    if (x[i]->run || f->run) continue;
-    if (x[i]->is_loop) {
-      share_timing(x[i]->body, x[i]->nbody, f->body, f->nbody, rank, m);
-      continue;
-    }
-    const tf_gtiming *g = &x[i]->timing;
-    double w[g->npaths ? g->npaths : 1];
-    uint32_t np = 0;
-    for (uint32_t p = 0; p < g->npaths; p++)
-      for (uint32_t q = 0; q < g->paths[p].n; q++)
-        if (tf_ranks_contains(&g->paths[p].g[q].ranks, rank)) {
-          const tf_tgroup *grp = &g->paths[p].g[q];
-          w[np++] = (double)grp->t.compute.n / (double)(grp->ranks.nvalues ? grp->ranks.nvalues : 1);
-          break;
-        }
-    if (np == f->timing.npaths) tf_timing_share(&f->timing, w, f->nvals.nvalues, m);
-  }
-}
-
-/* Rank `rank` (the i-th present one) of t as a one-rank merged trace, from its projection. */
-static int rank_alone(const tf_mtrace *t, uint64_t i, tf_mtrace *one, const char **why) {
-  int32_t rank = (int32_t)tf_vseq_value_at(&t->present, (int64_t)i);
-  tf_mem *m = &one->mem;
-  tf_fnode **nodes = NULL;
-  uint32_t n = 0;
-  tf_order order;
-  uint64_t nevents;
-  *why = "out of memory";
-  if (take_header(one, t, NULL)) goto fail;
-  if (tf_mtrace_project(t, rank, &nodes, &n, &order, &nevents, m, why)) goto fail;
-  *why = "out of memory";
-  share_timing(t->top, t->ntop, nodes, n, rank, m);
-  int64_t partial = tf_vseq_value_at(&t->why, (int64_t)i);
-  one->partial = (uint32_t)partial;
-  tf_vseq_push(&one->present, rank, m);
-  tf_vseq_push(&one->nevents, (int64_t)nevents, m);
-  tf_vseq_push(&one->lost, tf_vseq_value_at(&t->lost, (int64_t)i), m);
-  tf_vseq_push(&one->why, partial, m);
-  if (!(one->top = calloc(n ? n : 1, sizeof *one->top))) goto fail_nodes;
-  m->bytes += n * sizeof *one->top;
-  for (uint32_t k = 0; k < n; k++) {
-    tf_mnode *x = run_copy(nodes[k], rank, m);
-    if (!nodes[k]->run) x = tf_mnode_from_fnode(nodes[k], rank, t->callsites, m);
-    if (!x) goto fail_nodes;
-    one->top[one->ntop++] = x;
-  }
-  for (uint32_t k = 0; k < n; k++) tf_fnode_free(nodes[k], m);
-  free(nodes);
-  if (take_order(one, rank, &order) || m->failed) goto fail;
-  return 0;
-fail_nodes:
-  for (uint32_t k = 0; k < n; k++) tf_fnode_free(nodes[k], m);
-  free(nodes);
-  tf_order_free(&order, m);
-fail:
-  tf_mtrace_free(one);
-  return -1;
-}
-
-int tf_mtrace_remerge(tf_mtrace *t, char *err, size_t errlen) {
-  tf_mtrace out = {0};
-  uint64_t nranks = t->present.nvalues;
-  for (uint64_t i = 0; i < nranks; i++) {
-    tf_mtrace one;
-    const char *why;
-    if (rank_alone(t, i, &one, &why)) {
-      snprintf(err, errlen, "rank %lld: %s", (long long)tf_vseq_value_at(&t->present, (int64_t)i), why);
-      tf_mtrace_free(&out);
-      return -1;
-    }
-    if (i == 0) {
-      out = one;
-    } else if (tf_mtrace_merge(&out, &one, err, errlen)) {
-      tf_mtrace_free(&out);
-      return -1;
-    }
-  }
-  out.merge_ns = t->merge_ns;
-  out.extrap = t->extrap;
-  t->extrap = NULL;
-  tf_mtrace_free(t);
-  tf_mtrace_seal(&out);
-  *t = out;
-  return 0;
-}
-
 void tf_mtrace_free(tf_mtrace *t) {
   tf_mem *m = &t->mem;
   for (uint32_t i = 0; i < t->ntop; i++) tf_mnode_free(t->top[i], m);
@@ -743,15 +649,16 @@ int tf_mtrace_project_bytes(const tf_mtrace *t, int32_t rank, tf_buf *b, uint64_
   return rc;
 }
 
-int tf_mtrace_decode_projection(const tf_mtrace *t, const tf_buf *b, uint64_t nevents, tf_fnode ***nodes,
-                                uint32_t *n, tf_order *order, tf_mem *m, const char **why) {
+/* flags: TF_SEGMENT_KEEP_RUNS or 0 (segment.h) */
+static int decode_projection(const tf_mtrace *t, const tf_buf *b, uint64_t nevents, unsigned flags, tf_fnode ***nodes,
+                             uint32_t *n, tf_order *order, tf_mem *m, const char **why) {
   *nodes = NULL;
   *n = 0;
   tf_order_init(order);
   if (!b->len) return 0;
   tf_cursor c = {b->data, b->data + b->len, 0};
-  int rc = tf_segment_decode(&c, nevents, t->ft.n, t->ncallsites, t->timing | TF_SEGMENT_MERGED_TIMING, t->bins,
-                             TF_TRACE_VERSION, nodes, n, order, m, why);
+  int rc = tf_segment_decode(&c, nevents, t->ft.n, t->ncallsites, t->timing | TF_SEGMENT_MERGED_TIMING | flags,
+                             t->bins, TF_TRACE_VERSION, nodes, n, order, m, why);
   if (!rc && c.p != c.end) rc = (*why = "trailing bytes", -1);
   if (rc) {
     for (uint32_t i = 0; i < *n; i++) tf_fnode_free((*nodes)[i], m);
@@ -761,6 +668,11 @@ int tf_mtrace_decode_projection(const tf_mtrace *t, const tf_buf *b, uint64_t ne
     tf_order_free(order, m);
   }
   return rc;
+}
+
+int tf_mtrace_decode_projection(const tf_mtrace *t, const tf_buf *b, uint64_t nevents, tf_fnode ***nodes,
+                                uint32_t *n, tf_order *order, tf_mem *m, const char **why) {
+  return decode_projection(t, b, nevents, 0, nodes, n, order, m, why);
 }
 
 int tf_mtrace_project(const tf_mtrace *t, int32_t rank, tf_fnode ***nodes, uint32_t *n, tf_order *order,
@@ -773,6 +685,106 @@ int tf_mtrace_project(const tf_mtrace *t, int32_t rank, tf_fnode ***nodes, uint3
   if (!rc) rc = tf_mtrace_decode_projection(t, &b, *nevents, nodes, n, order, m, why);
   tf_buf_free(&b);
   return rc;
+}
+
+/* ------------------------------------------------------------ merged again in rank order */
+
+/* A projection's events (y, as project_list made them from x) carry their
+ * rank group's summaries: cut each down to the rank's own share. */
+static void share_timing(tf_mnode *const *x, uint32_t nx, tf_fnode *const *y, uint32_t ny, int64_t rank,
+                         tf_mem *m) {
+  uint32_t j = 0;
+  for (uint32_t i = 0; i < nx && j < ny; i++) {
+    if (!tf_ranks_contains(&x[i]->ranks, rank)) continue;
+    tf_fnode *f = y[j++];
+    if (x[i]->run || f->run) continue;
+    if (x[i]->is_loop) {
+      share_timing(x[i]->body, x[i]->nbody, f->body, f->nbody, rank, m);
+      continue;
+    }
+    const tf_gtiming *g = &x[i]->timing;
+    double w[g->npaths ? g->npaths : 1];
+    uint32_t np = 0;
+    for (uint32_t p = 0; p < g->npaths; p++)
+      for (uint32_t q = 0; q < g->paths[p].n; q++)
+        if (tf_ranks_contains(&g->paths[p].g[q].ranks, rank)) {
+          const tf_tgroup *grp = &g->paths[p].g[q];
+          w[np++] = (double)grp->t.compute.n / (double)(grp->ranks.nvalues ? grp->ranks.nvalues : 1);
+          break;
+        }
+    if (np == f->timing.npaths) tf_timing_share(&f->timing, w, f->nvals.nvalues, m);
+  }
+}
+
+/* Rank `rank` (the i-th present one) of t as a one-rank merged trace, from its projection. */
+static int rank_alone(const tf_mtrace *t, uint64_t i, tf_mtrace *one, const char **why) {
+  int32_t rank = (int32_t)tf_vseq_value_at(&t->present, (int64_t)i);
+  tf_mem *m = &one->mem;
+  tf_fnode **nodes = NULL;
+  uint32_t n = 0;
+  tf_order order;
+  uint64_t nevents;
+  *why = "out of memory";
+  if (take_header(one, t, NULL)) goto fail;
+  tf_buf b = {0}; /* the projection with its flat runs kept as run nodes, one per node of t */
+  int rc = tf_mtrace_project_bytes(t, rank, &b, &nevents, why);
+  if (!rc) rc = decode_projection(t, &b, nevents, TF_SEGMENT_KEEP_RUNS, &nodes, &n, &order, m, why);
+  tf_buf_free(&b);
+  if (rc) goto fail;
+  *why = "out of memory";
+  share_timing(t->top, t->ntop, nodes, n, rank, m);
+  int64_t partial = tf_vseq_value_at(&t->why, (int64_t)i);
+  one->partial = (uint32_t)partial;
+  tf_vseq_push(&one->present, rank, m);
+  tf_vseq_push(&one->nevents, (int64_t)nevents, m);
+  tf_vseq_push(&one->lost, tf_vseq_value_at(&t->lost, (int64_t)i), m);
+  tf_vseq_push(&one->why, partial, m);
+  if (!(one->top = calloc(n ? n : 1, sizeof *one->top))) goto fail_nodes;
+  m->bytes += n * sizeof *one->top;
+  for (uint32_t k = 0; k < n; k++) {
+    tf_mnode *x = run_copy(nodes[k], rank, m);
+    if (!nodes[k]->run) x = tf_mnode_from_fnode(nodes[k], rank, t->callsites, m);
+    if (!x) goto fail_nodes;
+    one->top[one->ntop++] = x;
+  }
+  for (uint32_t k = 0; k < n; k++) tf_fnode_free(nodes[k], m);
+  free(nodes);
+  if (take_order(one, rank, &order) || m->failed) goto fail;
+  return 0;
+fail_nodes:
+  for (uint32_t k = 0; k < n; k++) tf_fnode_free(nodes[k], m);
+  free(nodes);
+  tf_order_free(&order, m);
+fail:
+  tf_mtrace_free(one);
+  return -1;
+}
+
+int tf_mtrace_remerge(tf_mtrace *t, char *err, size_t errlen) {
+  tf_mtrace out = {0};
+  uint64_t nranks = t->present.nvalues;
+  for (uint64_t i = 0; i < nranks; i++) {
+    tf_mtrace one;
+    const char *why;
+    if (rank_alone(t, i, &one, &why)) {
+      snprintf(err, errlen, "rank %lld: %s", (long long)tf_vseq_value_at(&t->present, (int64_t)i), why);
+      tf_mtrace_free(&out);
+      return -1;
+    }
+    if (i == 0) {
+      out = one;
+    } else if (tf_mtrace_merge(&out, &one, err, errlen)) {
+      tf_mtrace_free(&out);
+      return -1;
+    }
+  }
+  out.merge_ns = t->merge_ns;
+  out.extrap = t->extrap;
+  t->extrap = NULL;
+  tf_mtrace_free(t);
+  tf_mtrace_seal(&out);
+  *t = out;
+  return 0;
 }
 
 /* ------------------------------------------------------------ sealing */

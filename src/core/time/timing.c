@@ -105,6 +105,9 @@ static void share_counts(const double *w, uint32_t n, uint64_t total, uint64_t *
   }
 }
 
+/* d cut down to n of its samples (n < d->n): the mean kept, the counts of
+ * the bins scaled, and the samples a summary must hold kept: the bins of
+ * min and max each keep one; one sample is its mean (min = max = sum). */
 static void dstat_share(tf_dstat *d, uint64_t n, tf_mem *m) {
   if (d->n == n) return;
   if (n == 0) {
@@ -113,18 +116,41 @@ static void dstat_share(tf_dstat *d, uint64_t n, tf_mem *m) {
   }
   double f = (double)n / (double)d->n;
   uint64_t sum = (uint64_t)((double)d->sum * f + 0.5);
+  if (n == 1) {
+    sum = sum < d->min ? d->min : sum > d->max ? d->max : sum;
+    d->min = d->max = sum;
+  }
   if (sum < d->min * n) sum = d->min * n;
   if (sum > d->max * n) sum = d->max * n;
   d->sum = sum;
-  d->m2 *= f;
+  d->m2 = n == 1 ? 0 : d->m2 * f;
   if (d->nbins) {
     double w[d->nbins], rem[d->nbins];
     uint64_t out[d->nbins];
-    for (uint32_t i = 0; i < d->nbins; i++) w[i] = (double)d->bins[i].n;
-    share_counts(w, d->nbins, n, out, rem);
+    uint32_t lo = d->nbins, hi = 0; /* the bins of min and max */
+    for (uint32_t i = 0; i < d->nbins; i++) {
+      w[i] = (double)d->bins[i].n;
+      if (d->bins[i].n && lo == d->nbins) lo = i;
+      if (d->bins[i].n) hi = i;
+    }
+    if (n == 1) { /* the one sample's bin */
+      for (uint32_t i = 0; i < d->nbins; i++) out[i] = 0;
+      uint32_t at = lo;
+      while (at < hi && !(d->min < d->bins[at].hi && d->bins[at].n)) at++;
+      if (at < d->nbins) out[at] = 1, d->bins[at].mean = (double)sum;
+    } else {
+      share_counts(w, d->nbins, n, out, rem);
+      for (uint32_t e = 0; e < 2 && lo < d->nbins; e++) {
+        uint32_t need = e ? hi : lo, most = 0;
+        if (out[need]) continue;
+        for (uint32_t i = 1; i < d->nbins; i++)
+          if (out[i] > out[most]) most = i;
+        if (out[most] > 1) out[most]--, out[need] = 1;
+      }
+    }
     for (uint32_t i = 0; i < d->nbins; i++) {
       d->bins[i].n = out[i];
-      d->bins[i].m2 *= f;
+      d->bins[i].m2 = out[i] > 1 ? d->bins[i].m2 * f : 0;
     }
   }
   d->n = n;
