@@ -135,9 +135,10 @@ static void dstat_share(tf_dstat *d, uint64_t n, tf_mem *m) {
     }
     if (n == 1) { /* the one sample's bin */
       for (uint32_t i = 0; i < d->nbins; i++) out[i] = 0;
-      uint32_t at = lo;
-      while (at < hi && !(d->min < d->bins[at].hi && d->bins[at].n)) at++;
-      if (at < d->nbins) out[at] = 1, d->bins[at].mean = (double)sum;
+      uint32_t at = 0;
+      while (at + 1 < d->nbins && sum >= d->bins[at].hi) at++;
+      out[at] = 1;
+      d->bins[at].mean = (double)sum;
     } else {
       share_counts(w, d->nbins, n, out, rem);
       for (uint32_t e = 0; e < 2 && lo < d->nbins; e++) {
