@@ -492,6 +492,7 @@ static void fit_dstat(ctx *c, const pooled *in, uint64_t n, const int32_t rank, 
   uint64_t mn = (uint64_t)llround(v[1]), mx = (uint64_t)llround(v[2]);
   if (mx < mn) mx = mn;
   double mean = v[0] < (double)mn ? (double)mn : v[0] > (double)mx ? (double)mx : v[0];
+  if (n <= 2) mn = mx = (uint64_t)llround(mean); /* a file keeps one or two samples as min and max alone */
   *out = (tf_dstat){0};
   out->n = n;
   out->min = mn;
