@@ -376,38 +376,25 @@ static int take_order(tf_mtrace *t, int64_t rank, tf_order *order) {
   return 0;
 }
 
-/* t's header (no ranks, no nodes) as src's, or as the file's. 0 or -1. */
+/* t's header (no ranks, no nodes) as src's, or else as the file's. 0 or -1. */
 static int take_header(tf_mtrace *t, const tf_mtrace *src, const tf_file_info *in) {
   *t = (tf_mtrace){0};
-  if (src) {
-    t->nranks = src->nranks;
-    t->thread_level = src->thread_level;
-    t->timing = src->timing;
-    t->bins = src->bins;
-    t->unit = src->unit;
-    t->start_unix_ns = src->start_unix_ns;
-    t->run_id = src->run_id;
-    t->run_start_unix_ns = src->run_start_unix_ns;
-    if (!(t->exe = dup_str(src->exe)) || !(t->mpi = dup_str(src->mpi)) ||
-        tf_functable_copy(&t->ft, src->ft.funcs, src->ft.n))
-      return -1;
-    for (uint32_t i = 0; i < src->ncallsites; i++)
-      if (tf_mtrace_add_callsite(t, &src->callsites[i])) return -1;
-    return 0;
-  }
-  t->nranks = in->nranks;
-  t->thread_level = in->thread_level;
-  t->timing = in->timing;
-  t->bins = in->bins;
-  t->unit = in->unit;
-  t->partial = in->partial;
-  t->start_unix_ns = in->start_unix_ns;
-  t->run_id = in->run_id;
-  t->run_start_unix_ns = in->run_start_unix_ns;
-  if (!(t->exe = dup_str(in->exe)) || !(t->mpi = dup_str(in->mpi)) || tf_functable_copy(&t->ft, in->funcs, in->nfuncs))
+  t->nranks = src ? src->nranks : in->nranks;
+  t->thread_level = src ? src->thread_level : in->thread_level;
+  t->timing = src ? src->timing : in->timing;
+  t->bins = src ? src->bins : in->bins;
+  t->unit = src ? src->unit : in->unit;
+  t->partial = src ? 0 : in->partial; /* a merged trace's ranks bring their own (tf_mtrace_merge) */
+  t->start_unix_ns = src ? src->start_unix_ns : in->start_unix_ns;
+  t->run_id = src ? src->run_id : in->run_id;
+  t->run_start_unix_ns = src ? src->run_start_unix_ns : in->run_start_unix_ns;
+  const tf_callsite *cs = src ? src->callsites : in->callsites;
+  uint32_t ncs = src ? src->ncallsites : in->ncallsites;
+  if (!(t->exe = dup_str(src ? src->exe : in->exe)) || !(t->mpi = dup_str(src ? src->mpi : in->mpi)) ||
+      tf_functable_copy(&t->ft, src ? src->ft.funcs : in->funcs, src ? src->ft.n : in->nfuncs))
     return -1;
-  for (uint32_t i = 0; i < in->ncallsites; i++)
-    if (tf_mtrace_add_callsite(t, &in->callsites[i])) return -1;
+  for (uint32_t i = 0; i < ncs; i++)
+    if (tf_mtrace_add_callsite(t, &cs[i])) return -1;
   return 0;
 }
 
