@@ -750,6 +750,7 @@ fail:
 int tf_mtrace_remerge(tf_mtrace *t, char *err, size_t errlen) {
   tf_mtrace out = {0};
   uint64_t nranks = t->present.nvalues;
+  if (!nranks) return 0; /* nothing to merge: t as it is */
   for (uint64_t i = 0; i < nranks; i++) {
     tf_mtrace one;
     const char *why;
