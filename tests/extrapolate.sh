@@ -10,20 +10,25 @@
 #   3. be marked as extrapolated (tracefold stats) and read by show and
 #      stats without error.
 #   4. with --size P:RATIO, extrapolated to P ranks as well (1048576: issue
-#      18 point 6), be at most RATIO times the largest input's bytes.
+#      18 point 6), be at most RATIO times the largest input's bytes;
+#   5. with --parts D0xD1 (the target's 2-D grid), keep the inside's times
+#      apart from the surface's: a rank's compute summed over its events,
+#      averaged over the grid's inside and over its surface, must be at
+#      least 1.3 times larger inside in the extrapolated trace, as in the
+#      recorded one (timed -m stencil computes 3x inside).
 # With --refuse the extrapolation must instead be refused (exit 1) with a
 # message naming the parameter ("no exact fit", "differ" or "not a power of
 # two"), and write no file; the target is then not recorded.
 #
 # usage: extrapolate.sh --mpirun CMD --lib LIB --cli TRACEFOLD --inputs "4 6 9" --target 8 [--refuse 1]
-#                       [--size P:RATIO] -- PROGRAM [ARGS...]
+#                       [--size P:RATIO] [--parts D0xD1] -- PROGRAM [ARGS...]
 # shellcheck disable=SC2154 # the option variables: set by tf_options (lib.sh)
 set -euo pipefail
 
 # shellcheck source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-refuse=0 size=""
-tf_options "mpirun lib cli inputs target refuse size --:prog" "$@"
+refuse=0 size="" parts=""
+tf_options "mpirun lib cli inputs target refuse size parts --:prog" "$@"
 tf_workdir extrap
 
 traces=()
@@ -70,4 +75,22 @@ if [ -n "$size" ]; then
   awk -v b="$bytes" -v l="$largest" -v r="$ratio" 'BEGIN { exit !(b <= r * l) }' ||
     fail "extrapolated to $big ranks: $bytes bytes, more than $ratio x the largest input ($largest bytes)"
   say "$name: to $big ranks: $bytes bytes, within $ratio x the largest input ($largest bytes)"
+fi
+if [ -n "$parts" ]; then
+  d0=${parts%x*} d1=${parts#*x}
+  # the inside's mean compute per rank over the surface's, in a trace
+  inside_ratio() {
+    local r total
+    for ((r = 0; r < target; r++)); do
+      total=$("$cli" unroll --rank "$r" "$1" | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^compute=/) s += substr($i, 9) } END { printf "%.0f", s }')
+      echo "$r $total"
+    done | awk -v d0="$d0" -v d1="$d1" '{ x = int($1 / d1); y = $1 % d1
+        if (x > 0 && x < d0 - 1 && y > 0 && y < d1 - 1) { si += $2; ni++ } else { ss += $2; ns++ } }
+      END { if (!ni || !ns || !ss) print 0; else printf "%.2f", (si / ni) / (ss / ns) }'
+  }
+  real=$(inside_ratio "$work/t$target/trace.tf") got=$(inside_ratio "$work/x.tf")
+  awk -v r="$real" 'BEGIN { exit !(r >= 1.3) }' || fail "the recorded trace at $target ranks does not show the inside computing longer ($real x the surface)"
+  awk -v g="$got" 'BEGIN { exit !(g >= 1.3) }' ||
+    fail "extrapolated, the inside computes $got x the surface per rank (recorded: $real x): its times are not kept apart"
+  say "$name: inside / surface compute per rank: $got x extrapolated, $real x recorded"
 fi

@@ -14,7 +14,14 @@
  *              have rules, the top row is one pair (rule -r, 0) at
  *              100x100 instead of 100, and the planes of 3x3x2 one pair
  *              (rule r/6, 0) instead of 3;
- *   per_rank   one value per rank through its value groups and back.
+ *   per_rank   one value per rank through its value groups and back;
+ *   rank_class tf_rankclass_lists (rankclass.h) on random rank lists
+ *              (runs of consecutive ranks, strided runs, repeats) over 1-D,
+ *              2-D and 3-D grids: each bucket's list is exactly the ranks
+ *              of its classes, in order, against tf_rankclass_of rank by
+ *              rank and against the class worked out from the coordinates
+ *              here; all ranks of a 1024x1024 grid split into surface and
+ *              inside as two compact lists.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -24,6 +31,8 @@
 #include "check.h"
 #include "extrap/coords.h"
 #include "extrap/fit.h"
+#include "extrap/rankclass.h"
+#include "merge/tgroups.h"
 
 /* A value set with one group per value of value_of(rank) over p ranks (in
  * order of first rank), each the value `times` times. */
@@ -231,6 +240,83 @@ static void test_transpose(void) {
   tf_vset_free(&v, &m);
 }
 
+/* The class of r worked out here: per dimension 0 first, 2 last, 1 inner
+ * (a dimension of one rank: 0), the last dimension weighing 1. */
+static uint32_t class_here(int64_t r, int nd, const int64_t *dims) {
+  int64_t x[3];
+  for (int d = nd - 1; d >= 0; d--) x[d] = r % dims[d], r /= dims[d];
+  uint32_t c = 0;
+  for (int d = 0; d < nd; d++) c = c * 3 + (x[d] == 0 ? 0u : x[d] == dims[d] - 1 ? 2u : 1u);
+  return c;
+}
+
+static void test_rank_class(void) {
+  tf_mem m = {0};
+  uint64_t seed = 12345;
+  for (int round = 0; round < 300; round++) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    int nd = 1 + (int)(seed >> 60) % 3;
+    int64_t dims[3], p = 1;
+    for (int d = 0; d < nd; d++) dims[d] = 1 + (int64_t)((seed >> (8 * d + 8)) % 7), p *= dims[d];
+    /* a sorted list: runs of consecutive ranks and strided runs, as a merge builds them */
+    tf_vseq list;
+    tf_vseq_init(&list);
+    uint8_t *in = calloc((size_t)p, 1);
+    int64_t r = (int64_t)(seed >> 20) % 3;
+    while (r < p) {
+      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+      int64_t step = (seed >> 62) ? 1 : 1 + (int64_t)(seed >> 40) % 5, n = 1 + (int64_t)(seed >> 33) % 9;
+      for (int64_t i = 0; i < n && r < p; i++, r += step) tf_vseq_push(&list, r, &m), in[r] = 1;
+      r += 1 + (int64_t)(seed >> 50) % 4;
+    }
+    tf_vseq_seal(&list, &m);
+    uint32_t bucket[TF_RANKCLASS_MAX];
+    for (uint32_t c = 0; c < TF_RANKCLASS_MAX; c++) bucket[c] = (uint32_t)((seed >> c) % 4 == 3 ? UINT32_MAX : c % 5);
+    tf_vseq out[TF_RANKCLASS_MAX];
+    for (uint32_t c = 0; c < TF_RANKCLASS_MAX; c++) tf_vseq_init(&out[c]);
+    CHECK(tf_rankclass_lists(&list, nd, dims, bucket, out, &m) == 0);
+    for (uint32_t b = 0; b < 5; b++) { /* bucket b: the ranks of the list whose class maps to b, in order */
+      tf_vseq_iter *it = malloc(tf_vseq_iter_size(&out[b]));
+      tf_vseq_iter_init(it, &out[b]);
+      int64_t v, want = -1;
+      uint64_t got = 0;
+      int ok = 1;
+      for (int64_t q = 0; q < p; q++) {
+        if (!in[q] || bucket[class_here(q, nd, dims)] != b) continue;
+        CHECK(tf_rankclass_of(q, nd, dims) == class_here(q, nd, dims));
+        ok &= tf_vseq_iter_next(it, &v) && v == q;
+        got++;
+        want = q;
+      }
+      ok &= !tf_vseq_iter_next(it, &v) && out[b].nvalues == got;
+      CHECKF(ok, "round %d: %d-D %lldx%lldx%lld, bucket %u: not the list's ranks of its classes (last %lld)", round,
+             nd, (long long)dims[0], (long long)(nd > 1 ? dims[1] : 1), (long long)(nd > 2 ? dims[2] : 1), b,
+             (long long)want);
+      free(it);
+    }
+    for (uint32_t c = 0; c < TF_RANKCLASS_MAX; c++) tf_vseq_free(&out[c], &m);
+    tf_vseq_free(&list, &m);
+    free(in);
+  }
+  /* all ranks of 1024x1024: surface and inside, each a few items */
+  int64_t dims[2] = {1024, 1024};
+  tf_vseq all, out[TF_RANKCLASS_MAX];
+  tf_vseq_init(&all);
+  tf_vseq_push_run(&all, 0, 1, 1024 * 1024, &m);
+  uint32_t bucket[TF_RANKCLASS_MAX];
+  for (uint32_t c = 0; c < TF_RANKCLASS_MAX; c++) bucket[c] = c == 4 ? 1 : 0, tf_vseq_init(&out[c]);
+  CHECK(tf_rankclass_lists(&all, 2, dims, bucket, out, &m) == 0);
+  CHECKF(out[1].nvalues == 1022 * 1022 && out[0].nvalues == 1024 * 1024 - 1022 * 1022,
+         "1024x1024: %llu inside, %llu on the surface", (unsigned long long)out[1].nvalues,
+         (unsigned long long)out[0].nvalues);
+  CHECKF(tf_ranks_cost(&out[1]) <= 2 && tf_ranks_cost(&out[0]) <= 8, "1024x1024: %u and %u rank-list items",
+         tf_ranks_cost(&out[1]), tf_ranks_cost(&out[0]));
+  printf("rank_class: 300 random lists split as their ranks' classes; 1024x1024 all ranks: inside %u items, "
+         "surface %u\n", tf_ranks_cost(&out[1]), tf_ranks_cost(&out[0]));
+  for (uint32_t c = 0; c < TF_RANKCLASS_MAX; c++) tf_vseq_free(&out[c], &m);
+  tf_vseq_free(&all, &m);
+}
+
 int main(int argc, char **argv) {
   static const test_case cases[] = {
       {"affine", test_affine},
@@ -238,6 +324,7 @@ int main(int argc, char **argv) {
       {"edge_row", test_edge_row},
       {"per_rank", test_per_rank},
       {"transpose", test_transpose},
+      {"rank_class", test_rank_class},
   };
   return run_cases("test_extrap_coords", cases, TEST_NCASES(cases), argc, argv);
 }

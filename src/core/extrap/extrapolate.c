@@ -14,8 +14,17 @@
 #include "extrap/corners.h"
 #include "extrap/fit.h"
 #include "extrap/topology.h"
+#include "extrap/rankclass.h"
 #include "extrap/xorpeer.h"
 #include "merge/ranklist.h"
+
+typedef struct parts_cache { /* events' ranks at the target by part (fit_timing), for the events of the same ranks */
+  struct {
+    tf_vseq ranks, part[2];
+  } e[8];
+  uint32_t n, next;
+  tf_mem mem; /* its own accounting */
+} parts_cache;
 
 typedef struct ctx {
   tf_mtrace *const *in;
@@ -28,6 +37,7 @@ typedef struct ctx {
   char *err;
   size_t errlen;
   char where[512]; /* the node being fitted, for messages */
+  struct parts_cache *pc; /* event_parts's */
 } ctx;
 
 static int fail(ctx *c, const char *fmt, ...) {
@@ -467,13 +477,16 @@ static void fit_dstat(ctx *c, const pooled *in, uint64_t n, const int32_t rank, 
                       const char *what, tf_mem *m) {
   double np[TF_FIT_MAXIN], t[4][TF_FIT_MAXIN], v[4];
   tf_tfit f[4];
+  uint32_t k = 0; /* the inputs with samples (all of them, but a rank class may have none at a small size) */
   for (uint32_t i = 0; i < c->k; i++) {
-    np[i] = (double)c->in[i]->nranks;
-    t[0][i] = in[i].mean, t[1][i] = in[i].min, t[2][i] = in[i].max, t[3][i] = in[i].sd;
+    if (!(in[i].n > 0)) continue;
+    np[k] = (double)c->in[i]->nranks;
+    t[0][k] = in[i].mean, t[1][k] = in[i].min, t[2][k] = in[i].max, t[3][k] = in[i].sd;
+    k++;
   }
   int decided = -1;
   for (int j = 0; j < 4; j++) {
-    tf_tfit_run(np, t[j], c->k, (double)c->sp.target[1], &f[j]);
+    tf_tfit_run(np, t[j], k, (double)c->sp.target[1], &f[j]);
     if (f[j].decisive && decided < 0) decided = f[j].best;
   }
   for (int j = 0; j < 4; j++) {
@@ -568,7 +581,157 @@ static int path_counts(ctx *c, tf_mnode *const *x, const char *evname, uint64_t 
   return 0;
 }
 
-/* The base event's times become one summary per path over all its ranks. */
+/* The two parts of a grid whose times are extrapolated apart: the
+ * surface (a rank with a coordinate first or last in some dimension) and
+ * the inside (every coordinate inner). Both are compact rank lists at any
+ * size (a block; the block's frame), where arbitrary unions of the 3^nd
+ * place classes of rankclass.h are not (they made stencil3d's 1,048,576-
+ * rank file 2.6-3.3x its input). */
+enum { PART_SURFACE, PART_INSIDE, NPARTS };
+
+static void part_buckets(int nd, uint32_t *bucket) {
+  uint32_t inside = 0;
+  for (int d = 0; d < nd; d++) inside = inside * 3 + 1; /* code 1 (inner) in every dimension */
+  for (uint32_t q = 0; q < TF_RANKCLASS_MAX; q++) bucket[q] = q == inside ? PART_INSIDE : PART_SURFACE;
+}
+
+/* One path's summaries of one delta pooled per part: each group's samples
+ * shared evenly among its ranks (a merged trace keeps no rank's own inside
+ * a group), each rank's share added to its part; and (with the compute
+ * deltas) the ranks on the path per part added to nranks. 0 or -1. */
+static int pool_parts(const tf_gpath *p, int duration, int nd, const int64_t *dims, pooled *out, double *nranks) {
+  uint32_t bucket[TF_RANKCLASS_MAX];
+  part_buckets(nd, bucket);
+  double n[NPARTS] = {0}, sum[NPARTS] = {0}, m2[NPARTS] = {0}, sq[NPARTS] = {0}, mn[NPARTS] = {INFINITY, INFINITY},
+         mx[NPARTS] = {0};
+  int64_t r;
+  for (uint32_t g = 0; g < p->n; g++) {
+    const tf_dstat *d = duration ? &p->g[g].t.duration : &p->g[g].t.compute;
+    const tf_vseq *list = &p->g[g].ranks;
+    if (!d->n || !list->nvalues) continue;
+    tf_vseq_iter *it = malloc(tf_vseq_iter_size(list));
+    if (!it) return -1;
+    tf_vseq_iter_init(it, list);
+    double share = 1.0 / (double)list->nvalues, gm = (double)d->sum / (double)d->n;
+    while (tf_vseq_iter_next(it, &r)) {
+      uint32_t q = bucket[tf_rankclass_of(r, nd, dims)];
+      nranks[q] += !duration; /* the ranks on the path, counted once (with the compute deltas) */
+      n[q] += (double)d->n * share;
+      sum[q] += (double)d->sum * share;
+      m2[q] += d->m2 * share;
+      sq[q] += (double)d->n * share * gm * gm;
+      if ((double)d->min < mn[q]) mn[q] = (double)d->min;
+      if ((double)d->max > mx[q]) mx[q] = (double)d->max;
+    }
+    free(it);
+  }
+  for (uint32_t q = 0; q < NPARTS; q++) {
+    double mean = n[q] > 0 ? sum[q] / n[q] : 0, var = n[q] > 0 ? (m2[q] + sq[q] - n[q] * mean * mean) / n[q] : 0;
+    out[q] = (pooled){n[q], mean, n[q] > 0 ? mn[q] : 0, mx[q], var > 0 ? sqrt(var) : 0};
+  }
+  return 0;
+}
+
+/* Path p of the base event as two groups at the target, surface and
+ * inside (op, nt occurrences; part: the event's ranks at the target by
+ * part), when the inputs tell them apart: each part's fields fitted over
+ * the inputs where it has samples (at least 2), its occurrences the path's
+ * shared in proportion to its ranks at the target times its occurrences
+ * per rank at the largest input. 1 done; 0 when a part is missing at the
+ * target or at all but one input, or when the two fits agree
+ * (tf_tpath_agree, as ranks merge: the caller then pools the path, as
+ * before); -1 error. */
+static int fit_parts(ctx *c, const tf_gpath *const *ip, uint64_t nt, const tf_vseq *part,
+                     const char *what, tf_gpath *op) {
+  tf_mtrace *b = c->in[c->base];
+  tf_mem *m = &b->mem;
+  pooled in[2][NPARTS][TF_FIT_MAXIN], tmp[NPARTS];
+  double rate[NPARTS] = {0}, weight[NPARTS];
+  int32_t rate_p[NPARTS] = {0};
+  uint32_t seen[NPARTS] = {0};
+  if (!part[PART_SURFACE].nvalues || !part[PART_INSIDE].nvalues || nt < NPARTS) return 0;
+  for (uint32_t i = 0; i < c->k; i++) {
+    double cnt[NPARTS] = {0};
+    for (int j = 0; j < 2; j++) {
+      if (pool_parts(ip[i], j, c->nd, c->dims[i], tmp, cnt)) return fail(c, "out of memory");
+      for (uint32_t q = 0; q < NPARTS; q++) in[j][q][i] = tmp[q];
+    }
+    for (uint32_t q = 0; q < NPARTS; q++) {
+      seen[q] += in[0][q][i].n > 0;
+      if (in[0][q][i].n > 0 && cnt[q] > 0 && c->in[i]->nranks > rate_p[q])
+        rate[q] = in[0][q][i].n / cnt[q], rate_p[q] = c->in[i]->nranks;
+    }
+  }
+  if (seen[PART_SURFACE] < 2 || seen[PART_INSIDE] < 2) return 0;
+  for (uint32_t q = 0; q < NPARTS; q++) weight[q] = rate[q] * (double)part[q].nvalues;
+  if (!(weight[0] + weight[1] > 0)) return 0;
+  uint64_t count[NPARTS];
+  count[PART_INSIDE] = (uint64_t)(weight[PART_INSIDE] * (double)nt / (weight[0] + weight[1]) + 0.5);
+  if (count[PART_INSIDE] >= nt) count[PART_INSIDE] = nt - 1;
+  if (count[PART_INSIDE] < 1) count[PART_INSIDE] = 1;
+  count[PART_SURFACE] = nt - count[PART_INSIDE];
+  uint32_t bins = b->timing == TF_TIMING_HISTOGRAM || b->timing == TF_TIMING_PATH;
+  tf_tpath t[NPARTS];
+  for (uint32_t q = 0; q < NPARTS; q++) {
+    int32_t first = (int32_t)tf_ranks_first(&part[q]);
+    t[q] = (tf_tpath){.prev_fn = op->prev_fn, .prev_site = op->prev_site};
+    char w2[760];
+    snprintf(w2, sizeof w2, "%s, %s compute", what, q == PART_INSIDE ? "inside" : "surface");
+    fit_dstat(c, in[0][q], count[q], first, bins, &t[q].compute, w2, m);
+    snprintf(w2, sizeof w2, "%s, %s call", what, q == PART_INSIDE ? "inside" : "surface");
+    fit_dstat(c, in[1][q], count[q], first, bins, &t[q].duration, w2, m);
+  }
+  int apart = !tf_tpath_agree(&t[PART_SURFACE], &t[PART_INSIDE], 1);
+  if (apart && (op->g = calloc(NPARTS, sizeof *op->g))) {
+    for (uint32_t q = 0; q < NPARTS; q++) {
+      tf_tgroup *g = &op->g[op->n];
+      if (tf_vseq_copy(&g->ranks, &part[q], m)) break;
+      g->t = t[q];
+      t[q] = (tf_tpath){0};
+      op->n++;
+    }
+    op->cap = NPARTS;
+  }
+  for (uint32_t q = 0; q < NPARTS; q++) {
+    tf_dstat_free(&t[q].compute, m);
+    tf_dstat_free(&t[q].duration, m);
+  }
+  if (apart && op->n != NPARTS) return fail(c, "out of memory");
+  return apart;
+}
+
+/* The event's ranks at the target by part (part[0..TF_RANKCLASS_MAX),
+ * initialised), through a small cache: most events of a program run on
+ * one of a few rank lists, and splitting one of a million ranks costs a
+ * division per rank where its runs are not consecutive ranks. 0 or -1. */
+static int event_parts(ctx *c, const tf_vseq *ranks, tf_vseq *part) {
+  tf_mem *m = &c->in[c->base]->mem;
+  parts_cache *pc = c->pc;
+  for (uint32_t i = 0; i < pc->n; i++)
+    if (tf_vseq_equal(&pc->e[i].ranks, ranks))
+      return tf_vseq_copy(&part[0], &pc->e[i].part[0], m) || tf_vseq_copy(&part[1], &pc->e[i].part[1], m);
+  uint32_t bucket[TF_RANKCLASS_MAX];
+  part_buckets(c->nd, bucket);
+  if (tf_rankclass_lists(ranks, c->nd, c->dims[c->k], bucket, part, m)) return -1;
+  uint32_t at = pc->next;
+  pc->next = (pc->next + 1) % 8;
+  if (pc->n == 8) {
+    tf_vseq_free(&pc->e[at].ranks, &pc->mem);
+    tf_vseq_free(&pc->e[at].part[0], &pc->mem);
+    tf_vseq_free(&pc->e[at].part[1], &pc->mem);
+  } else {
+    pc->n++;
+  }
+  tf_vseq_init(&pc->e[at].ranks);
+  tf_vseq_init(&pc->e[at].part[0]);
+  tf_vseq_init(&pc->e[at].part[1]);
+  return tf_vseq_copy(&pc->e[at].ranks, ranks, &pc->mem) || tf_vseq_copy(&pc->e[at].part[0], &part[0], &pc->mem) ||
+         tf_vseq_copy(&pc->e[at].part[1], &part[1], &pc->mem);
+}
+
+/* The base event's times become, per path, one summary for the grid's
+ * surface and one for its inside where the inputs tell them apart
+ * (fit_parts), else one pooled over all its ranks. */
 static int fit_timing(ctx *c, tf_mnode *const *x, const char *evname) {
   tf_mnode *bx = x[c->base];
   tf_mtrace *b = c->in[c->base];
@@ -587,10 +750,14 @@ static int fit_timing(ctx *c, tf_mnode *const *x, const char *evname) {
   }
   int32_t first = (int32_t)tf_ranks_first(&bx->ranks);
   double lo[2] = {INFINITY, INFINITY}, hi[2] = {0, 0};
+  int32_t lo_rank[2] = {first, first}, hi_rank[2] = {first, first};
   int rc = path_counts(c, x, evname, nts);
+  tf_vseq part[TF_RANKCLASS_MAX] = {{0}}; /* the event's ranks at the target: surface, inside */
+  if (!rc && event_parts(c, &bx->ranks, part)) rc = fail(c, "out of memory");
   for (uint32_t p = 0; p < g->npaths && !rc; p++) {
     const tf_gpath *bp = &g->paths[p];
     pooled in[2][TF_FIT_MAXIN];
+    const tf_gpath *ips[TF_FIT_MAXIN];
     char what[640];
     snprintf(what, sizeof what, "%s after %s", evname,
              bp->prev_fn == TF_PREV_NONE ? "(start)" : b->ft.funcs[bp->prev_fn].name);
@@ -602,44 +769,56 @@ static int fit_timing(ctx *c, tf_mnode *const *x, const char *evname) {
       }
       in[0][i] = pool(ip, 0);
       in[1][i] = pool(ip, 1);
+      ips[i] = ip;
     }
     if (rc) break;
     tf_gpath *op = &paths[p];
     uint64_t nt = nts[p];
     op->prev_fn = bp->prev_fn;
     op->prev_site = bp->prev_site;
-    if (!(op->g = calloc(1, sizeof *op->g))) {
+    int by_part = fit_parts(c, ips, nt, part, what, op);
+    if (by_part < 0) {
+      rc = -1;
+      break;
+    }
+    if (!by_part && !(op->g = calloc(1, sizeof *op->g))) {
       rc = fail(c, "out of memory");
       break;
     }
-    op->n = op->cap = 1;
-    op->g->t.prev_fn = bp->prev_fn;
-    op->g->t.prev_site = bp->prev_site;
-    if (tf_vseq_copy(&op->g->ranks, &bx->ranks, &b->mem)) {
-      rc = fail(c, "out of memory");
-      break;
+    if (!by_part) { /* one summary pooled over all the event's ranks */
+      op->n = op->cap = 1;
+      op->g->t.prev_fn = bp->prev_fn;
+      op->g->t.prev_site = bp->prev_site;
+      if (tf_vseq_copy(&op->g->ranks, &bx->ranks, &b->mem)) {
+        rc = fail(c, "out of memory");
+        break;
+      }
+      uint32_t bins = b->timing == TF_TIMING_HISTOGRAM || b->timing == TF_TIMING_PATH;
+      char w2[700];
+      snprintf(w2, sizeof w2, "%s compute", what);
+      fit_dstat(c, in[0], nt, first, bins, &op->g->t.compute, w2, &b->mem);
+      snprintf(w2, sizeof w2, "%s call", what);
+      fit_dstat(c, in[1], nt, first, bins, &op->g->t.duration, w2, &b->mem);
     }
-    uint32_t bins = b->timing == TF_TIMING_HISTOGRAM || b->timing == TF_TIMING_PATH;
-    char w2[700];
-    snprintf(w2, sizeof w2, "%s compute", what);
-    fit_dstat(c, in[0], nt, first, bins, &op->g->t.compute, w2, &b->mem);
-    snprintf(w2, sizeof w2, "%s call", what);
-    fit_dstat(c, in[1], nt, first, bins, &op->g->t.duration, w2, &b->mem);
-    const tf_dstat *d[2] = {&op->g->t.compute, &op->g->t.duration};
-    for (int j = 0; j < 2; j++) {
-      double mean = (double)d[j]->sum / (double)d[j]->n;
-      if (mean < lo[j]) lo[j] = mean;
-      if (mean > hi[j]) hi[j] = mean;
+    for (uint32_t q = 0; q < op->n; q++) { /* the event's per-rank means: its groups' extremes */
+      const tf_dstat *d[2] = {&op->g[q].t.compute, &op->g[q].t.duration};
+      int32_t r = (int32_t)tf_ranks_first(&op->g[q].ranks);
+      for (int j = 0; j < 2; j++) {
+        double mean = (double)d[j]->sum / (double)d[j]->n;
+        if (mean < lo[j]) lo[j] = mean, lo_rank[j] = r;
+        if (mean > hi[j]) hi[j] = mean, hi_rank[j] = r;
+      }
     }
   }
+  for (uint32_t q = 0; q < TF_RANKCLASS_MAX; q++) tf_vseq_free(&part[q], &b->mem);
   free(nts);
   uint32_t np = g->npaths;
   tf_gtiming_free(g, &b->mem);
   g->paths = paths;
   g->npaths = np;
   b->mem.bytes += np * sizeof *paths;
-  g->compute = (tf_rankmeans){lo[0], hi[0], first, first};
-  g->duration = (tf_rankmeans){lo[1], hi[1], first, first};
+  g->compute = (tf_rankmeans){lo[0], hi[0], lo_rank[0], hi_rank[0]};
+  g->duration = (tf_rankmeans){lo[1], hi[1], lo_rank[1], hi_rank[1]};
   return rc;
 }
 
@@ -939,9 +1118,26 @@ static int setup_space(ctx *c, const tf_extrap_opts *o) {
   return nd;
 }
 
+static int extrapolate(ctx *cp, const tf_extrap_opts *o);
+
 int tf_extrapolate(tf_mtrace *const *in, const char *const *names, uint32_t k, const tf_extrap_opts *o, char *err,
                    size_t errlen) {
-  ctx c = {.in = in, .names = names, .k = k, .explain = o->explain, .err = err, .errlen = errlen};
+  parts_cache pc = {0};
+  ctx c = {.in = in, .names = names, .k = k, .explain = o->explain, .err = err, .errlen = errlen, .pc = &pc};
+  int rc = extrapolate(&c, o);
+  for (uint32_t i = 0; i < pc.n; i++) {
+    tf_vseq_free(&pc.e[i].ranks, &pc.mem);
+    tf_vseq_free(&pc.e[i].part[0], &pc.mem);
+    tf_vseq_free(&pc.e[i].part[1], &pc.mem);
+  }
+  return rc;
+}
+
+static int extrapolate(ctx *cp, const tf_extrap_opts *o) {
+  ctx c = *cp; /* the cache is shared through c.pc */
+  tf_mtrace *const *in = c.in;
+  const char *const *names = c.names;
+  uint32_t k = c.k;
   snprintf(c.where, sizeof c.where, "inputs");
   if (k < 3 || k > TF_FIT_MAXIN) return fail(&c, "%u traces given; extrapolation takes 3 to %d", k, TF_FIT_MAXIN);
   for (uint32_t i = 0; i < k; i++) {
@@ -994,7 +1190,8 @@ int tf_extrapolate(tf_mtrace *const *in, const char *const *names, uint32_t k, c
                            i + 1 < k ? "," : "");
   if (at < sizeof note)
     snprintf(note + at, sizeof note - at,
-             "; structure: exact linear fits in (1, P%s); times: per path, pooled over ranks, 4 models per field",
+             "; structure: exact linear fits in (1, P%s); times: per path, pooled over the grid's surface and its inside "
+             "(apart where they differ), 4 models per field",
              nd > 1 ? ", dimension sizes" : "");
   b->nranks = (int32_t)o->ranks;
   free(b->extrap);
