@@ -559,23 +559,9 @@ static int path_counts(ctx *c, tf_mnode *const *x, const char *evname, uint64_t 
   }
   if (sum == occ || !g->npaths) return 0;
   if (c->explain) fprintf(c->explain, "%s: paths fitted to %" PRIu64 " occurrences, %" PRIu64 " at the target: shared in proportion\n", evname, sum, occ);
-  uint64_t given = 0;
-  double rem[g->npaths];
-  for (uint32_t p = 0; p < g->npaths; p++) {
-    double exact = (double)out[p] * (double)occ / (double)sum;
-    uint64_t v = (uint64_t)exact;
-    rem[p] = exact - (double)v;
-    out[p] = v;
-    given += v;
-  }
-  while (given < occ) {
-    uint32_t best = 0;
-    for (uint32_t p = 1; p < g->npaths; p++)
-      if (rem[p] > rem[best]) best = p;
-    out[best]++;
-    rem[best] = -1;
-    given++;
-  }
+  double w[g->npaths], rem[g->npaths];
+  for (uint32_t p = 0; p < g->npaths; p++) w[p] = (double)out[p];
+  tf_share_counts(w, g->npaths, occ, out, rem);
   for (uint32_t p = 0; p < g->npaths; p++)
     if (!out[p]) return fail(c, "%s: no occurrence left on one path at the target", evname);
   return 0;

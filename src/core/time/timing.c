@@ -82,9 +82,7 @@ void tf_timing_free(tf_timing *t, tf_mem *m) {
   *t = (tf_timing){0};
 }
 
-/* Split `total` over n parts in proportion to w[i] (largest remainders,
- * ties to the first): out[i] sums to total. */
-static void share_counts(const double *w, uint32_t n, uint64_t total, uint64_t *out, double *rem) {
+void tf_share_counts(const double *w, uint32_t n, uint64_t total, uint64_t *out, double *rem) {
   double wsum = 0;
   uint64_t given = 0;
   for (uint32_t i = 0; i < n; i++) wsum += w[i];
@@ -140,7 +138,7 @@ static void dstat_share(tf_dstat *d, uint64_t n, tf_mem *m) {
       out[at] = 1;
       d->bins[at].mean = (double)sum;
     } else {
-      share_counts(w, d->nbins, n, out, rem);
+      tf_share_counts(w, d->nbins, n, out, rem);
       for (uint32_t e = 0; e < 2 && lo < d->nbins; e++) {
         uint32_t need = e ? hi : lo, most = 0;
         if (out[need]) continue;
@@ -161,7 +159,7 @@ void tf_timing_share(tf_timing *t, const double *w, uint64_t occ, tf_mem *m) {
   if (t->npaths == 0 || tf_timing_count(t) == occ) return;
   uint64_t out[t->npaths];
   double rem[t->npaths];
-  share_counts(w, t->npaths, occ, out, rem);
+  tf_share_counts(w, t->npaths, occ, out, rem);
   uint32_t kept = 0;
   for (uint32_t i = 0; i < t->npaths; i++) {
     tf_tpath *p = &t->paths[i];

@@ -161,6 +161,9 @@ const tf_tpath *tf_timing_find(const tf_timing *t, uint32_t prev_fn, uint32_t pr
 int tf_timing_total(const tf_timing *t, uint32_t k, tf_tpath *out, tf_mem *m);
 
 uint64_t tf_timing_count(const tf_timing *t); /* occurrences: the paths' compute counts summed */
+/* Split `total` over n parts in proportion to w[i] (largest remainders,
+ * ties to the first; rem[0..n): scratch): out[i] sums to total. */
+void tf_share_counts(const double *w, uint32_t n, uint64_t total, uint64_t *out, double *rem);
 /* A rank's projection from a merged trace carries, on each path, its rank
  * group's summaries: cut them down to the rank's own share of `occ`
  * occurrences, split over the paths in proportion to w[path] (the group's
