@@ -5,7 +5,10 @@
  *   tf_cst_loop_enter(id)   before a loop starts
  *   tf_cst_loop_iter(id)    at the start of each iteration (its body)
  *   tf_cst_loop_exit(id)    after it ends normally (not after return, goto or longjmp out of it)
- *   tf_cst_branch(id, arm)  an if (arm 0 = then, 1 = else) or a switch (arm k = the k-th case label reached)
+ *   tf_cst_arm(id, arm)     a branch (if, switch) takes an arm: `arm` is the arm's id (an if's then or
+ *                           else, a switch's case label reached; a fall-through reports each label)
+ *   tf_cst_branch_end(id)   after the branch statement (not after return, goto or longjmp out of it, nor after
+ *                           break or continue to a loop around it: that loop's own marker closes the arm)
  *   tf_cst_program()        before main (a constructor in each rewritten source): the program has markers
  * where id is the node's id in the program's CST file (tracefold cst).
  * libtracefold.so defines them. Programs declare them weak, so that a
@@ -27,7 +30,8 @@ extern "C" {
 void tf_cst_loop_enter(unsigned id) TF_CST_WEAK;
 void tf_cst_loop_iter(unsigned id) TF_CST_WEAK;
 void tf_cst_loop_exit(unsigned id) TF_CST_WEAK;
-void tf_cst_branch(unsigned id, int arm) TF_CST_WEAK;
+void tf_cst_arm(unsigned id, unsigned arm) TF_CST_WEAK;
+void tf_cst_branch_end(unsigned id) TF_CST_WEAK;
 void tf_cst_program(void) TF_CST_WEAK;
 
 #ifndef TRACEFOLD_CST_DEFINE
@@ -41,9 +45,12 @@ static inline void tf__cst_iter(unsigned id) {
 static inline void tf__cst_exit(unsigned id) {
   if (tf_cst_loop_exit) tf_cst_loop_exit(id);
 }
-static inline int tf__cst_arm(unsigned id, int arm) {
-  if (tf_cst_branch) tf_cst_branch(id, arm);
+static inline unsigned tf__cst_arm(unsigned id, unsigned arm) {
+  if (tf_cst_arm) tf_cst_arm(id, arm);
   return arm;
+}
+static inline void tf__cst_end(unsigned id) {
+  if (tf_cst_branch_end) tf_cst_branch_end(id);
 }
 __attribute__((constructor)) static void tf__cst_program(void) {
   if (tf_cst_program) tf_cst_program();

@@ -18,13 +18,16 @@
 #     mpi node of the CST (or a call node: tail calls); one that fails in this MPI even
 #     without the recorder: skipped, said) and the
 #     marker counts of cstbranch -i 4 (one rank) are those of its loops:
-#     enter 5, iter 14, exit 5, branch 10.
+#     enter 5, iter 14, exit 5, branch 10 (arms taken), end 10 (branch ends).
 #   --part guided: CST-guided folding (doc/CST.md) of every workload built by
 #     tracefold-cc is lossless at 1 rank (tests/run_workload.sh's checks).
 #   --part nesting: the same at 4 ranks with a checkpoint every 10 ms, and the
 #     loops of the trace (tracefold show --sites) are the source's, as
-#     tests/cst_nesting.py defines it; the check rejects cstbranch folded
-#     dynamically (TRACEFOLD_CST_GUIDE=0), which rotates its loops.
+#     tests/cst_nesting.py defines it (each trace loop is the source loop or
+#     branch arm its CST id names, around calls that are in it in the
+#     source); the check rejects cstbranch folded dynamically
+#     (TRACEFOLD_CST_GUIDE=0), which rotates its loops, and cstbranch's
+#     guided trace with its two arms' ids swapped.
 #   --part merge: the merge aligns ranks by the loops' CST ids (doc/MERGING.md):
 #     cstbranch at 4 ranks, whose partner ranks take the other arm of its
 #     branch in every iteration of its inner loop, recorded guided with
@@ -40,7 +43,8 @@
 #     its tree equals the hand-checked one, the call through a pointer to
 #     strlen is noted unresolved, the tracefold-cc build gives the same
 #     output and reference trace and the markers counted by hand (enter 6
-#     iter 12 exit 6 branch 11 at -i 3); `tracefold cst -p` of a
+#     iter 12 exit 6 branch 11 end 8 at -i 3: a fall-through reports two
+#     arms and one end, an arm left by return no end); `tracefold cst -p` of a
 #     compile_commands.json gives the same CST as the files (absolute paths); a malformed CST
 #     file, a source that does not parse and an unknown option are refused
 #     (exit 1 naming the problem, exit 2); 150 randomly mutated CST files are
@@ -265,7 +269,7 @@ forms() {
   cd "$work"
   cc cst_program cst_program.c
   cd "$src"
-  count_markers "$work/cst_program/cst" "enter 6 iter 12 exit 6 branch 11"
+  count_markers "$work/cst_program/cst" "enter 6 iter 12 exit 6 branch 11 end 8"
   # -p DIR: the same CST as the files with the same flags
   local args
   args=$(for a in $mpi_flags; do printf '"%s", ' "$a"; done)
@@ -348,7 +352,7 @@ case $part in
   cc)
     for wl in "${names[@]}"; do cc "$wl"; done
     [ -x "$work/cstbranch/cst" ] || { say "ok"; exit 0; }
-    count_markers "$work/cstbranch/cst" "enter 5 iter 14 exit 5 branch 10"
+    count_markers "$work/cstbranch/cst" "enter 5 iter 14 exit 5 branch 10 end 10"
     ;;
   forms)
     forms
@@ -370,6 +374,16 @@ case $part in
       nesting_of cstbranch "$work/dynamic.trace" "$work/dynamic.nest" &&
         bad "cstbranch: the dynamic folder's trace passes the nesting check (it rotates loops: doc/CST.md)"
       say "cstbranch folded dynamically: rejected as expected ($(wc -l <"$work/dynamic.nest") problems shown)"
+      # and a trace whose arm nodes name the other arm of the branch (ids swapped in show)
+      t=$work/cstbranch/trace
+      a0=$(awk '$1 == "arm" && $3 == 0 && $4 ~ /^cstbranch.c:/ { print $2 }' "$work/cstbranch/prog.cst")
+      a1=$(awk '$1 == "arm" && $3 == 1 && $4 ~ /^cstbranch.c:/ { print $2 }' "$work/cstbranch/prog.cst")
+      [ -n "$a0" ] && [ -n "$a1" ] && grep -q "cst#$a0\b" "$t/0.show" ||
+        bad "cstbranch: rank 0's guided trace shows no node of the branch's arm 0 (cst#$a0)"
+      sed "s/cst#$a0\b/cst#A/; s/cst#$a1\b/cst#$a0/; s/cst#A/cst#$a1/" "$t/0.show" >"$t/swapped.show"
+      python3 "$tests_dir/cst_nesting.py" "$src" "$work/cstbranch/prog.cst" "$t/sites" "$t/swapped.show" \
+        >"$work/swapped.nest" && bad "cstbranch: arm nodes naming the other arm pass the nesting check"
+      say "cstbranch with its arms swapped: rejected as expected ($(wc -l <"$work/swapped.nest") problems shown)"
     fi
     ;;
   *) fail "--part structure, cc, forms, guided, nesting or merge" ;;

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """cst_nesting.py — does the loop structure of a CST-guided trace have exactly
-the source's loops? (cst.sh --part nesting; doc/CST.md "CST-guided folding").
+the source's loops and branch arms? (cst.sh --part nesting; doc/CST.md
+"CST-guided folding").
 
   cst_nesting.py SRCDIR PROG.cst SITES SHOW...
 
@@ -13,26 +14,27 @@ The CST is expanded from main, and from every function that main does not
 reach (thread bodies), through call and indirect nodes (a function already
 on the path is not expanded again: recursion). Each MPI call site (and each
 call site of a function: its tail call of MPI returns there) gets the set of
-its loop chains, the CST loops around it from the outermost on. A loop
-made by a macro (its text does not start with for/while/do: the CST puts
-it at the macro's use) has no markers, as tracefold-cc decides it, and is
-left out of the chains. A function that main does not reach (a thread's
-body, a callback such as a user-defined reduction op run inside an MPI
-call) may run inside any loops: its chains are any loops, then its own.
+its chains: the CST loops and branch arms around it from the outermost on,
+by id. A loop or branch made by a macro (its text does not start with its
+keyword: the CST puts it at the macro's use) has no markers, as
+tracefold-cc decides it, and is left out of the chains. A function that
+main does not reach (a thread's body, a callback such as a user-defined
+reduction op run inside an MPI call) may run inside any nodes: its chains
+are any nodes, then its own.
 
-"Matches" means, for every call in the trace (every rank given):
-  1. its depth (the trace loops around it) is the length of a loop chain of
-     its call site: no loop of the trace without a loop of the source around
-     the call, and no source loop around it missing;
-  2. every trace loop is one source loop: the loops at its level in the
-     chains of all the calls inside it (of the right length) have a loop in
-     common. A rotated loop (its body starting inside a source iteration) or
-     a loop made of several source loops, or of a loop and what follows it,
-     fails 1 or 2.
+"Matches" means, for every call in the trace (every rank given): the CST
+ids of the trace loops around it (`loop x.. {  cst#ID` in show), from the
+outermost on, are one of the chains of its call site. So no trace loop
+without a source loop or arm around the call, no source loop or arm around
+it missing, and every trace loop is the very source node it names, around
+calls that are in that node in the source: a rotated loop, a loop made of
+several source loops, a loop without an id (the dynamic folder's), an arm
+node around a call of the other arm, all fail.
 A source loop that made no call, or none in some iterations, is simply
-absent there (the guide drops empty iterations); a loop whose iterations
-alternate shapes (a branch) holds several iterations per trace iteration,
-which is still that one loop. Prints the first problems, exit 1 if any.
+absent there (the guide drops empty iterations), and so is an arm that made
+no call; a loop whose iterations alternate shapes (a branch) holds several
+iterations per trace iteration, which is still that one loop. Prints the
+first problems, exit 1 if any.
 """
 import os
 import re
@@ -67,7 +69,7 @@ def file_line(loc):
 
 
 def marked(loop, srcdir):
-    """tracefold-cc's rule: the loop's text starts with its keyword at its location."""
+    """tracefold-cc's rule: the loop's (branch's) text starts with its keyword at its location."""
     file, line, col = loop["loc"].rsplit(":", 2)
     try:
         with open(os.path.join(srcdir, file)) as f:
@@ -88,6 +90,13 @@ def chains_of(funcs, srcdir):
                 chains.setdefault(where, set()).add(loops)
             if k["kind"] == "loop":
                 walk(k, loops + (k["id"],) if marked(k, srcdir) else loops, path)
+            elif k["kind"] == "branch":  # its arms are nodes of the trace when the branch has markers
+                m = marked(k, srcdir)
+                for a in k["kids"]:
+                    if a["kind"] == "arm":
+                        walk(a, loops + (a["id"],) if m else loops, path)
+                    else:
+                        walk({"kids": [a]}, loops, path)
             elif k["kind"] == "call":
                 callee = funcs.get(k["name"])
                 if callee is not None and k["name"] not in path:
@@ -117,11 +126,12 @@ def fitting(chain, depth):
 
 
 def check(show_path, chains, sites, problems):
-    loops = []  # open trace loops: [line number, candidate source loops or None]
+    loops = []  # CST ids of the open trace loops (None: a loop without one)
     for no, line in enumerate(open(show_path), 1):
         text = line.strip()
-        if text.startswith("loop x"):
-            loops.append([no, None])
+        if text.startswith("loop x"):  # its count may be a value sequence: "x[2 x2, 3..2/-1] {"
+            m = re.search(r" cst#(\d+)", text)
+            loops.append(int(m.group(1)) if m else None)
             continue
         if text == "}":
             loops.pop()
@@ -130,22 +140,12 @@ def check(show_path, chains, sites, problems):
         if not m:
             continue
         where = sites.get(m.group(2))
-        depth = len(loops)
-        fits = [f for f in (fitting(c, depth) for c in chains.get(where, ())) if f is not None]
-        if not fits:
-            have = sorted(len(c) - (c[:1] == (ANY,)) for c in chains.get(where, ()))
-            problems.append(f"{show_path}:{no}: {m.group(1)} at {where} is inside {depth} loop(s); "
-                            f"the source has {have or 'no CST node there'}")
-            continue
-        for level, open_loop in enumerate(loops):
-            ids = {c[level] for c in fits}
-            if ANY in ids:
-                continue
-            open_loop[1] = ids if open_loop[1] is None else open_loop[1] & ids
-            if not open_loop[1]:
-                problems.append(f"{show_path}:{open_loop[0]}: this loop holds calls of different source loops "
-                                f"(at {m.group(1)} {where}, line {no})")
-                open_loop[1] = ids  # report each loop once per change
+        fits = [f for f in (fitting(c, len(loops)) for c in chains.get(where, ())) if f is not None]
+        if not any(all(c == ANY or c == t for c, t in zip(f, loops)) for f in fits):
+            have = sorted(chains.get(where, ()))
+            problems.append(f"{show_path}:{no}: {m.group(1)} at {where} is inside the trace loops "
+                            f"{['cst#%d' % t if t is not None else 'no id' for t in loops]}; "
+                            f"the source's loops and arms there: {have or 'no CST node there'}")
 
 
 def main():

@@ -528,14 +528,20 @@ typedef struct rt_opts {
   uint32_t flat_window; /* flat runs (fold/flatrun.h): the "folding pays" window, 0 none */
 } rt_opts;
 
-/* 1 to 4 CST loop markers of random kinds for loops 0..7, whatever the loops
- * open: lossless folding must not depend on them making sense. */
-static uint32_t random_markers(uint32_t *m) {
+/* One CST marker of a random kind (loop enter, iteration, exit; a
+ * branch's arm, its end) for nodes 0..7 (arms 8..15), whatever is open:
+ * lossless folding must not depend on markers making sense. */
+static tf_cst_marker random_marker(void) {
+  uint64_t r = rnd();
+  tf_cst_kind kind = (tf_cst_kind)(1 + r % 5);
+  uint32_t id = (uint32_t)(r >> 8) % 8;
+  return kind == TF_CST_ARM ? tf_cst_pack_arm(id, 8 + (uint32_t)(r >> 16) % 8) : tf_cst_pack(kind, id);
+}
+
+/* 1 to 4 random markers. */
+static uint32_t random_markers(tf_cst_marker *m) {
   uint32_t n = 1 + (uint32_t)rndn(4);
-  for (uint32_t k = 0; k < n; k++) {
-    uint64_t r = rnd();
-    m[k] = tf_cst_pack((tf_cst_kind)(1 + r % 3), (uint32_t)(r >> 8) % 8);
-  }
+  for (uint32_t k = 0; k < n; k++) m[k] = random_marker();
   return n;
 }
 
@@ -565,7 +571,8 @@ static rt_result round_trip(const stream *s, const rt_opts *o, uint64_t seed) {
   for (size_t i = 0; i < s->n && ok; i++) {
     const oev *e = &s->e[i];
     if (o->markers && rndn(o->markers) == 0) {
-      uint32_t m[4], n = random_markers(m);
+      tf_cst_marker m[4];
+      uint32_t n = random_markers(m);
       CHECK(tf_compressor_cst_markers(&c, e->thread, m, n) == 0);
       if (i % 64 == 0) { /* a checkpoint with loops open: must change nothing */
         tf_buf snap = {0};
@@ -764,7 +771,8 @@ static long guided_period5_size(uint32_t iters) {
   tf_compressor_init(&c, funcs, NFUNCS, (size_t)64 << 20);
   tf_compressor_set_timing(&c, TF_TIMING_NONE, TF_BINS_DEFAULT);
   c.cst_guided = 1;
-  uint32_t enter = tf_cst_pack(TF_CST_ENTER, 1), iter = tf_cst_pack(TF_CST_ITER, 1), exit_ = tf_cst_pack(TF_CST_EXIT, 1);
+  tf_cst_marker enter = tf_cst_pack(TF_CST_ENTER, 1), iter = tf_cst_pack(TF_CST_ITER, 1),
+                exit_ = tf_cst_pack(TF_CST_EXIT, 1);
   CHECK(tf_compressor_cst_markers(&c, 0, &enter, 1) == 0);
   for (uint32_t i = 0; i < iters; i++) {
     CHECK(tf_compressor_event(&c, w, 0, 0, 0, 1000, 7, 0, NULL) >= 0);
@@ -799,8 +807,7 @@ static void guided_program(tf_folder *f, uint64_t seed) {
   const uint32_t outer = 1, inner = 2;
   uint32_t nbody = 1 + (uint32_t)rndn(5), sites[6];
   for (uint32_t i = 0; i < nbody; i++) sites[i] = (uint32_t)rndn(8);
-  uint32_t m = tf_cst_pack(TF_CST_ENTER, outer);
-  CHECK(tf_cst_guide_marker(f, m) == 0);
+  CHECK(tf_cst_guide_marker(f, tf_cst_pack(TF_CST_ENTER, outer)) == 0);
   for (uint32_t o = 0; o < 6; o++) {
     CHECK(tf_folder_push(f, 2, 0, 20, 1000, 7, TF_PREV_NONE, TF_PREV_NONE, 0, NULL) == 0);
     CHECK(tf_cst_guide_marker(f, tf_cst_pack(TF_CST_ENTER, inner)) == 0);
@@ -812,7 +819,7 @@ static void guided_program(tf_folder *f, uint64_t seed) {
                              1 + (uint32_t)(rndn(20) == 0), v) == 0);
       }
       if (odd && nbody == 1) CHECK(tf_folder_push(f, 1, 0, 30, 1000, 7, TF_PREV_NONE, TF_PREV_NONE, 0, NULL) == 0);
-      if (rndn(100) == 0) CHECK(tf_cst_guide_marker(f, tf_cst_pack((tf_cst_kind)(1 + rndn(3)), (uint32_t)rndn(4))) == 0);
+      if (rndn(100) == 0) CHECK(tf_cst_guide_marker(f, random_marker()) == 0);
       CHECK(tf_cst_guide_marker(f, tf_cst_pack(TF_CST_ITER, inner)) == 0);
     }
     CHECK(tf_cst_guide_marker(f, tf_cst_pack(TF_CST_EXIT, inner)) == 0);

@@ -1104,8 +1104,8 @@ static void write_guided_rank(const char *dir, int rank, int P, const cst_loop *
   CHECK(tf_compressor_init(&c, funcs, NFUNCS, (size_t)64 << 20) == 0);
   c.cst_guided = 1;
   for (int k = 0; k < nloops; k++) {
-    uint32_t enter = tf_cst_pack(TF_CST_ENTER, loops[k].id), iter = tf_cst_pack(TF_CST_ITER, loops[k].id),
-             exit_ = tf_cst_pack(TF_CST_EXIT, loops[k].id);
+    tf_cst_marker enter = tf_cst_pack(TF_CST_ENTER, loops[k].id), iter = tf_cst_pack(TF_CST_ITER, loops[k].id),
+                  exit_ = tf_cst_pack(TF_CST_EXIT, loops[k].id);
     CHECK(tf_compressor_cst_markers(&c, 0, &enter, 1) == 0);
     for (uint32_t i = 0; i < loops[k].iters; i++) {
       CHECK(tf_compressor_cst_markers(&c, 0, &iter, 1) == 0);

@@ -21,6 +21,9 @@
  * histogram bins, over all the ranks of the event (also with --rank: a
  * merged trace keeps one summary per event); --no-time leaves them out.
  * --sites adds each call's call site signature (cs=, as dump prints it).
+ * --cst FILE.cst names each cst#ID from the program's CST: the source loop
+ * ("for app.c:35"), or the branch arm whose calls the node holds ("arm 0
+ * of if app.c:38": a node of count 1 per time the arm was taken).
  */
 #define _POSIX_C_SOURCE 200809L /* strdup */
 #include <inttypes.h>
@@ -29,21 +32,42 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cst.h"
 #include "merge/mtrace.h"
 
 const char tf_help_show[] =
-    "usage: tracefold show [--rank R] [--no-time] [--sites] TRACE\n"
+    "usage: tracefold show [--rank R] [--no-time] [--sites] [--cst FILE.cst] TRACE\n"
     "  the loop structure of all ranks (or rank R): loops with their iteration counts, calls with their\n"
     "  parameters as value sequences, rank lists where a node holds for some ranks only, and the times the\n"
     "  trace keeps of each call\n"
     "  --rank R    only rank R\n"
     "  --no-time   leave the times out\n"
     "  --sites     each call's call site signature (cs=, as in dump; tracefold stats resolves them)\n"
+    "  --cst FILE  name the source loop or branch arm of each cst#ID from the program's CST (tracefold cst,\n"
+    "              TRACEFOLD_CC_CST)\n"
     "example: tracefold show --no-time tracefold-app-16p\n";
 
 #define TEXT 4096
 
 static int show_sites; /* --sites */
+static cst program;   /* --cst: the program's CST (program.n == 0 without) */
+
+/* What CST node `id` is, after its cst#: "for app.c:35", "arm 0 of if app.c:38". */
+static void put_cst_node(int64_t id) {
+  if (!program.n) return;
+  if (id >= program.n || program.nodes[id].id != id) {
+    printf(" (not in the CST)");
+    return;
+  }
+  const cst_node *x = &program.nodes[id];
+  const cst_node *b = x->kind == CST_ARM && x->parent >= 0 ? &program.nodes[x->parent] : NULL;
+  if (x->kind == CST_LOOP)
+    printf(" %s %s:%u", x->name, x->file, x->line);
+  else if (b)
+    printf(" arm %s of %s %s:%u", x->name, b->name, b->file, b->line);
+  else
+    printf(" (a %s in the CST, not a loop or an arm)", cst_kind_names[x->kind]);
+}
 #define MAX_VARIANTS 8
 
 /* The value sequence `which` of a node as text: rank R's, or every variant. */
@@ -168,7 +192,10 @@ static int put_nodes(const tf_trace *tr, const tf_node *const *nodes, uint32_t n
     if (ni.is_loop) {
       values(x, -1, rank, t, sizeof t);
       printf("loop x%s {", t);
-      if (ni.cst >= 0) printf("  cst#%lld", (long long)ni.cst);
+      if (ni.cst >= 0) {
+        printf("  cst#%lld", (long long)ni.cst);
+        put_cst_node(ni.cst);
+      }
     } else if (put_event(x, &ni, ti, rank, fields)) {
       return -1;
     }
@@ -185,21 +212,32 @@ static int put_nodes(const tf_trace *tr, const tf_node *const *nodes, uint32_t n
 
 int cmd_show(int argc, char **argv) {
   long rank;
-  for (int i = 1; i < argc; i++) /* --sites, before the options every verb shares */
-    if (strcmp(argv[i], "--sites") == 0) {
-      show_sites = 1;
-      memmove(argv + i, argv + i + 1, (size_t)(argc - i) * sizeof *argv); /* argv[argc] (NULL) too */
-      argc--;
-      break;
-    }
+  const char *cst_path = NULL;
+  for (int i = 1; i < argc;) /* --sites and --cst, before the options every verb shares */
+    if (strcmp(argv[i], "--sites") == 0 || (strcmp(argv[i], "--cst") == 0 && i + 1 < argc)) {
+      int k = argv[i][2] == 's' ? 1 : 2;
+      if (k == 1) show_sites = 1;
+      else cst_path = argv[i + 1];
+      memmove(argv + i, argv + i + k, (size_t)(argc - i - k + 1) * sizeof *argv); /* argv[argc] (NULL) too */
+      argc -= k;
+    } else
+      i++;
+  if (cst_path && cst_read(cst_path, &program)) return 1; /* cst_read named the file and the problem */
   int no_time, rc = tf_take_options(&argc, &argv, "show", &rank, &no_time);
-  if (rc) return rc;
+  if (rc) {
+    cst_free(&program);
+    return rc;
+  }
   tf_input in;
-  if ((rc = tf_input_open(argc, argv, TF_INPUT_VALIDATE, "show", &in))) return rc;
+  if ((rc = tf_input_open(argc, argv, TF_INPUT_VALIDATE, "show", &in))) {
+    cst_free(&program);
+    return rc;
+  }
   int32_t *ranks;
   int n;
   if ((rc = tf_input_pick(&in, rank, "show", &ranks, &n))) {
     tf_input_close(&in);
+    cst_free(&program);
     return rc;
   }
   const tf_node *const *top;
@@ -207,6 +245,7 @@ int cmd_show(int argc, char **argv) {
   if (in.info->source == TF_SOURCE_FLAT) {
     fprintf(stderr, "tracefold show: %s holds flat files only; show reads merged or compressed traces\n", argv[0]);
     tf_input_close(&in);
+    cst_free(&program);
     return 1;
   }
   char all[TEXT] = "";
@@ -231,5 +270,6 @@ int cmd_show(int argc, char **argv) {
   int bad = put_nodes(in.t, top, ntop, 1, all, in.info, rank, no_time, in.fields);
   if (bad) fprintf(stderr, "tracefold show: out of memory\n");
   tf_input_close(&in);
+  cst_free(&program);
   return bad || ferror(stdout) ? 1 : 0;
 }

@@ -4,10 +4,12 @@
  * keeps its file:line.
  *
  *   loop:    { tf__cst_enter(ID); for (...) { tf__cst_iter(ID); BODY } tf__cst_exit(ID); }
- *   if:      if (tf__cst_arm(ID, (COND) ? 0 : 1) == 0) ...
- *   switch:  case X: tf__cst_arm(ID, K); ...
- * Nodes without ranges (made by a macro) are left as they are. */
+ *   if:      { if (tf__cst_arm(ID, (COND) ? THEN : ELSE) == THEN) ... tf__cst_end(ID); }
+ *   switch:  { switch (...) { case X: tf__cst_arm(ID, ARM); ... } tf__cst_end(ID); }
+ * (THEN, ELSE, ARM: the arms' own ids). Nodes without ranges (made by a
+ * macro) are left as they are, and so are a switch's arms then. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,7 +20,7 @@ typedef struct insertion {
   int close; /* ends something: before the opens at the same place, innermost first */
   int rank;  /* nesting: 4 * depth + part */
   int seq;
-  char text[64];
+  char text[80];
 } insertion;
 
 static int by_place(const void *a, const void *b) {
@@ -34,13 +36,25 @@ typedef struct plan {
   int n;
 } plan;
 
-static void put(plan *p, unsigned at, int close, int rank, const char *fmt, int id, int arg) {
+__attribute__((format(printf, 5, 6))) static void put(plan *p, unsigned at, int close, int rank, const char *fmt,
+                                                      ...) {
   insertion *s = &p->v[p->n];
   s->at = at;
   s->close = close;
   s->rank = rank;
   s->seq = p->n++;
-  snprintf(s->text, sizeof s->text, fmt, id, arg);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(s->text, sizeof s->text, fmt, ap);
+  va_end(ap);
+}
+
+/* the id of arm `k` ("0", "1") of the branch at index b (children follow their parent) */
+static int arm_id(const cst *t, int b, const char *k) {
+  for (int j = b + 1; j < t->n; j++)
+    if (t->nodes[j].parent == b && t->nodes[j].kind == CST_ARM && strcmp(t->nodes[j].name, k) == 0)
+      return t->nodes[j].id;
+  return -1;
 }
 
 char *cst_read_text(const char *path, size_t *size) {
@@ -80,7 +94,7 @@ int cst_rewrite_file(const cst *t, const char *src, const char *out_path) {
     fprintf(stderr, "tracefold-cc: %s: %s\n", src, strerror(errno));
     return -1;
   }
-  plan p = {calloc(3 * (size_t)t->n + 1, sizeof(insertion)), 0};
+  plan p = {calloc(4 * (size_t)t->n + 1, sizeof(insertion)), 0};
   if (!p.v) {
     free(text);
     fprintf(stderr, "tracefold-cc: out of memory\n");
@@ -91,19 +105,26 @@ int cst_rewrite_file(const cst *t, const char *src, const char *out_path) {
     if (!n->has_ranges || strcmp(n->file, src) != 0 || n->body_begin > size || n->end > size) continue;
     int r = 4 * n->depth;
     if (n->kind == CST_LOOP) {
-      put(&p, n->begin, 0, r, "{ tf__cst_enter(%d); ", n->id, 0);
-      put(&p, n->end, 1, r, " tf__cst_exit(%d); }", n->id, 0);
+      put(&p, n->begin, 0, r, "{ tf__cst_enter(%d); ", n->id);
+      put(&p, n->end, 1, r, " tf__cst_exit(%d); }", n->id);
       if (n->body_compound)
-        put(&p, n->body_begin + 1, 0, r + 2, " tf__cst_iter(%d);", n->id, 0);
+        put(&p, n->body_begin + 1, 0, r + 2, " tf__cst_iter(%d);", n->id);
       else {
-        put(&p, n->body_begin, 0, r + 2, "{ tf__cst_iter(%d); ", n->id, 0);
-        put(&p, n->body_end, 1, r + 2, " }", 0, 0);
+        put(&p, n->body_begin, 0, r + 2, "{ tf__cst_iter(%d); ", n->id);
+        put(&p, n->body_end, 1, r + 2, " }");
       }
-    } else if (n->kind == CST_BRANCH && strcmp(n->name, "if") == 0) {
-      put(&p, n->body_begin, 0, r + 1, "tf__cst_arm(%d, (", n->id, 0);
-      put(&p, n->body_end, 1, r + 1, ") ? 0 : 1) == 0", 0, 0);
-    } else if (n->kind == CST_ARM && n->parent >= 0 && strcmp(t->nodes[n->parent].name, "switch") == 0)
-      put(&p, n->body_begin, 0, r + 3, "tf__cst_arm(%d, %d); ", t->nodes[n->parent].id, atoi(n->name));
+    } else if (n->kind == CST_BRANCH) {
+      int then = arm_id(t, i, "0"), other = arm_id(t, i, "1");
+      if (strcmp(n->name, "if") == 0 && (then < 0 || other < 0)) continue;
+      put(&p, n->begin, 0, r, "{ ");
+      put(&p, n->end, 1, r, " tf__cst_end(%d); }", n->id);
+      if (strcmp(n->name, "if") == 0) {
+        put(&p, n->body_begin, 0, r + 1, "tf__cst_arm(%d, (", n->id);
+        put(&p, n->body_end, 1, r + 1, ") ? %d : %d) == %d", then, other, then);
+      }
+    } else if (n->kind == CST_ARM && n->parent >= 0 && strcmp(t->nodes[n->parent].name, "switch") == 0 &&
+               t->nodes[n->parent].has_ranges && strcmp(t->nodes[n->parent].file, src) == 0)
+      put(&p, n->body_begin, 0, r + 3, "tf__cst_arm(%d, %d); ", t->nodes[n->parent].id, n->id);
   }
   qsort(p.v, (size_t)p.n, sizeof *p.v, by_place);
   FILE *f = fopen(out_path, "w");

@@ -15,12 +15,14 @@
  * (tf_cst_program, from a constructor in each rewritten source): then every
  * thread folds guided from its first event, so that calls outside any
  * marked loop are never folded into loops the source does not have.
- * TRACEFOLD_CST_GUIDE=0 turns the guidance off (markers only
- * counted; the folding is the dynamic one, doc/FOLDING.md); branch markers
- * are only counted (an arm shows in the shapes of its iteration).
+ * Branches are buffered the same way: the arm taken (an occurrence of the
+ * arm without a call vanishes with the branch's end). TRACEFOLD_CST_GUIDE=0
+ * turns the guidance off (markers only counted; the folding is the dynamic
+ * one, doc/FOLDING.md).
  *
  * With TRACEFOLD_CST_REPORT=1 each process prints its counts on stderr when
- * it exits ("tracefold: cst markers: pid P: enter E iter I exit X branch B"),
+ * it exits ("tracefold: cst markers: pid P: enter E iter I exit X branch B
+ * end N": B arms taken, N branch ends),
  * for the tests' oracle. Counters are process-wide relaxed atomics. */
 #define TRACEFOLD_CST_DEFINE
 #include "tracefold_cst.h"
@@ -38,24 +40,30 @@
 #define TF_CST_EXPORT __attribute__((visibility("default")))
 #define TF_CST_BUFFER 32 /* markers per thread: static TLS (the library is built initial-exec), kept small */
 
-static atomic_ullong n_enter, n_iter, n_exit, n_branch;
+static atomic_ullong n_enter, n_iter, n_exit, n_branch, n_end;
 static int guide_off;             /* TRACEFOLD_CST_GUIDE=0 */
 static atomic_int program_marked; /* tf_cst_program ran */
 
 _Thread_local uint32_t tf_cst_nbuffered;
-static _Thread_local uint32_t buffered[TF_CST_BUFFER];
+static _Thread_local tf_cst_marker buffered[TF_CST_BUFFER];
 
 __attribute__((constructor)) static void read_guide_setting(void) {
   const char *v = getenv("TRACEFOLD_CST_GUIDE");
   guide_off = v && strcmp(v, "0") == 0;
 }
 
-static void buffer(tf_cst_kind kind, unsigned id) {
-  if (guide_off || id > TF_CST_ID_MAX) return;
-  uint32_t n = tf_cst_nbuffered, m = tf_cst_pack(kind, id);
-  if (kind != TF_CST_ENTER) { /* an iteration ends: drop the one before it if it made no call */
+/* m opens what a marker of kind EXIT or END with this id closes */
+static int opens(tf_cst_marker m, tf_cst_kind kind, unsigned id) {
+  return tf_cst_id_of(m) == id && tf_cst_kind_of(m) == (kind == TF_CST_EXIT ? TF_CST_ENTER : TF_CST_ARM);
+}
+
+static void buffer(tf_cst_marker m) {
+  tf_cst_kind kind = tf_cst_kind_of(m);
+  unsigned id = tf_cst_id_of(m);
+  uint32_t n = tf_cst_nbuffered;
+  if (kind != TF_CST_ENTER && kind != TF_CST_ARM) { /* an iteration ends: drop the one before it if it made no call */
     while (n && buffered[n - 1] == tf_cst_pack(TF_CST_ITER, id)) n--;
-    if (kind == TF_CST_EXIT && n && buffered[n - 1] == tf_cst_pack(TF_CST_ENTER, id)) { /* no call at all */
+    if (kind != TF_CST_ITER && n && opens(buffered[n - 1], kind, id)) { /* no call at all */
       tf_cst_nbuffered = n - 1;
       return;
     }
@@ -75,29 +83,34 @@ int tf_cst_guided_program(void) { return !guide_off && atomic_load_explicit(&pro
 
 TF_CST_EXPORT void tf_cst_loop_enter(unsigned id) {
   atomic_fetch_add_explicit(&n_enter, 1, memory_order_relaxed);
-  buffer(TF_CST_ENTER, id);
+  if (!guide_off && id <= TF_CST_ID_MAX) buffer(tf_cst_pack(TF_CST_ENTER, id));
 }
 
 TF_CST_EXPORT void tf_cst_loop_iter(unsigned id) {
   atomic_fetch_add_explicit(&n_iter, 1, memory_order_relaxed);
-  buffer(TF_CST_ITER, id);
+  if (!guide_off && id <= TF_CST_ID_MAX) buffer(tf_cst_pack(TF_CST_ITER, id));
 }
 
 TF_CST_EXPORT void tf_cst_loop_exit(unsigned id) {
   atomic_fetch_add_explicit(&n_exit, 1, memory_order_relaxed);
-  buffer(TF_CST_EXIT, id);
+  if (!guide_off && id <= TF_CST_ID_MAX) buffer(tf_cst_pack(TF_CST_EXIT, id));
 }
 
-TF_CST_EXPORT void tf_cst_branch(unsigned id, int arm) {
-  (void)id;
-  (void)arm;
+TF_CST_EXPORT void tf_cst_arm(unsigned branch, unsigned arm) {
   atomic_fetch_add_explicit(&n_branch, 1, memory_order_relaxed);
+  if (!guide_off && branch <= TF_CST_ID_MAX && arm <= TF_CST_ID_MAX) buffer(tf_cst_pack_arm(branch, arm));
+}
+
+TF_CST_EXPORT void tf_cst_branch_end(unsigned branch) {
+  atomic_fetch_add_explicit(&n_end, 1, memory_order_relaxed);
+  if (!guide_off && branch <= TF_CST_ID_MAX) buffer(tf_cst_pack(TF_CST_END, branch));
 }
 
 __attribute__((destructor)) static void report_marker_counts(void) {
   const char *report = getenv("TRACEFOLD_CST_REPORT");
   if (!report || !*report || (report[0] == '0' && !report[1])) return;
-  fprintf(stderr, "tracefold: cst markers: pid %ld: enter %llu iter %llu exit %llu branch %llu\n", (long)getpid(),
+  fprintf(stderr, "tracefold: cst markers: pid %ld: enter %llu iter %llu exit %llu branch %llu end %llu\n", (long)getpid(),
           (unsigned long long)atomic_load(&n_enter), (unsigned long long)atomic_load(&n_iter),
-          (unsigned long long)atomic_load(&n_exit), (unsigned long long)atomic_load(&n_branch));
+          (unsigned long long)atomic_load(&n_exit), (unsigned long long)atomic_load(&n_branch),
+          (unsigned long long)atomic_load(&n_end));
 }

@@ -32,11 +32,18 @@
  * marker, a snapshot) first makes them the nodes they would have been
  * (unhold), so the result is the slow path's, node for node.
  *
+ * A branch's arm is a frame of its own (keyed by the branch's id, its runs
+ * keeping the arm's id): opened by the arm's marker, closed by the
+ * branch's end, so it has one iteration and becomes a node of count 1
+ * around the calls the arm made, and an iteration of the loop around it
+ * compares which arms it took.
+ *
  * Like the markers, nothing is assumed about their order: an enter of a
- * loop already open (its function left it by return and runs it again)
- * first closes it and every loop inside; an iteration or exit of a loop
- * below the innermost one closes the ones above; an iteration of a loop
- * not open opens it; an exit of a loop not open is ignored. Every event is
+ * loop already open (its function left it by return and runs it again),
+ * or an arm of a branch already open (a fall-through), first closes it and
+ * every frame inside; an iteration or exit of a loop, or an end of a
+ * branch, below the innermost one closes the ones above; an iteration of a
+ * loop not open opens it; an exit or end of one not open is ignored. Every event is
  * put exactly once, in order, so unrolling gives the stream whatever the
  * markers were.
  */
@@ -56,7 +63,8 @@ typedef struct node_list {
 #define GUIDE_PERIOD 8 /* runs whose body is up to this many iterations (branches, patterns such as 4 x A, B) */
 
 typedef struct guide_frame {
-  uint32_t loop;  /* CST id */
+  uint32_t loop;  /* CST id of the loop, or of the branch whose arm this is (what the markers name) */
+  uint32_t node;  /* CST id its runs keep: the loop's, or the arm's */
   node_list cur;  /* the iteration in progress */
   node_list out;  /* this occurrence's runs so far, in order */
   node_list tail; /* the iterations ended since the last run, not yet in one (their nodes in order) */
@@ -118,7 +126,7 @@ static int add_run(tf_folder *f, guide_frame *fr, tf_fnode **nodes, uint32_t n, 
   tf_fnode *l = tf_folder_new_loop(f, nodes, n);
   *run = l;
   if (l) {
-    l->cst = fr->loop + 1; /* the trace keeps which source loop this is (the merge aligns by it) */
+    l->cst = fr->node + 1; /* the trace keeps which source loop or arm this is (the merge aligns by it) */
     l->shape = tf_mix(l->shape, l->cst);
     return list_add(f, &fr->out, l);
   }
@@ -290,7 +298,7 @@ static int close_to(tf_folder *f, uint32_t keep) {
   return 0;
 }
 
-static int open_frame(tf_folder *f, uint32_t loop) {
+static int open_frame(tf_folder *f, uint32_t loop, uint32_t node) {
   struct tf_cst_guide *g = f->guide;
   if (g->n == GUIDE_MAXFRAMES) return 0;
   if (g->n == g->cap) {
@@ -305,7 +313,8 @@ static int open_frame(tf_folder *f, uint32_t loop) {
     g->frames = v;
     g->cap = cap;
   }
-  g->frames[g->n++].loop = loop;
+  g->frames[g->n].loop = loop;
+  g->frames[g->n++].node = node;
   return 0;
 }
 
@@ -316,7 +325,7 @@ static int64_t find(const struct tf_cst_guide *g, uint32_t loop) {
   return -1;
 }
 
-int tf_cst_guide_marker(tf_folder *f, uint32_t marker) {
+int tf_cst_guide_marker(tf_folder *f, tf_cst_marker marker) {
   if (f->mem.failed) return -1;
   if (!f->guided) { /* events held by the dynamic folder's fast path go first */
     if (tf_folder_flush(f)) return -1;
@@ -336,17 +345,19 @@ int tf_cst_guide_marker(tf_folder *f, uint32_t marker) {
   }
   switch (tf_cst_kind_of(marker)) {
     case TF_CST_ENTER:
+    case TF_CST_ARM: /* a loop starts again, or a branch takes an arm again (a switch's fall-through) */
       if (k >= 0 && close_to(f, (uint32_t)k)) return -1;
-      return open_frame(f, loop);
+      return open_frame(f, loop, tf_cst_kind_of(marker) == TF_CST_ARM ? tf_cst_arm_of(marker) : loop);
     case TF_CST_ITER:
       if (k < 0) {
-        if (open_frame(f, loop)) return -1;
+        if (open_frame(f, loop, loop)) return -1;
         k = find(g, loop);
         if (k < 0) return 0; /* nested too deep */
       }
       if (close_to(f, (uint32_t)k + 1)) return -1;
       return end_iteration(f, &g->frames[k]);
     case TF_CST_EXIT:
+    case TF_CST_END:
       return k >= 0 ? close_to(f, (uint32_t)k) : 0;
   }
   return 0;

@@ -13,8 +13,11 @@
  * cst_guide.c). When the loop ends, its runs join the enclosing iteration (or
  * the top level, where nothing folds). So every loop node is a loop of the
  * source, never rotated, and an outer iteration compares its inner loops
- * only once they are complete. Nodes are the folder's (same format, same
- * readers); the loop's CST id is not kept.
+ * only once they are complete. A branch's arm is a frame too: it opens at
+ * the arm's marker and closes at the branch's end (or at any marker of a
+ * loop around it), and becomes one node of the arm's CST id around the calls
+ * it made, so the trace says which arm each call came from. Nodes are the
+ * folder's (same format, same readers); each keeps its CST id (tf_fnode.cst).
  */
 #ifndef TF_CST_GUIDE_H
 #define TF_CST_GUIDE_H
@@ -24,23 +27,30 @@
 struct tf_folder;
 struct tf_fnode;
 
-/* What a marker says (tf_cst_loop_enter/iter/exit); branch markers are not
- * needed: an arm taken shows as the shape of its iteration. */
-typedef enum { TF_CST_ENTER = 1, TF_CST_ITER = 2, TF_CST_EXIT = 3 } tf_cst_kind;
+/* What a marker says (include/tracefold_cst.h): a loop's enter, iteration
+ * and exit (tf_cst_loop_*), the arm a branch takes (tf_cst_arm) and the
+ * branch's end (tf_cst_branch_end). */
+typedef enum { TF_CST_ENTER = 1, TF_CST_ITER = 2, TF_CST_EXIT = 3, TF_CST_ARM = 4, TF_CST_END = 5 } tf_cst_kind;
 
-/* A marker as the recorder buffers it: the kind in the top two bits, the
- * loop id (< 2^30) below. */
+/* A marker as the recorder buffers it: the kind in the top four bits, the
+ * arm's id (TF_CST_ARM; else 0) in the next 30, the loop's or branch's id
+ * (< 2^30) below. */
+typedef uint64_t tf_cst_marker;
 #define TF_CST_ID_MAX 0x3fffffffu
-static inline uint32_t tf_cst_pack(tf_cst_kind kind, uint32_t id) { return (uint32_t)kind << 30 | id; }
-static inline tf_cst_kind tf_cst_kind_of(uint32_t m) { return (tf_cst_kind)(m >> 30); }
-static inline uint32_t tf_cst_id_of(uint32_t m) { return m & TF_CST_ID_MAX; }
+static inline tf_cst_marker tf_cst_pack(tf_cst_kind kind, uint32_t id) { return (uint64_t)kind << 60 | id; }
+static inline tf_cst_marker tf_cst_pack_arm(uint32_t branch, uint32_t arm) {
+  return (uint64_t)TF_CST_ARM << 60 | (uint64_t)arm << 30 | branch;
+}
+static inline tf_cst_kind tf_cst_kind_of(tf_cst_marker m) { return (tf_cst_kind)(m >> 60); }
+static inline uint32_t tf_cst_id_of(tf_cst_marker m) { return (uint32_t)m & TF_CST_ID_MAX; }
+static inline uint32_t tf_cst_arm_of(tf_cst_marker m) { return (uint32_t)(m >> 30) & TF_CST_ID_MAX; }
 
 /* Apply one marker to f's stream (from now on f is guided). Markers that
  * do not fit the loops open (an exit of a loop left by return, an iteration
  * of a loop not entered) are taken as the nearest sensible change of the
  * stack: the result is always lossless, only its structure suffers.
  * 0, or -1 out of memory (f->mem.failed). */
-int tf_cst_guide_marker(struct tf_folder *f, uint32_t marker);
+int tf_cst_guide_marker(struct tf_folder *f, tf_cst_marker marker);
 
 /* One event of a guided folder (tf_folder_push's arguments). 0 or -1. */
 int tf_cst_guide_event(struct tf_folder *f, uint32_t fn, uint32_t thread, uint32_t site, uint64_t compute_ns,

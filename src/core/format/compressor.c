@@ -143,7 +143,7 @@ int tf_compressor_event(tf_compressor *c, tf_file_writer *w, uint32_t fn, uint32
   return write_segment(c, w) ? -1 : 1;
 }
 
-int tf_compressor_cst_markers(tf_compressor *c, uint32_t thread, const uint32_t *markers, uint32_t n) {
+int tf_compressor_cst_markers(tf_compressor *c, uint32_t thread, const uint64_t *markers, uint32_t n) {
   tf_folder *f = c->failed ? NULL : folder_of(c, thread);
   if (!f) return -1;
   size_t before = f->mem.bytes;

@@ -69,10 +69,10 @@ void tf_compressor_set_flat_window(tf_compressor *c, uint32_t window);
  * -1: failure (memory or I/O; the caller stops recording). */
 int tf_compressor_event(tf_compressor *c, tf_file_writer *w, uint32_t fn, uint32_t thread, uint32_t site,
                         uint64_t compute_ns, uint64_t duration_ns, uint32_t nvals, const int64_t *vals);
-/* CST loop markers (fold/cst_guide.h, packed by tf_cst_pack) of `thread`,
+/* CST markers (fold/cst_guide.h, packed by tf_cst_pack/tf_cst_pack_arm) of `thread`,
  * in their order and before its next event: from then on that thread's
  * events fold by them. 0, or -1 out of memory. */
-int tf_compressor_cst_markers(tf_compressor *c, uint32_t thread, const uint32_t *markers, uint32_t n);
+int tf_compressor_cst_markers(tf_compressor *c, uint32_t thread, const uint64_t *markers, uint32_t n);
 /* What has been folded since the last segment, encoded (segment.c) into
  * seg without changing what will be written (*nevents events; seg stays
  * empty when there are none): for checkpoints. The only change: events
