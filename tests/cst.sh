@@ -35,7 +35,8 @@
 #     MPI_Finalize); the same files merged by CST ids (`tracefold merge`)
 #     and by event keys only (`--by-keys`) both unroll to the reference
 #     trace (TRACEFOLD_MODE=both) of every rank; the CST merge names the
-#     source loops (cst#ID in `show`), which the key merge does not, and has
+#     source loops (cst#ID in `show`; `show --cst` names the loops and the
+#     branch's two arms by their CST lines), which the key merge does not, and has
 #     no more loop nodes and no more bytes than the key merge; both merge
 #     times are said.
 #   --part forms: tests/cst_program.c (function pointers, recursion, switch
@@ -47,7 +48,8 @@
 #     arms and one end, an arm left by return no end); `tracefold cst -p` of a
 #     compile_commands.json gives the same CST as the files (absolute paths); a malformed CST
 #     file, a source that does not parse and an unknown option are refused
-#     (exit 1 naming the problem, exit 2); 150 randomly mutated CST files are
+#     (exit 1 naming the problem, exit 2); a Fortran source is compiled as
+#     it is, with a note that it is not analysed; 150 randomly mutated CST files are
 #     shown or refused, none crashes the reader.
 #
 # usage: cst.sh --part structure|cc|forms|guided|nesting|merge --mpirun "CMD" --lib LIBTRACEFOLD --cli TRACEFOLD
@@ -241,6 +243,17 @@ merge_by_cst() {
   done
   grep -q 'loop x.* cst#[0-9]' "$d/cst.show" || bad "cstbranch: the CST merge shows no loop's CST id"
   grep -q 'cst#' "$d/keys.show" && bad "cstbranch: the key merge kept CST ids"
+  # show --cst names the source loops and the arms (the CST file's own lines)
+  "$cli" show --no-time --cst "$d/prog.cst" "$d/cst.tf" >"$d/named.show" || bad "cstbranch: tracefold show --cst failed"
+  local line
+  line=$(awk '$1 == "branch" && $3 == "if" && $4 ~ /^cstbranch.c:/ { split($4, p, ":"); print p[2] }' "$d/prog.cst")
+  for want in "for cstbranch.c:35" "arm 0 of if cstbranch.c:$line" "arm 1 of if cstbranch.c:$line"; do
+    grep -qE "cst#[0-9]+ $want( |$)" "$d/named.show" || bad "cstbranch: show --cst names no node \"$want\""
+  done
+  printf 'tracefold-cst 1\nloop 0 for x.c:1:1\n' >"$d/bad.cst"
+  local rc=0
+  "$cli" show --cst "$d/bad.cst" "$d/cst.tf" >/dev/null 2>"$d/bad.err" || rc=$?
+  [ "$rc" -eq 1 ] && grep -q "bad.cst" "$d/bad.err" || bad "show --cst of a malformed CST file: exit $rc, not 1 naming it"
   [ "${loops[cst]}" -le "${loops[keys]}" ] || bad "cstbranch: more loop nodes merged by CST ids than by keys"
   [ "${bytes[cst]}" -le "${bytes[keys]}" ] || bad "cstbranch: more bytes merged by CST ids than by keys"
 }
@@ -335,6 +348,15 @@ PY
   rc=0
   "$cli" cst --frobnicate ring.c >/dev/null 2>&1 || rc=$?
   [ "$rc" -eq 2 ] || bad "an unknown option: exit $rc, not 2"
+  # a Fortran source: compiled as it is, with a note (where the compiler driver has Fortran)
+  printf 'program p\n  print *, 1\nend program p\n' >"$work/f.f90"
+  if "$compiler" -c "$work/f.f90" -o "$work/plain_f.o" 2>/dev/null; then
+    "$cc" "$compiler" -c "$work/f.f90" -o "$work/f.o" 2>"$work/f.err" || bad "tracefold-cc of a Fortran source failed"
+    grep -q "f.f90: a Fortran source: not analysed" "$work/f.err" || { cat "$work/f.err" >&2; bad "tracefold-cc said nothing of the Fortran source"; }
+    [ -s "$work/f.o" ] || bad "tracefold-cc did not compile the Fortran source"
+  else
+    say "$compiler does not compile Fortran here: the Fortran note is not checked"
+  fi
 }
 
 case $part in

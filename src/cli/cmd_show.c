@@ -213,7 +213,7 @@ static int put_nodes(const tf_trace *tr, const tf_node *const *nodes, uint32_t n
 int cmd_show(int argc, char **argv) {
   long rank;
   const char *cst_path = NULL;
-  for (int i = 1; i < argc;) /* --sites and --cst, before the options every verb shares */
+  for (int i = 0; i < argc;) /* --sites, --cst (argv[0] is the first argument): before the shared options */
     if (strcmp(argv[i], "--sites") == 0 || (strcmp(argv[i], "--cst") == 0 && i + 1 < argc)) {
       int k = argv[i][2] == 's' ? 1 : 2;
       if (k == 1) show_sites = 1;

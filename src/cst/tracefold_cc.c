@@ -6,7 +6,9 @@
  * COMPILER with the copies in place of the sources (quote includes still
  * found in each source's own directory: -iquote). Its exit status is the
  * compiler's. TRACEFOLD_CC_CST=FILE also writes the CST there;
- * TRACEFOLD_CC_KEEP=1 keeps (and names) the temporary directory. */
+ * TRACEFOLD_CC_KEEP=1 keeps (and names) the temporary directory. Fortran
+ * sources are compiled as they are, with a note: they are not analysed,
+ * their calls fold dynamically. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <ftw.h>
@@ -25,6 +27,18 @@ extern const char tf_cst_header[]; /* include/tracefold_cst.h, embedded (cmake/T
 static int is_c_source(const char *a) {
   size_t n = strlen(a);
   return a[0] != '-' && n > 2 && strcmp(a + n - 2, ".c") == 0;
+}
+
+/* .f .F .for .f77 .f90 .F90 .f95 .f03 .F03 .f08 .F08 */
+static int is_fortran_source(const char *a) {
+  static const char *const ext[] = {".f", ".F", ".for", ".f77", ".f90", ".F90", ".f95", ".f03", ".F03", ".f08", ".F08"};
+  size_t n = strlen(a);
+  if (a[0] == '-') return 0;
+  for (size_t k = 0; k < sizeof ext / sizeof *ext; k++) {
+    size_t m = strlen(ext[k]);
+    if (n > m && strcmp(a + n - m, ext[k]) == 0) return 1;
+  }
+  return 0;
 }
 
 static int flag_with_value(const char *a) {
@@ -100,6 +114,11 @@ int main(int argc, char **argv) {
       continue;
     }
     if (is_c_source(argv[i])) sources[nsources++] = argv[i];
+    else if (is_fortran_source(argv[i]))
+      fprintf(stderr,
+              "tracefold-cc: %s: a Fortran source: not analysed, compiled as it is (its MPI calls fold "
+              "dynamically: doc/CST.md)\n",
+              argv[i]);
     else if (parse_flag(argv[i])) {
       flags[nflags++] = argv[i];
       if (flag_with_value(argv[i]) && i + 1 < argc) flags[nflags++] = argv[++i];
