@@ -37,10 +37,11 @@ val() { awk -v k="$2" '$1 == k { print $2 }' <<<"$1"; }
   echo "| a thread-local counter in a shared library (initial-exec TLS), the alternative | $(val "$without" tls_counter) ns | $(val "$with" tls_counter) ns |"
   echo
   echo "Without the recorder the weak function's test costs nothing measurable. With it, a marker is"
-  echo "a call into libtracefold.so and one relaxed atomic increment (cst_markers.c counts markers; they"
-  echo "do not guide folding yet). A thread-local counter costs at most a few ns here, the noise of"
-  echo "this shared machine, well under the call: the cheaper design for loop iterations, the"
-  echo "counters read by the recorder at its next MPI call (doc/CST.md)."
+  echo "a call into libtracefold.so, one relaxed atomic increment (cst_markers.c counts markers) and the"
+  echo "thread's marker buffer (an iteration without a call replaces the one before it: CST-guided"
+  echo "folding, bench/cstfold.sh). A thread-local counter costs at most a few ns here, the noise of"
+  echo "this shared machine, well under the call; it would need a runtime library linked into every"
+  echo "program built by tracefold-cc (a weak thread-local variable cannot be tested for absence: doc/CST.md)."
 } >"${TMPDIR:-/tmp}/cst-section.$$.md"
 python3 "$here/results_section.py" "$here/RESULTS.md" "## CST markers: cost per marker" <"${TMPDIR:-/tmp}/cst-section.$$.md"
 rm -f "${TMPDIR:-/tmp}/cst-section.$$.md"
@@ -62,8 +63,9 @@ workloads=$(sed -n '/^set(TF_C_WORKLOADS/,/^)/p' "$here/../workloads/CMakeLists.
   echo "bench/cst.sh: every bundled C workload (and cstbranch) built by tracefold-cc, run at $np ranks with"
   echo "its default iterations under the recorder (compressed mode, TRACEFOLD_TIMING=none: no times, whose"
   echo "summaries differ from run to run); markers per MPI call (all ranks), and the merged trace's bytes"
-  echo "against the plain build's (the same program path). At ~10 ns a marker with the"
-  echo "recorder (above), markers per call x 10 ns is what they add to each call today."
+  echo "against the plain build's (the same program path). Markers: loop enters, iterations and exits,"
+  echo "arms taken and branch ends. Markers per call x the cost of a marker (above) is what the marker"
+  echo "calls add to each MPI call; what guided folding then does with them: bench/cstfold.sh."
   echo
   echo "| workload | MPI calls | markers | markers per call | trace.tf bytes, plain | trace.tf bytes, tracefold-cc |"
   echo "|---|---|---|---|---|---|"
@@ -83,7 +85,7 @@ workloads=$(sed -n '/^set(TF_C_WORKLOADS/,/^)/p' "$here/../workloads/CMakeLists.
     done
     [ "$ok" = 1 ] || { echo "| $wl | a run failed in this MPI | | | | |"; continue; }
     calls=$("$cli" stats "$tmp/cst.trace" | awk '$1 == "events:" { print $2 }')
-    markers=$(awk '/cst markers/ { n += $7 + $9 + $11 + $13 } END { print n + 0 }' "$tmp/cst.err")
+    markers=$(awk '/cst markers/ { n += $7 + $9 + $11 + $13 + $15 } END { print n + 0 }' "$tmp/cst.err") # enter iter exit arm end
     echo "| $wl | $calls | $markers | $(awk -v m="$markers" -v c="$calls" 'BEGIN { printf "%.2f", c ? m / c : 0 }') |" \
       "$(stat -c %s "$tmp/plain.trace/trace.tf") | $(stat -c %s "$tmp/cst.trace/trace.tf") |"
   done
