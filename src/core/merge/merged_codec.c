@@ -215,9 +215,9 @@ static int encode(tf_mtrace *t, tf_buf *out, int zstd_level, int quantise) {
     tf_container_put_section(&body, SEC_EXTRAP, &s);
   }
 
-  tf_container_put_file(out, &body, zstd_level);
   int failed = s.failed || body.failed;
-  tf_buf_free(&s);
+  tf_buf_free(&s); /* before the compression: its largest section is a copy of the body's bulk */
+  tf_container_put_file(out, &body, zstd_level);
   tf_buf_free(&body);
   return failed || out->failed ? -1 : 0;
 }
