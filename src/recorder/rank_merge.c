@@ -142,7 +142,7 @@ int tf_merge_ranks(MPI_Comm comm, int rank, int nranks, const uint8_t *mine, siz
   if (rank == 0 && ok) {
     t.merge_ns = tf_now_ns() - t0;
     *merge_ns = t.merge_ns;
-    if (tf_mtrace_encode(&t, out, TF_TRACE_ZSTD_LEVEL) != 0) {
+    if (tf_mtrace_encode_free(&t, out, TF_TRACE_ZSTD_LEVEL) != 0) { /* t freed before the compression */
       ok = 0;
       tf_buf_free(out);
       snprintf(err, errlen, "rank 0: out of memory while encoding the merged trace");

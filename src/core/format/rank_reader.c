@@ -50,6 +50,7 @@ struct tf_file_reader {
   tf_unroll unroll;
   int unrolling;
   uint32_t seg_flags; /* TF_SEGMENT_KEEP_RUNS: flat runs kept as nodes, segments for the merge only */
+  int taken;          /* tf_file_folded_take: the nodes are the caller's, no events any more */
   char path[200];
   char error[512];
 };
@@ -358,6 +359,20 @@ uint32_t tf_file_folded(const tf_file_reader *r, tf_fnode **const **segs, const 
   return r->unrolling || r->seg_flags ? r->info.nsegments : 0;
 }
 
+tf_fnode ***tf_file_folded_take(tf_file_reader *r, uint32_t *nsegs, const uint32_t **segn, const tf_order **orders,
+                                tf_mem **mem) {
+  *nsegs = r->unrolling || r->seg_flags ? r->info.nsegments : 0;
+  if (r->unrolling) { /* its iterators go first: the nodes may go from here on */
+    tf_unroll_free(&r->unroll);
+    r->unrolling = 0;
+  }
+  r->taken = 1;
+  *segn = r->segn;
+  if (orders) *orders = r->orders;
+  *mem = &r->mem;
+  return r->segs;
+}
+
 static int next_unrolled(tf_file_reader *r, tf_event *ev) {
   tf_unroll_event ue;
   int rc = tf_unroll_next(&r->unroll, &ue);
@@ -377,6 +392,10 @@ static int next_unrolled(tf_file_reader *r, tf_event *ev) {
 }
 
 int tf_file_next(tf_file_reader *r, tf_event *ev) {
+  if (r->taken) {
+    snprintf(r->error, sizeof r->error, "%s: its folded nodes were taken over, its events are gone", r->path);
+    return -1;
+  }
   if (r->unrolling) return next_unrolled(r, ev);
   if (r->seg_flags) {
     snprintf(r->error, sizeof r->error, "%s: opened for the merge only (flat runs kept), not for its events", r->path);

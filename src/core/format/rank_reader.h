@@ -28,6 +28,15 @@ tf_status tf_file_open_mem_runs(uint8_t *data, size_t len, const char *name, tf_
  * and lengths, and (orders may be NULL) the order of each one's streams. */
 uint32_t tf_file_folded(const tf_file_reader *r, tf_fnode **const **segs, const uint32_t **segn,
                         const tf_order **orders);
+/* The same, for a caller that takes the nodes over one by one so that they
+ * and what it makes of them are not all held at once (tf_mtrace_from_file):
+ * the segments' node lists (the number of segments in *nsegs), which the
+ * caller may empty: it frees a node with tf_fnode_free(node, *mem), *mem
+ * being the reader's memory account, and sets its entry to NULL. The
+ * reader's events are gone from then on (tf_file_next fails); it can only
+ * be closed. */
+tf_fnode ***tf_file_folded_take(tf_file_reader *r, uint32_t *nsegs, const uint32_t **segn, const tf_order **orders,
+                                tf_mem **mem);
 
 /* What a trace file says about the run it comes from, read from its first
  * bytes only: the header of a per-rank file, or the INFO section of a

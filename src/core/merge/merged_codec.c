@@ -154,11 +154,15 @@ static void put_nodes(tf_buf *b, tf_mnode *const *x, uint32_t n, const tf_vseq *
   }
 }
 
-/* quantise: time summaries' bins on their grid (a file) or exact (between ranks) */
-static int encode(tf_mtrace *t, tf_buf *out, int zstd_level, int quantise) {
+/* quantise: time summaries' bins on their grid (a file) or exact (between ranks); free_t: t is freed
+ * once the body is built (on failure too), before the compression */
+static int encode(tf_mtrace *t, tf_buf *out, int zstd_level, int quantise, int free_t) {
   tf_buf s = {0}, body = {0};
   tf_mtrace_seal(t);
-  if (tf_mtrace_compact_funcs(t)) return -1; /* FUNCS: the functions the nodes name, no others (version 4) */
+  if (tf_mtrace_compact_funcs(t)) { /* FUNCS: the functions the nodes name, no others (version 4) */
+    if (free_t) tf_mtrace_free(t);
+    return -1;
+  }
 
   tf_buf_put_uvar(&s, (uint64_t)t->nranks);
   tf_buf_put_svar(&s, t->thread_level);
@@ -215,16 +219,19 @@ static int encode(tf_mtrace *t, tf_buf *out, int zstd_level, int quantise) {
     tf_container_put_section(&body, SEC_EXTRAP, &s);
   }
 
-  tf_container_put_file(out, &body, zstd_level);
   int failed = s.failed || body.failed;
-  tf_buf_free(&s);
+  tf_buf_free(&s); /* before the compression: its largest section is a copy of the body's bulk */
+  if (free_t) tf_mtrace_free(t);
+  tf_container_put_file(out, &body, zstd_level);
   tf_buf_free(&body);
   return failed || out->failed ? -1 : 0;
 }
 
-int tf_mtrace_encode(tf_mtrace *t, tf_buf *out, int zstd_level) { return encode(t, out, zstd_level, 1); }
+int tf_mtrace_encode(tf_mtrace *t, tf_buf *out, int zstd_level) { return encode(t, out, zstd_level, 1, 0); }
 
-int tf_mtrace_encode_exact(tf_mtrace *t, tf_buf *out) { return encode(t, out, 0, 0); }
+int tf_mtrace_encode_free(tf_mtrace *t, tf_buf *out, int zstd_level) { return encode(t, out, zstd_level, 1, 1); }
+
+int tf_mtrace_encode_exact(tf_mtrace *t, tf_buf *out) { return encode(t, out, 0, 0, 0); }
 
 /* ------------------------------------------------------------ decode */
 

@@ -16,16 +16,19 @@
 
 /* ------------------------------------------------------------ value sets */
 
+/* A pair's room: its sequence, its ranks and its hash. The three arrays of
+ * a set share one allocation (seq at its start, then ranks, then hash): a
+ * merged node holds a set per parameter, most of one pair. */
+#define VSET_PAIR_BYTES (2 * sizeof(tf_vseq) + sizeof(uint64_t))
+
 void tf_vset_free(tf_vset *v, tf_mem *m) {
   for (uint32_t i = 0; i < v->n; i++) {
     tf_vseq_free(&v->seq[i], m);
     tf_vseq_free(&v->ranks[i], m);
   }
-  free(v->seq);
-  free(v->ranks);
-  free(v->hash);
+  free(v->seq); /* the block of seq, ranks and hash */
   free(v->rule);
-  m->bytes -= v->cap * (2 * sizeof(tf_vseq) + sizeof(uint64_t));
+  m->bytes -= v->cap * VSET_PAIR_BYTES;
   *v = (tf_vset){0};
 }
 
@@ -34,27 +37,28 @@ void tf_vset_free(tf_vset *v, tf_mem *m) {
 int tf_vset_add(tf_vset *v, tf_vseq *seq, tf_vseq *ranks, uint64_t hash, tf_mem *m) {
   if (v->n == v->cap) {
     uint32_t cap = v->cap ? 2 * v->cap : 1;
-    tf_vseq *s = realloc(v->seq, cap * sizeof *s);
-    if (s) v->seq = s;
-    tf_vseq *r = s ? realloc(v->ranks, cap * sizeof *r) : NULL;
-    if (r) v->ranks = r;
-    uint64_t *h = r ? realloc(v->hash, cap * sizeof *h) : NULL;
-    if (!h) {
+    uint8_t *block = malloc(cap * VSET_PAIR_BYTES);
+    tf_vrule *q = block && v->rule ? realloc(v->rule, cap * sizeof *q) : NULL;
+    if (!block || (v->rule && !q)) {
+      free(block);
       m->failed = 1;
       tf_vseq_free(seq, m);
       tf_vseq_free(ranks, m);
       return -1;
     }
+    tf_vseq *s = (tf_vseq *)block, *r = s + cap;
+    uint64_t *h = (uint64_t *)(r + cap);
+    if (v->n) {
+      memcpy(s, v->seq, v->n * sizeof *s);
+      memcpy(r, v->ranks, v->n * sizeof *r);
+      memcpy(h, v->hash, v->n * sizeof *h);
+    }
+    free(v->seq);
+    v->seq = s;
+    v->ranks = r;
     v->hash = h;
-    tf_vrule *q = v->rule ? realloc(v->rule, cap * sizeof *q) : NULL;
-    if (v->rule && !q) {
-      m->failed = 1;
-      tf_vseq_free(seq, m);
-      tf_vseq_free(ranks, m);
-      return -1;
-    }
     if (q) memset(q + v->cap, 0, (cap - v->cap) * sizeof *q), v->rule = q;
-    m->bytes += (cap - v->cap) * (2 * sizeof(tf_vseq) + sizeof(uint64_t));
+    m->bytes += (cap - v->cap) * VSET_PAIR_BYTES;
     v->cap = cap;
   }
   v->seq[v->n] = *seq;
@@ -277,11 +281,34 @@ int tf_mtrace_compact_funcs(tf_mtrace *t) {
   return rc;
 }
 
-/* One rank's folded node as a merged node of that rank alone. */
-tf_mnode *tf_mnode_from_fnode(const tf_fnode *x, int64_t rank, const tf_callsite *cs, tf_mem *m) {
+/* Bytes a value sequence's items hold, nested repeat bodies too, as tf_mem counts them. */
+static size_t body_bytes(const tf_vitem *it, uint32_t n) {
+  size_t b = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (it[i].body) b += it[i].nbody * sizeof(tf_vitem) + body_bytes(it[i].body, it[i].nbody);
+  return b;
+}
+
+/* *dst = *src (copied, or moved when xm is not NULL: src is emptied and its
+ * memory goes from xm's account to m's). 0, or -1 out of memory. */
+static int vseq_give(tf_vseq *dst, tf_vseq *src, tf_mem *m, tf_mem *xm) {
+  if (!xm) return tf_vseq_copy(dst, src, m);
+  size_t b = src->cap * sizeof(tf_vitem) + body_bytes(src->items, src->n);
+  xm->bytes -= b;
+  m->bytes += b;
+  *dst = *src;
+  tf_vseq_init(src);
+  return 0;
+}
+
+/* One rank's folded node as a merged node of that rank alone; xm NULL: x
+ * is copied (left as it is), else x's sequences and summaries are moved
+ * into the node and x is freed (xm: the account x is in). */
+static tf_mnode *mnode_of(tf_fnode *x, int64_t rank, const tf_callsite *cs, tf_mem *m, tf_mem *xm) {
   tf_mnode *y = calloc(1, sizeof *y);
   if (!y) {
     m->failed = 1;
+    if (xm) tf_fnode_free(x, xm);
     return NULL;
   }
   m->bytes += sizeof *y;
@@ -291,16 +318,21 @@ tf_mnode *tf_mnode_from_fnode(const tf_fnode *x, int64_t rank, const tf_callsite
   tf_vseq one, rk;
   tf_vseq_init(&rk);
   tf_vseq_push(&rk, rank, m);
-  const tf_vseq *count = x->is_loop ? &x->iters : &x->nvals;
-  if (tf_vseq_copy(&one, count, m) || tf_vset_add(&y->count, &one, &rk, tf_vseq_hash(count), m)) goto fail;
+  tf_vseq *count = x->is_loop ? &x->iters : &x->nvals;
+  uint64_t h = tf_vseq_hash(count);
+  if (vseq_give(&one, count, m, xm) || tf_vset_add(&y->count, &one, &rk, h, m)) goto fail;
   if (x->is_loop) {
     y->body = calloc(x->nbody, sizeof *y->body);
     if (!y->body) goto fail;
     m->bytes += x->nbody * sizeof *y->body;
     y->nbody = x->nbody;
-    for (uint32_t i = 0; i < x->nbody; i++)
-      if (!(y->body[i] = tf_mnode_from_fnode(x->body[i], rank, cs, m))) goto fail;
+    for (uint32_t i = 0; i < x->nbody; i++) {
+      y->body[i] = mnode_of(x->body[i], rank, cs, m, xm);
+      if (xm) x->body[i] = NULL; /* freed */
+      if (!y->body[i]) goto fail;
+    }
     tf_mnode_rekey(y);
+    if (xm) tf_fnode_free(x, xm);
     return y;
   }
   y->fn = x->fn;
@@ -308,7 +340,9 @@ tf_mnode *tf_mnode_from_fnode(const tf_fnode *x, int64_t rank, const tf_callsite
   y->site = x->site;
   y->site_sig = cs[x->site].sig;
   y->key = tf_mnode_event_key(x->fn, x->thread, y->site_sig);
-  if (tf_gtiming_from_rank(&y->timing, &x->timing, (int32_t)rank, m)) goto fail;
+  if (xm ? tf_gtiming_take_rank(&y->timing, &x->timing, (int32_t)rank, m, xm)
+         : tf_gtiming_from_rank(&y->timing, &x->timing, (int32_t)rank, m))
+    goto fail;
   y->slots = calloc(x->nslots ? x->nslots : 1, sizeof *y->slots);
   if (!y->slots) goto fail;
   m->bytes += x->nslots * sizeof *y->slots;
@@ -316,15 +350,21 @@ tf_mnode *tf_mnode_from_fnode(const tf_fnode *x, int64_t rank, const tf_callsite
   for (uint32_t j = 0; j < x->nslots; j++) {
     tf_vseq_init(&rk);
     tf_vseq_push(&rk, rank, m);
-    if (tf_vseq_copy(&one, &x->slots[j], m) || tf_vset_add(&y->slots[j], &one, &rk, tf_vseq_hash(&x->slots[j]), m))
-      goto fail;
+    h = tf_vseq_hash(&x->slots[j]);
+    if (vseq_give(&one, &x->slots[j], m, xm) || tf_vset_add(&y->slots[j], &one, &rk, h, m)) goto fail;
   }
+  if (xm) tf_fnode_free(x, xm);
   return y;
 fail:
   m->failed = 1;
   tf_vseq_free(&rk, m);
   tf_mnode_free(y, m);
+  if (xm) tf_fnode_free(x, xm);
   return NULL;
+}
+
+tf_mnode *tf_mnode_from_fnode(const tf_fnode *x, int64_t rank, const tf_callsite *cs, tf_mem *m) {
+  return mnode_of((tf_fnode *)x, rank, cs, m, NULL); /* only read: copied */
 }
 
 static char *dup_str(const char *s) { return strdup(s ? s : ""); }
@@ -343,17 +383,23 @@ int tf_mtrace_add_callsite(tf_mtrace *t, const tf_callsite *c) {
   return 0;
 }
 
-/* A kept flat run's node (a copy of its bytes), NULL for other nodes or out of memory. */
-static tf_mnode *run_copy(const tf_fnode *x, int64_t rank, tf_mem *m) {
+/* A kept flat run's node, its bytes moved out of x (accounted in xm), NULL
+ * for other nodes or out of memory. */
+static tf_mnode *run_take(tf_fnode *x, int64_t rank, tf_mem *m, tf_mem *xm) {
   if (!x->run) return NULL;
   tf_flatrun r = *x->run;
-  r.bytes = (tf_buf){0};
-  if (tf_buf_reserve(&r.bytes, x->run->bytes.len + 1)) {
-    m->failed = 1;
-    return NULL;
+  if (x->run_owned) { /* moved */
+    x->run->bytes = (tf_buf){0};
+    xm->bytes -= r.bytes.cap;
+  } else { /* copied */
+    r.bytes = (tf_buf){0};
+    if (tf_buf_reserve(&r.bytes, x->run->bytes.len + 1)) {
+      m->failed = 1;
+      return NULL;
+    }
+    tf_buf_put_bytes(&r.bytes, x->run->bytes.data, x->run->bytes.len);
   }
   m->bytes += r.bytes.cap;
-  tf_buf_put_bytes(&r.bytes, x->run->bytes.data, x->run->bytes.len);
   tf_mnode *y = tf_mnode_from_run(&r, rank, m);
   if (!y) tf_flatrun_clear(&r, m);
   return y;
@@ -398,26 +444,44 @@ static int take_header(tf_mtrace *t, const tf_mtrace *src, const tf_file_info *i
   return 0;
 }
 
-int tf_mtrace_from_file(tf_mtrace *t, const tf_file_reader *r) {
+int tf_mtrace_from_file(tf_mtrace *t, tf_file_reader *r) {
   const tf_file_info *in = tf_file_get_info(r);
-  tf_mem *m = &t->mem;
+  tf_mem *m = &t->mem, *rm;
+  uint64_t *seg_events = NULL;
+  uint32_t *seg_nodes = NULL;
   if (take_header(t, NULL, in)) goto fail;
   tf_vseq_push(&t->present, in->rank, m);
   tf_vseq_push(&t->nevents, (int64_t)in->nevents, m);
   tf_vseq_push(&t->lost, (int64_t)in->lost_events, m);
   tf_vseq_push(&t->why, (int64_t)in->partial, m);
-  tf_fnode **const *segs;
+  uint32_t ns, total = 0;
   const uint32_t *segn;
   const tf_order *orders;
-  uint32_t ns = tf_file_folded(r, &segs, &segn, &orders), total = 0;
-  for (uint32_t s = 0; s < ns; s++) total += segn[s];
+  tf_fnode ***segs = tf_file_folded_take(r, &ns, &segn, &orders, &rm);
+  /* per segment, what its order counts, before its nodes go */
+  seg_events = calloc(ns ? ns : 1, sizeof *seg_events);
+  seg_nodes = calloc(ns ? ns : 1, sizeof *seg_nodes);
+  if (!seg_events || !seg_nodes) goto fail;
+  for (uint32_t s = 0; s < ns; s++) {
+    total += segn[s];
+    seg_nodes[s] = segn[s]; /* a kept flat run counts as its events (segment.h TF_SEGMENT_KEEP_RUNS) */
+    for (uint32_t i = 0; i < segn[s]; i++) {
+      seg_events[s] += tf_fnode_events(segs[s][i]);
+      if (segs[s][i]->run) seg_nodes[s] += (uint32_t)segs[s][i]->run->nevents - 1;
+    }
+  }
   t->top = calloc(total ? total : 1, sizeof *t->top);
   if (!t->top) goto fail;
   m->bytes += total * sizeof *t->top;
+  /* each node is moved into its merged node and freed: the file's nodes and
+   * the merged ones are never all held at once */
   for (uint32_t s = 0; s < ns; s++)
     for (uint32_t i = 0; i < segn[s]; i++) {
-      tf_mnode *x = run_copy(segs[s][i], in->rank, m);
-      if (!segs[s][i]->run) x = tf_mnode_from_fnode(segs[s][i], in->rank, in->callsites, m);
+      tf_fnode *f = segs[s][i];
+      tf_mnode *x = run_take(f, in->rank, m, rm);
+      if (f->run) tf_fnode_free(f, rm);
+      else x = mnode_of(f, in->rank, in->callsites, m, rm); /* frees f */
+      segs[s][i] = NULL;
       if (!x) goto fail;
       t->top[t->ntop++] = x;
     }
@@ -428,20 +492,18 @@ int tf_mtrace_from_file(tf_mtrace *t, const tf_file_reader *r) {
   } else {
     tf_order_builder b;
     tf_order_build_init(&b);
-    for (uint32_t s = 0; s < ns; s++) {
-      uint64_t nev = 0;
-      uint32_t nodes = segn[s]; /* a kept flat run counts as its events (segment.h TF_SEGMENT_KEEP_RUNS) */
-      for (uint32_t i = 0; i < segn[s]; i++) {
-        nev += tf_fnode_events(segs[s][i]);
-        if (segs[s][i]->run) nodes += (uint32_t)segs[s][i]->run->nevents - 1;
-      }
-      tf_order_build_segment(&b, &orders[s], nodes, nev, m);
-    }
+    for (uint32_t s = 0; s < ns; s++) tf_order_build_segment(&b, &orders[s], seg_nodes[s], seg_events[s], m);
     tf_order_build_end(&b, &order, m);
   }
+  free(seg_events);
+  free(seg_nodes);
+  seg_events = NULL;
+  seg_nodes = NULL;
   if (take_order(t, in->rank, &order) || m->failed) goto fail;
   return 0;
 fail:
+  free(seg_events);
+  free(seg_nodes);
   tf_mtrace_free(t);
   return -1;
 }
@@ -729,7 +791,7 @@ static int rank_alone(const tf_mtrace *t, uint64_t i, tf_mtrace *one, const char
   if (!(one->top = calloc(n ? n : 1, sizeof *one->top))) goto fail_nodes;
   m->bytes += n * sizeof *one->top;
   for (uint32_t k = 0; k < n; k++) {
-    tf_mnode *x = run_copy(nodes[k], rank, m);
+    tf_mnode *x = run_take(nodes[k], rank, m, m);
     if (!nodes[k]->run) x = tf_mnode_from_fnode(nodes[k], rank, t->callsites, m);
     if (!x) goto fail_nodes;
     one->top[one->ntop++] = x;

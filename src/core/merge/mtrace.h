@@ -31,7 +31,7 @@ typedef struct tf_vset {
   uint32_t n, cap;
   tf_vseq *seq;   /* seq[i]: the values ... */
   tf_vseq *ranks; /* ... on the ranks ranks[i] (sorted) */
-  uint64_t *hash; /* tf_vseq_hash(seq[i]) */
+  uint64_t *hash; /* tf_vseq_hash(seq[i]); seq, ranks and hash are one allocation (mtrace.c tf_vset_add) */
   struct tf_vrule *rule; /* NULL (no pair has one), or rule[i]: pair i's rule (a = 0: none) */
 } tf_vset;
 
@@ -88,9 +88,11 @@ typedef struct tf_mtrace {
 } tf_mtrace;
 
 /* A one-rank merged trace from a per-rank compressed file (its segments
- * become one top-level sequence, their streams one after the other). 0,
- * or -1 out of memory. */
-int tf_mtrace_from_file(tf_mtrace *t, const tf_file_reader *r);
+ * become one top-level sequence, their streams one after the other). The
+ * file's folded nodes are taken over and freed one by one as they become
+ * merged nodes (tf_file_folded_take), so that both are never all held at
+ * once: r can only be closed afterwards. 0, or -1 out of memory. */
+int tf_mtrace_from_file(tf_mtrace *t, tf_file_reader *r);
 
 /* Merge src into dst; every rank of src must be above every rank of dst
  * (merge in rank order). src's functions and call sites join dst's tables
@@ -120,6 +122,10 @@ void tf_mtrace_seal(tf_mtrace *t);
  * encode as a merged trace file (zstd level 0: sections stored raw). 0 or
  * -1 (out of memory). */
 int tf_mtrace_encode(tf_mtrace *t, tf_buf *b, int zstd_level);
+/* The same, and t is freed (on failure too) once the file's body is built,
+ * before the body is compressed: the nodes and the compressor's tables are
+ * never held at once (the merge at MPI_Finalize). */
+int tf_mtrace_encode_free(tf_mtrace *t, tf_buf *b, int zstd_level);
 /* The same with every time summary's bins exact (version 5 quantises them
  * in a file, doc/FORMAT.md 4.10) and no zstd: a rank's part of the merge
  * sent to another rank, whose summaries are merged again. */

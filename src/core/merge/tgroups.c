@@ -114,10 +114,8 @@ static tf_gpath *path_add(tf_gtiming *g, uint32_t prev_fn, uint32_t prev_site, t
   return p;
 }
 
-int tf_gtiming_from_rank(tf_gtiming *g, const tf_timing *t, int32_t rank, tf_mem *m) {
-  *g = (tf_gtiming){0};
-  tf_timing own;
-  if (tf_timing_copy(&own, t, m)) return -1;
+/* One rank's timing `own` (moved in, accounted in m; freed) as groups of that rank alone. 0 or -1. */
+static int from_own(tf_gtiming *g, tf_timing own, int32_t rank, tf_mem *m) {
   tf_timing_set_rank(&own, rank);
   g->compute = own.compute;
   g->duration = own.duration;
@@ -136,6 +134,28 @@ int tf_gtiming_from_rank(tf_gtiming *g, const tf_timing *t, int32_t rank, tf_mem
   }
   tf_timing_free(&own, m);
   return 0;
+}
+
+int tf_gtiming_from_rank(tf_gtiming *g, const tf_timing *t, int32_t rank, tf_mem *m) {
+  *g = (tf_gtiming){0};
+  tf_timing own;
+  if (tf_timing_copy(&own, t, m)) return -1;
+  return from_own(g, own, rank, m);
+}
+
+/* Bytes of a summary's bins, as tf_bins_alloc counts them. */
+static size_t dstat_bytes(const tf_dstat *d) { return (size_t)d->nbins * sizeof *d->bins; }
+
+int tf_gtiming_take_rank(tf_gtiming *g, tf_timing *t, int32_t rank, tf_mem *m, tf_mem *tm) {
+  *g = (tf_gtiming){0};
+  size_t moved = (size_t)t->npaths * sizeof *t->paths;
+  for (uint32_t i = 0; i < t->npaths; i++)
+    moved += dstat_bytes(&t->paths[i].compute) + dstat_bytes(&t->paths[i].duration);
+  tm->bytes -= moved;
+  m->bytes += moved;
+  tf_timing own = *t;
+  *t = (tf_timing){0};
+  return from_own(g, own, rank, m);
 }
 
 int tf_gtiming_from_pooled(tf_gtiming *g, tf_timing *t, const tf_vseq *ranks, tf_mem *m) {

@@ -38,6 +38,9 @@ typedef struct tf_gtiming {
 
 /* One rank's timing (t, its own events') as groups of that rank alone. 0 or -1. */
 int tf_gtiming_from_rank(tf_gtiming *g, const tf_timing *t, int32_t rank, tf_mem *m);
+/* The same with t's summaries moved in, not copied (t is emptied; tm: the
+ * account t's memory was in, which moves to m). 0 or -1. */
+int tf_gtiming_take_rank(tf_gtiming *g, tf_timing *t, int32_t rank, tf_mem *m, tf_mem *tm);
 /* A timing pooled over `ranks` (version-2 merged traces): one group per
  * path on those ranks; t's paths are moved in (t is emptied). 0 or -1. */
 int tf_gtiming_from_pooled(tf_gtiming *g, tf_timing *t, const tf_vseq *ranks, tf_mem *m);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util/file_io.h"
@@ -24,7 +25,11 @@ tf_status tf_failf(char *err, size_t errlen, tf_status st, const char *fmt, ...)
 tf_status tf_load_file(const char *path, uint8_t **data, size_t *len, char *err, size_t errlen) {
   FILE *f = fopen(path, "rb");
   if (!f) return tf_failf(err, errlen, TF_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-  size_t cap = 1 << 16, n = 0;
+  struct stat sb; /* room for the whole file at once (and one byte to see its end): no doubling */
+  size_t cap = fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) && (uint64_t)sb.st_size < SIZE_MAX / 2
+                   ? (size_t)sb.st_size + 1
+                   : 1 << 16,
+         n = 0;
   uint8_t *d = malloc(cap);
   while (d) {
     n += fread(d + n, 1, cap - n, f);
