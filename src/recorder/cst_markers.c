@@ -64,7 +64,8 @@ static void buffer(tf_cst_marker m) {
   if (kind != TF_CST_ENTER && kind != TF_CST_ARM) { /* an iteration ends: drop the one before it if it made no call */
     while (n && buffered[n - 1] == tf_cst_pack(TF_CST_ITER, id)) n--;
     if (kind != TF_CST_ITER && n && opens(buffered[n - 1], kind, id)) { /* no call at all */
-      tf_cst_nbuffered = n - 1;
+      while (n && opens(buffered[n - 1], kind, id)) n--; /* a fall-through's labels too */
+      tf_cst_nbuffered = n;
       return;
     }
   }
@@ -109,8 +110,8 @@ TF_CST_EXPORT void tf_cst_branch_end(unsigned branch) {
 __attribute__((destructor)) static void report_marker_counts(void) {
   const char *report = getenv("TRACEFOLD_CST_REPORT");
   if (!report || !*report || (report[0] == '0' && !report[1])) return;
-  fprintf(stderr, "tracefold: cst markers: pid %ld: enter %llu iter %llu exit %llu branch %llu end %llu\n", (long)getpid(),
-          (unsigned long long)atomic_load(&n_enter), (unsigned long long)atomic_load(&n_iter),
+  fprintf(stderr, "tracefold: cst markers: pid %ld: enter %llu iter %llu exit %llu branch %llu end %llu\n",
+          (long)getpid(), (unsigned long long)atomic_load(&n_enter), (unsigned long long)atomic_load(&n_iter),
           (unsigned long long)atomic_load(&n_exit), (unsigned long long)atomic_load(&n_branch),
           (unsigned long long)atomic_load(&n_end));
 }
