@@ -49,7 +49,10 @@
 #     compile_commands.json gives the same CST as the files (absolute paths); a malformed CST
 #     file, a source that does not parse and an unknown option are refused
 #     (exit 1 naming the problem, exit 2); a Fortran source is compiled as
-#     it is, with a note that it is not analysed; 150 randomly mutated CST files are
+#     it is, with a note that it is not analysed; tests/cst_fallthrough.c
+#     (switch labels and an if arm taken without a call, a call after each)
+#     guided at 1 rank: lossless, and every call in its source loop and arm
+#     (cst_nesting.py), not in an arm that made no call; 150 randomly mutated CST files are
 #     shown or refused, none crashes the reader.
 #
 # usage: cst.sh --part structure|cc|forms|guided|nesting|merge --mpirun "CMD" --lib LIBTRACEFOLD --cli TRACEFOLD
@@ -283,6 +286,24 @@ forms() {
   cc cst_program cst_program.c
   cd "$src"
   count_markers "$work/cst_program/cst" "enter 6 iter 12 exit 6 branch 11 end 8"
+  # arms taken without a call (tests/cst_fallthrough.c): the calls after the branch stay
+  # outside them, the calls inside an arm are in its node (cst_nesting.py), lossless
+  local fd=$work/fallthrough
+  mkdir -p "$fd"
+  cp "$tests_dir/cst_fallthrough.c" "$fd/"
+  tf_must "$fd/build" "cst_fallthrough: the tracefold-cc build failed" \
+    env TRACEFOLD_CC_CST="$fd/prog.cst" "$cc" "$compiler" -O2 -g "$fd/cst_fallthrough.c" -o "$fd/prog"
+  tf_must "$fd/run" "cst_fallthrough: the traced run failed" tf_traced 1 "$fd/trace" TRACEFOLD_MODE=both -- "$fd/prog"
+  "$cli" stats "$fd/trace/trace.tf" |
+    awk '/^call site/ { on = 1; next } on { for (i = 4; i < NF; i++) if ($i == "at") { n = split($(i + 1), p, "/"); print $1, p[n]; break } }' \
+      >"$fd/sites"
+  "$cli" show --rank 0 --no-time --sites "$fd/trace/trace.tf" >"$fd/0.show" || bad "cst_fallthrough: tracefold show failed"
+  sed 's|[^ ]*/cst_fallthrough.c|cst_fallthrough.c|' "$fd/prog.cst" >"$fd/rel.cst"
+  python3 "$tests_dir/cst_nesting.py" "$fd" "$fd/rel.cst" "$fd/sites" "$fd/0.show" >"$fd/nest" ||
+    { cat "$fd/nest" "$fd/0.show" >&2; bad "cst_fallthrough: a call is outside its source loop and arm (above)"; }
+  [ "$(grep -c ' cst#' "$fd/0.show")" -ge 3 ] || bad "cst_fallthrough: no loop and arm nodes in the guided trace"
+  "$cli" dump --no-time "$fd/trace" >"$fd/reference" && "$cli" unroll --no-time "$fd/trace/trace.tf" >"$fd/unrolled" &&
+    cmp -s "$fd/reference" "$fd/unrolled" || bad "cst_fallthrough: unroll differs from the reference trace"
   # -p DIR: the same CST as the files with the same flags
   local args
   args=$(for a in $mpi_flags; do printf '"%s", ' "$a"; done)
