@@ -194,11 +194,16 @@ guided() {
 
 # the loop nesting of a trace of 4 ranks (tracefold show --sites of each) against the CST
 # (tests/cst_nesting.py says what "matches" means): 0 when it matches, the problems in OUT
+# "SIGNATURE FILE:LINE" of each call site of TRACE-DIR's trace.tf (tracefold stats), in TRACE-DIR/sites
+site_lines() {
+  "$cli" stats "$1/trace.tf" |
+    awk '/^call site/ { on = 1; next } on { for (i = 4; i < NF; i++) if ($i == "at") { n = split($(i + 1), p, "/"); print $1, p[n]; break } }' \
+      >"$1/sites"
+}
+
 nesting_of() { # NAME TRACE-DIR OUT
   local wl=$1 trace=$2 out=$3 r
-  "$cli" stats "$trace/trace.tf" |
-    awk '/^call site/ { on = 1; next } on { for (i = 4; i < NF; i++) if ($i == "at") { n = split($(i + 1), p, "/"); print $1, p[n]; break } }' \
-      >"$trace/sites"
+  site_lines "$trace"
   for r in 0 1 2 3; do
     "$cli" show --rank $r --no-time --sites "$trace/trace.tf" >"$trace/$r.show" || bad "$wl: tracefold show --sites failed"
   done
@@ -294,12 +299,10 @@ forms() {
   tf_must "$fd/build" "cst_fallthrough: the tracefold-cc build failed" \
     env TRACEFOLD_CC_CST="$fd/prog.cst" "$cc" "$compiler" -O2 -g "$fd/cst_fallthrough.c" -o "$fd/prog"
   tf_must "$fd/run" "cst_fallthrough: the traced run failed" tf_traced 1 "$fd/trace" TRACEFOLD_MODE=both -- "$fd/prog"
-  "$cli" stats "$fd/trace/trace.tf" |
-    awk '/^call site/ { on = 1; next } on { for (i = 4; i < NF; i++) if ($i == "at") { n = split($(i + 1), p, "/"); print $1, p[n]; break } }' \
-      >"$fd/sites"
+  site_lines "$fd/trace"
   "$cli" show --rank 0 --no-time --sites "$fd/trace/trace.tf" >"$fd/0.show" || bad "cst_fallthrough: tracefold show failed"
   sed 's|[^ ]*/cst_fallthrough.c|cst_fallthrough.c|' "$fd/prog.cst" >"$fd/rel.cst"
-  python3 "$tests_dir/cst_nesting.py" "$fd" "$fd/rel.cst" "$fd/sites" "$fd/0.show" >"$fd/nest" ||
+  python3 "$tests_dir/cst_nesting.py" "$fd" "$fd/rel.cst" "$fd/trace/sites" "$fd/0.show" >"$fd/nest" ||
     { cat "$fd/nest" "$fd/0.show" >&2; bad "cst_fallthrough: a call is outside its source loop and arm (above)"; }
   [ "$(grep -c ' cst#' "$fd/0.show")" -ge 3 ] || bad "cst_fallthrough: no loop and arm nodes in the guided trace"
   "$cli" dump --no-time "$fd/trace" >"$fd/reference" && "$cli" unroll --no-time "$fd/trace/trace.tf" >"$fd/unrolled" &&

@@ -215,8 +215,8 @@ int cmd_show(int argc, char **argv) {
   const char *cst_path = NULL;
   for (int i = 0; i < argc;) /* --sites, --cst (argv[0] is the first argument): before the shared options */
     if (strcmp(argv[i], "--sites") == 0 || (strcmp(argv[i], "--cst") == 0 && i + 1 < argc)) {
-      int k = argv[i][2] == 's' ? 1 : 2;
-      if (k == 1) show_sites = 1;
+      int sites = strcmp(argv[i], "--sites") == 0, k = sites ? 1 : 2; /* the arguments it takes */
+      if (sites) show_sites = 1;
       else cst_path = argv[i + 1];
       memmove(argv + i, argv + i + k, (size_t)(argc - i - k + 1) * sizeof *argv); /* argv[argc] (NULL) too */
       argc -= k;
