@@ -25,11 +25,13 @@
 /* A rebalancing step (O(k)) is tried every smooth_interval samples added
  * to a histogram (the paper counts per bin; a count per histogram bounds
  * the cost): n / 16 rounded down to a power of two, at least 4 and at most
- * 16k. A young histogram, whose bins from the first sample may be far off,
- * is reshaped quickly; an old one costs O(1) per sample. */
+ * 256k. A young histogram, whose bins from the first sample may be far off,
+ * is reshaped quickly; an old one costs O(1) per sample, a step (about 20
+ * merge costs of 100 instructions) every 1024 samples at k = 5 (every 64,
+ * at most 16k, cost 50 instructions per sample; bench/RESULTS.md). */
 static inline uint64_t pow2_floor(uint64_t x) { return x ? (uint64_t)1 << (63 - __builtin_clzll(x)) : 0; }
 static uint64_t smooth_interval(uint64_t n, uint32_t k) {
-  uint64_t interval = pow2_floor(n / 16), most = pow2_floor(16 * (uint64_t)k);
+  uint64_t interval = pow2_floor(n / 16), most = pow2_floor(256 * (uint64_t)k);
   if (interval > most) interval = most;
   return interval < 4 ? 4 : interval;
 }
@@ -209,10 +211,11 @@ static inline double scaled_deviation(uint64_t v, uint64_t n, uint64_t s) {
 }
 
 /* Welford's update with the running mean taken from the exact sum:
- * M2 += (v - mean_old)(v - mean_new), both factors from exact 128-bit
- * numerators, so every term is correct to a rounding error whatever the
- * offset of the samples. Once the sum saturates (2^64 - 1) the mean is no
- * longer known and M2 stays as it was. */
+ * M2 += (v - mean_old)(v - mean_new) = D / n0 * D / n, where the two
+ * numerators v n0 - s0 and v n - s are one and the same D (s = s0 + v),
+ * exact in 128 bits, so every term is correct to a rounding error whatever
+ * the offset of the samples. Once the sum saturates (2^64 - 1) the mean is
+ * no longer known and M2 stays as it was. */
 static void stats_add(tf_dstat *d, uint64_t v) {
   if (d->n == 0) {
     d->n = 1;
@@ -227,9 +230,8 @@ static void stats_add(tf_dstat *d, uint64_t v) {
   if (v < d->min) d->min = v;
   if (v > d->max) d->max = v;
   if (exact) {
-    double before = scaled_deviation(v, n0, s0), after = scaled_deviation(v, d->n, d->sum);
-    double nn = (double)n0 * (double)d->n;
-    d->m2 += nn < 9e15 ? before * after / nn : before / (double)n0 * (after / (double)d->n); /* one division */
+    double dev = scaled_deviation(v, n0, s0), nn = (double)n0 * (double)d->n;
+    d->m2 += nn < 9e15 ? dev * dev / nn : dev / (double)n0 * (dev / (double)d->n); /* one division */
   }
 }
 
