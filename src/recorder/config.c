@@ -19,7 +19,7 @@
  *   TRACEFOLD_VERBOSE 0 | 1: 1 says where the trace went         [0]
  *   TRACEFOLD_FLATRUN off | on | a window of 64 to 16777216 events:
  *                     a stream on which folding stops paying, over a
- *                     window, is kept as a flat run (doc/FOLDING.md) [on: 32768]
+ *                     window, is kept as a flat run (doc/FOLDING.md) [on: 4096]
  * The variables of the tracefold command (TRACEFOLD_MPIRUN,
  * TRACEFOLD_REPLAY, TRACEFOLD_SIM, TRACEFOLD_SMPIRUN) and
  * TRACEFOLD_CST_REPORT (read by cst_markers.c, doc/CST.md) are known and

@@ -49,7 +49,7 @@ typedef struct tf_compressor {
   uint64_t flat_trials; /* segments written for flat runs: to try folding again, or after TF_FLATRUN_MAX events */
 } tf_compressor;
 
-#define TF_FLAT_WINDOW_DEFAULT 32768u /* events per window of the "folding pays" measure */
+#define TF_FLAT_WINDOW_DEFAULT 4096u /* events per window of the "folding pays" measure (doc/FOLDING.md "Flat runs") */
 #define TF_FLATRUN_MAX ((uint64_t)1 << 24) /* events of a flat run before its segment is written */
 
 /* 0, or -1 when out of memory. */
