@@ -26,9 +26,10 @@
  * to a histogram (the paper counts per bin; a count per histogram bounds
  * the cost): n / 16 rounded down to a power of two, at least 4 and at most
  * 256k. A young histogram, whose bins from the first sample may be far off,
- * is reshaped quickly; an old one costs O(1) per sample, a step (about 20
- * merge costs of 100 instructions) every 1024 samples at k = 5 (every 64,
- * at most 16k, cost 50 instructions per sample; bench/RESULTS.md). */
+ * is reshaped quickly; an old one costs O(1) per sample: at k = 5 a step
+ * (about 20 merge costs of 100 instructions) every 1024 samples. The bound
+ * was 16k, a step every 64 samples, about 50 instructions a sample
+ * (bench/RESULTS.md "callgrind instructions"). */
 static inline uint64_t pow2_floor(uint64_t x) { return x ? (uint64_t)1 << (63 - __builtin_clzll(x)) : 0; }
 static uint64_t smooth_interval(uint64_t n, uint32_t k) {
   uint64_t interval = pow2_floor(n / 16), most = pow2_floor(256 * (uint64_t)k);
