@@ -192,8 +192,6 @@ guided() {
   guided_run "$1" 1 && say "$1: guided folding lossless at 1 rank"
 }
 
-# the loop nesting of a trace of 4 ranks (tracefold show --sites of each) against the CST
-# (tests/cst_nesting.py says what "matches" means): 0 when it matches, the problems in OUT
 # "SIGNATURE FILE:LINE" of each call site of TRACE-DIR's trace.tf (tracefold stats), in TRACE-DIR/sites
 site_lines() {
   "$cli" stats "$1/trace.tf" |
@@ -201,6 +199,8 @@ site_lines() {
       >"$1/sites"
 }
 
+# the loop nesting of a trace of 4 ranks (tracefold show --sites of each) against the CST
+# (tests/cst_nesting.py says what "matches" means): 0 when it matches, the problems in OUT
 nesting_of() { # NAME TRACE-DIR OUT
   local wl=$1 trace=$2 out=$3 r
   site_lines "$trace"

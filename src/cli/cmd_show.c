@@ -213,15 +213,17 @@ static int put_nodes(const tf_trace *tr, const tf_node *const *nodes, uint32_t n
 int cmd_show(int argc, char **argv) {
   long rank;
   const char *cst_path = NULL;
-  for (int i = 0; i < argc;) /* --sites, --cst (argv[0] is the first argument): before the shared options */
-    if (strcmp(argv[i], "--sites") == 0 || (strcmp(argv[i], "--cst") == 0 && i + 1 < argc)) {
-      int sites = strcmp(argv[i], "--sites") == 0, k = sites ? 1 : 2; /* the arguments it takes */
+  for (int i = 0; i < argc;) { /* --sites, --cst (argv[0] is the first argument): before the shared options */
+    int sites = strcmp(argv[i], "--sites") == 0;
+    if (sites || (strcmp(argv[i], "--cst") == 0 && i + 1 < argc)) {
+      int k = sites ? 1 : 2; /* the arguments it takes */
       if (sites) show_sites = 1;
       else cst_path = argv[i + 1];
       memmove(argv + i, argv + i + k, (size_t)(argc - i - k + 1) * sizeof *argv); /* argv[argc] (NULL) too */
       argc -= k;
     } else
       i++;
+  }
   if (cst_path && cst_read(cst_path, &program)) return 1; /* cst_read named the file and the problem */
   int no_time, rc = tf_take_options(&argc, &argv, "show", &rank, &no_time);
   if (rc) {
