@@ -450,7 +450,7 @@ static pooled pool(const tf_gpath *p, int duration) {
   for (uint32_t g = 0; g < p->n; g++) {
     const tf_dstat *d = duration ? &p->g[g].t.duration : &p->g[g].t.compute;
     double gm = d->n ? (double)d->sum / (double)d->n : 0;
-    m2 += d->m2 + (double)d->n * (gm - mean) * (gm - mean);
+    m2 += tf_dstat_m2(d) + (double)d->n * (gm - mean) * (gm - mean);
   }
   return (pooled){n, mean, n ? mn : 0, mx, n ? sqrt(m2 / n) : 0};
 }
@@ -514,7 +514,8 @@ static void fit_dstat(ctx *c, const pooled *in, uint64_t n, const int32_t rank, 
   if (out->sum < mn * n) out->sum = mn * n;
   if (out->sum > mx * n) out->sum = mx * n;
   mean = (double)out->sum / (double)n;
-  out->m2 = mn == mx || n < 2 ? 0 : v[3] * v[3] * (double)n;
+  double m2 = mn == mx || n < 2 ? 0 : v[3] * v[3] * (double)n;
+  tf_dstat_set_m2(out, m2);
   out->min_rank = out->max_rank = out->rmean_lo_rank = out->rmean_hi_rank = rank;
   out->rmean_lo = out->rmean_hi = mean;
   if (bins) {
@@ -526,7 +527,7 @@ static void fit_dstat(ctx *c, const pooled *in, uint64_t n, const int32_t rank, 
       return;
     }
     m->bytes += sizeof *out->bins;
-    out->bins[0] = (tf_bin){mn, mx > mn ? mx : mx + 1, n, mean, out->m2}; /* a bin is never empty */
+    out->bins[0] = (tf_bin){mn, mx > mn ? mx : mx + 1, n, mean, m2}; /* a bin is never empty */
   }
 }
 
@@ -604,7 +605,7 @@ static int pool_parts(const tf_gpath *p, int duration, int nd, const int64_t *di
       nranks[q] += !duration; /* the ranks on the path, counted once (with the compute deltas) */
       n[q] += (double)d->n * share;
       sum[q] += (double)d->sum * share;
-      m2[q] += d->m2 * share;
+      m2[q] += tf_dstat_m2(d) * share;
       sq[q] += (double)d->n * share * gm * gm;
       if ((double)d->min < mn[q]) mn[q] = (double)d->min;
       if ((double)d->max > mx[q]) mx[q] = (double)d->max;

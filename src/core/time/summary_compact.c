@@ -230,7 +230,7 @@ static void implied(tf_dstat *d) {
   uint64_t range = d->max - d->min;
   if (d->n == 1) d->sum = d->min;
   else d->sum = (u128)d->min + d->max > UINT64_MAX ? UINT64_MAX : d->min + d->max; /* saturated */
-  d->m2 = d->n == 2 ? (double)range * (double)range / 2 : 0;
+  tf_dstat_set_m2(d, d->n == 2 ? (double)range * (double)range / 2 : 0);
 }
 
 /* The M2 of three samples: min, max and the third from the sum (clamped to
@@ -271,8 +271,8 @@ int tf_dstat_decode_compact(tf_cursor *c, tf_dstat *d, uint64_t n, tf_timing_mod
       d->sum = (uint64_t)lowest + sumx;
   }
   if (!rc && n >= 4 && sd > range / 2 + 1) rc = reject(&x, "time statistics: standard deviation above what the range allows");
-  if (!rc && n >= 4) d->m2 = (double)sd * (double)sd * (double)n;
-  if (!rc && n == 3) d->m2 = three_m2(d);
+  if (!rc && n >= 4) tf_dstat_set_m2(d, (double)sd * (double)sd * (double)n);
+  if (!rc && n == 3) tf_dstat_set_m2(d, three_m2(d));
   if (!rc) rc = get_bins(&x, d, mode_bins(mode, k), m);
   if (!rc && merged) {
     uint64_t f, r[4], lo_off, range_m;

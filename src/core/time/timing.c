@@ -1,5 +1,5 @@
 /* timing.c — the delta-time summaries of folded events (timing.h):
- * statistics with an exact sum and Welford's M2, dynamically balanced
+ * statistics with an exact sum and sum of squares, dynamically balanced
  * histograms (Algorithms 1 and 2 of the timing paper, §3.2), one summary
  * pair per preceding call in path mode (§3.3), merges whose cost depends on
  * the number of bins and paths only, and the encoding in trace files
@@ -123,8 +123,10 @@ static void dstat_share(tf_dstat *d, uint64_t n, tf_mem *m) {
   }
   if (sum < d->min * n) sum = d->min * n;
   if (sum > d->max * n) sum = d->max * n;
+  double m2 = n == 1 ? 0 : tf_dstat_m2(d) * f;
   d->sum = sum;
-  d->m2 = n == 1 ? 0 : d->m2 * f;
+  d->n = n;
+  tf_dstat_set_m2(d, m2);
   if (d->nbins) {
     double w[d->nbins], rem[d->nbins];
     uint64_t out[d->nbins];
@@ -155,7 +157,6 @@ static void dstat_share(tf_dstat *d, uint64_t n, tf_mem *m) {
       d->bins[i].m2 = out[i] > 1 ? d->bins[i].m2 * f : 0;
     }
   }
-  d->n = n;
 }
 
 void tf_timing_share(tf_timing *t, const double *w, uint64_t occ, tf_mem *m) {
@@ -198,69 +199,89 @@ double tf_dstat_mean(const tf_dstat *d) {
   return d->n ? clampd((double)d->sum / (double)d->n, (double)d->min, (double)d->max) : 0.0;
 }
 
-double tf_dstat_stddev(const tf_dstat *d) { return d->n && d->m2 > 0 ? sqrt(d->m2 / (double)d->n) : 0.0; }
+/* The squares are a fixed-point number with SQ_FRAC fractional bits: whole
+ * for recorded samples, but a summary read from a file (or cut down to
+ * fewer samples) gets them from its M2, and sum^2 / n is rarely whole. A
+ * sample's square fits when v < 2^(64 - SQ_FRAC / 2) ns (36 years); the
+ * squares saturate (the deviation is then unknown, reported as 0) only
+ * if samples that long add up to 2^(128 - SQ_FRAC) ns^2. */
+#define SQ_FRAC 8
+#define U128_MAX (~(u128)0)
+static inline u128 dstat_sq(const tf_dstat *d) { return (u128)d->sq_hi << 64 | d->sq_lo; }
+static inline void dstat_put_sq(tf_dstat *d, u128 sq) {
+  d->sq_lo = (uint64_t)sq;
+  d->sq_hi = (uint64_t)(sq >> 64);
+}
+static inline u128 sq_add(u128 a, u128 b) { return a <= U128_MAX - b ? a + b : U128_MAX; }
+static inline u128 sq_of(uint64_t v) { return v >> (64 - SQ_FRAC / 2) ? U128_MAX : ((u128)v * v) << SQ_FRAC; }
 
-/* v * n - s, computed exactly in 128 bits, then rounded to a double: n times
- * the deviation of v from the mean s / n. */
-static inline double scaled_deviation(uint64_t v, uint64_t n, uint64_t s) {
-  if (!((v | n) >> 32)) { /* the usual case, in 64 bits */
-    uint64_t a = v * n;
-    return a >= s ? (double)(a - s) : -(double)(s - a);
-  }
-  u128 a = (u128)v * n, b = s;
-  return a >= b ? (double)(a - b) : -(double)(b - a);
+/* sum^2 / n = q + r / n, or -1 when q does not fit the squares' whole part. */
+static int mean_square(const tf_dstat *d, u128 *q, uint64_t *r) {
+  u128 s2 = (u128)d->sum * d->sum;
+  *q = s2 / d->n;
+  *r = (uint64_t)(s2 % d->n);
+  return *q >> (128 - SQ_FRAC) ? -1 : 0;
 }
 
-/* Welford's update with the running mean taken from the exact sum:
- * M2 += (v - mean_old)(v - mean_new) = D / n0 * D / n, where the two
- * numerators v n0 - s0 and v n - s are one and the same D (s = s0 + v),
- * exact in 128 bits, so every term is correct to a rounding error whatever
- * the offset of the samples. Once the sum saturates (2^64 - 1) the mean is
- * no longer known and M2 stays as it was. */
+double tf_dstat_m2(const tf_dstat *d) {
+  u128 sq = dstat_sq(d), q;
+  uint64_t r;
+  if (!d->n || d->sum == UINT64_MAX || sq == U128_MAX || mean_square(d, &q, &r)) return 0;
+  q <<= SQ_FRAC;
+  if (sq < q) return 0; /* a deviation of 0, set with rounding */
+  double m2 = (double)(sq - q) / (1 << SQ_FRAC) - (double)r / (double)d->n;
+  return m2 > 0 ? m2 : 0;
+}
+
+void tf_dstat_set_m2(tf_dstat *d, double m2) {
+  u128 q;
+  uint64_t r;
+  if (!d->n || mean_square(d, &q, &r)) {
+    dstat_put_sq(d, d->n ? U128_MAX : 0);
+    return;
+  }
+  double extra = ((m2 > 0 ? m2 : 0) + (double)r / (double)d->n) * (1 << SQ_FRAC) + 0.5;
+  dstat_put_sq(d, sq_add(q << SQ_FRAC, extra >= 0x1p128 ? U128_MAX : (u128)extra));
+}
+
+double tf_dstat_stddev(const tf_dstat *d) {
+  double m2 = tf_dstat_m2(d);
+  return m2 > 0 ? sqrt(m2 / (double)d->n) : 0.0;
+}
+
+/* One sample into the exact statistics: count, extremes, sum and squares
+ * (each saturating, the sum at 2^64 - 1, the squares at 2^128 - 1). */
 static void stats_add(tf_dstat *d, uint64_t v) {
   if (d->n == 0) {
     d->n = 1;
     d->min = d->max = d->sum = v;
-    d->m2 = 0;
+    dstat_put_sq(d, sq_of(v));
     return;
   }
-  uint64_t n0 = d->n, s0 = d->sum;
-  int exact = s0 != UINT64_MAX && s0 <= UINT64_MAX - v;
-  d->n = n0 + 1;
-  d->sum = exact ? s0 + v : UINT64_MAX;
+  d->n++;
+  d->sum = d->sum <= UINT64_MAX - v ? d->sum + v : UINT64_MAX;
   if (v < d->min) d->min = v;
   if (v > d->max) d->max = v;
-  if (exact) {
-    double dev = scaled_deviation(v, n0, s0), nn = (double)n0 * (double)d->n;
-    d->m2 += nn < 9e15 ? dev * dev / nn : dev / (double)n0 * (dev / (double)d->n); /* one division */
-  }
+  dstat_put_sq(d, sq_add(dstat_sq(d), sq_of(v)));
 }
 
-/* M2 of the union of two non-empty summaries (Chan et al.):
- * M2a + M2b + delta^2 na nb / n, with delta = sb/nb - sa/na = D / (na nb),
- * D = sb na - sa nb exact in 128 bits. A saturated sum leaves the means
- * unknown: then M2a + M2b (a lower bound). */
-double tf_dstat_union_m2(const tf_dstat *a, const tf_dstat *b) {
-  double n = (double)a->n + (double)b->n, delta_term = 0;
-  if (a->sum != UINT64_MAX && b->sum != UINT64_MAX) {
-    u128 p = (u128)b->sum * a->n, q = (u128)a->sum * b->n;
-    double diff = p >= q ? (double)(p - q) : (double)(q - p);
-    delta_term = diff / (double)a->n * (diff / (double)b->n) / n;
-  }
-  return fmax(a->m2, 0) + fmax(b->m2, 0) + delta_term;
+/* The squares of the union of two summaries (saturating). */
+void tf_dstat_union_sq(tf_dstat *out, const tf_dstat *a, const tf_dstat *b) {
+  dstat_put_sq(out, sq_add(dstat_sq(a), dstat_sq(b)));
 }
 
 /* ------------------------------------------------------------ bins */
 
 
 
-/* Welford within one bin (in doubles: bin means are estimates). */
+/* Welford within one bin (in doubles: bin means are estimates). The new
+ * mean lies between the old one and x, both inside the bin: it is kept from
+ * rounding past x, so it stays inside the bin and delta * (x - mean) >= 0. */
 static void bin_add(tf_bin *b, uint64_t v) {
   b->n++;
-  double x = (double)v, delta = x - b->mean;
-  b->mean += delta / (double)b->n;
+  double x = (double)v, delta = x - b->mean, mean = b->mean + delta / (double)b->n;
+  b->mean = delta >= 0 ? (mean > x ? x : mean) : (mean < x ? x : mean);
   b->m2 += delta * (x - b->mean);
-  bin_clamp_mean(b);
 }
 
 /* a takes b's samples and its range grows to cover b's (Chan et al.). */
@@ -512,6 +533,11 @@ static int hist_outlier(tf_dstat *d, uint64_t v, int high, uint32_t k, tf_mem *m
  * else the end bin widens to it; the sample updates its bin's count, mean
  * and M2; then maybe one rebalancing step. 0 or -1 (out of memory; the
  * sample is counted, the histogram valid). */
+static inline int hist_add_inside(tf_dstat *d, uint64_t v, uint32_t k, tf_mem *m) {
+  bin_add(&d->bins[find_bin(d->bins, d->nbins, v)], v);
+  /* the interval is a power of two, at least 4: most samples are ruled out by n's last two bits */
+  return (d->n & 3) == 0 && (d->n & (smooth_interval(d->n, k) - 1)) == 0 && hist_rebalance(d, k, m) ? -1 : 0;
+}
 int tf_hist_add(tf_dstat *d, uint64_t v, uint32_t k, tf_mem *m) {
   int rc = 0;
   if (v > d->bins[d->nbins - 1].hi) {
@@ -521,18 +547,15 @@ int tf_hist_add(tf_dstat *d, uint64_t v, uint32_t k, tf_mem *m) {
     if (d->bins[0].lo - v >= 2 && (rc = hist_outlier(d, v, 0, k, m)) == 1) return 0;
     d->bins[0].lo = v;
   }
-  tf_bin *b = d->bins;
-  uint32_t nb = d->nbins, i = find_bin(b, nb, v);
-  bin_add(&b[i], v);
-  /* the interval is a power of two, at least 4: most samples are ruled out by n's last two bits */
-  if ((d->n & 3) == 0 && (d->n & (smooth_interval(d->n, k) - 1)) == 0 && hist_rebalance(d, k, m)) rc = -1;
-  return rc < 0 ? -1 : 0;
+  return hist_add_inside(d, v, k, m) || rc < 0 ? -1 : 0;
 }
 
 /* One sample into a summary. `fresh`: a bin array of k bins for a summary
  * without samples (it starts a histogram), else NULL. 0, or -1 if a
- * rebalancing could not grow the histogram (the sample is counted). */
-static int dstat_add(tf_dstat *d, uint64_t v, uint32_t k, tf_bin *fresh, tf_mem *m) {
+ * rebalancing could not grow the histogram (the sample is counted).
+ * Inlined into its caller: it runs twice for every recorded call, and the
+ * call itself cost about a tenth of it (bench/RESULTS.md, callgrind). */
+__attribute__((always_inline)) static inline int dstat_add(tf_dstat *d, uint64_t v, uint32_t k, tf_bin *fresh, tf_mem *m) {
   stats_add(d, v);
   if (fresh) {
     tf_bins_release(d->bins, d->nbins, m);
@@ -542,7 +565,9 @@ static int dstat_add(tf_dstat *d, uint64_t v, uint32_t k, tf_bin *fresh, tf_mem 
     bin_add(&fresh[find_bin(fresh, k, v)], v);
     return 0;
   }
-  return d->nbins ? tf_hist_add(d, v, k, m) : 0;
+  if (!d->nbins) return 0;
+  if (v > d->bins[d->nbins - 1].hi || v < d->bins[0].lo) return tf_hist_add(d, v, k, m);
+  return hist_add_inside(d, v, k, m); /* the common case, without tf_hist_add's call */
 }
 
 /* ------------------------------------------------------------ adding, ranks, counts */

@@ -7,7 +7,7 @@
  * TRACEFOLD_TIMING an event keeps:
  *   none       nothing;
  *   stats      one distribution summary (tf_dstat) per delta: count, exact
- *              min, max and sum, Welford's M2 for the variance;
+ *              min, max, sum and sum of squares (the variance);
  *   histogram  the same plus at most k dynamically balanced bins
  *              (Algorithms 1 and 2 of the timing paper);
  *   path       one (compute, duration) pair per preceding call (function
@@ -43,7 +43,9 @@ typedef struct tf_bin {
 typedef struct tf_dstat {
   uint64_t n;              /* samples */
   uint64_t min, max, sum;  /* exact; min = max = sum = 0 when n == 0 */
-  double m2;               /* Welford: sum of squared deviations from the mean */
+  uint64_t sq_lo, sq_hi;   /* the sum of the samples' squares, 128-bit fixed point (timing.c),
+                              saturating: exact for recorded samples, from the deviation for
+                              a summary read from a file; tf_dstat_m2 and tf_dstat_set_m2 convert */
   /* merged traces only (a rank's own data: all four ranks are that rank) */
   int32_t min_rank, max_rank;      /* rank of the smallest / largest sample */
   double rmean_lo, rmean_hi;       /* smallest / largest mean of one rank's samples */
@@ -174,6 +176,11 @@ void tf_share_counts(const double *w, uint32_t n, uint64_t total, uint64_t *out,
 void tf_timing_share(tf_timing *t, const double *w, uint64_t occ, tf_mem *m);
 double tf_dstat_mean(const tf_dstat *d);
 double tf_dstat_stddev(const tf_dstat *d); /* population standard deviation */
+/* M2, the sum of squared deviations from the mean: sq - sum^2 / n (0 once
+ * the sum or the squares have saturated: the mean is no longer known). */
+double tf_dstat_m2(const tf_dstat *d);
+/* Set the squares so that tf_dstat_m2 gives m2 (to within 1; n and sum set first). */
+void tf_dstat_set_m2(tf_dstat *d, double m2);
 
 /* How far the distribution a summary describes is from the exact samples
  * (any order): the 1-Wasserstein distance between the two, divided by the

@@ -154,7 +154,7 @@ static int get_dstat(dec_ctx *x, tf_dstat *d, uint64_t n) {
   if (sum < lowest || sum > highest) return reject(x, "time statistics: sum outside [min*n, max*n]");
   d->sum = sum;
   if (sd > range / 2 + 1) return reject(x, "time statistics: standard deviation above what the range allows");
-  d->m2 = (double)sd * (double)sd * (double)n;
+  tf_dstat_set_m2(d, (double)sd * (double)sd * (double)n);
   if (get_bins(x, d)) return -1;
   if (x->merged) {
     uint64_t ranks[2], rmean[2], rmean_ranks[2];

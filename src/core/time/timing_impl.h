@@ -61,7 +61,7 @@ static inline int cmp_u64(const void *x, const void *y) {
 tf_bin *tf_bins_alloc(uint32_t n, tf_mem *m);
 void tf_bins_release(tf_bin *b, uint32_t n, tf_mem *m);
 int tf_timing_paths_append(tf_timing *t, const tf_tpath *p, tf_mem *m);
-double tf_dstat_union_m2(const tf_dstat *a, const tf_dstat *b);
+void tf_dstat_union_sq(tf_dstat *out, const tf_dstat *a, const tf_dstat *b);
 void tf_bin_absorb(tf_bin *a, const tf_bin *b);
 void tf_bins_merge_pair(tf_bin *b, uint32_t n, uint32_t pair);
 void tf_bin_spread(const tf_bin *b, int last, uint64_t dmin, uint64_t dmax, double *centre, double *half);

@@ -141,7 +141,7 @@ static void merge_prepare(dstat_merge *r, const tf_dstat *a, const tf_dstat *b, 
     s.sum = a->sum <= UINT64_MAX - b->sum ? a->sum + b->sum : UINT64_MAX;
     s.min = min_u64(a->min, b->min);
     s.max = max_u64(a->max, b->max);
-    s.m2 = tf_dstat_union_m2(a, b);
+    tf_dstat_union_sq(&s, a, b);
     if (across_ranks) {
       if (b->min < a->min) s.min_rank = b->min_rank;
       if (b->max > a->max) s.max_rank = b->max_rank;
@@ -322,7 +322,7 @@ static int dstat_agree(const tf_dstat *a, const tf_dstat *b, int noise) {
   if (d <= TF_GROUP_TOLERANCE * top || moved(a, b) <= TF_GROUP_FLOOR) return 1;
   if (!noise || d > TF_GROUP_NOISE_MAX * top) return 0;
   /* the standard error of the difference of the means: sqrt(var_a / n_a + var_b / n_b) */
-  double se = sqrt(fmax(a->m2, 0) / ((double)a->n * (double)a->n) + fmax(b->m2, 0) / ((double)b->n * (double)b->n));
+  double se = sqrt(tf_dstat_m2(a) / ((double)a->n * (double)a->n) + tf_dstat_m2(b) / ((double)b->n * (double)b->n));
   return d <= TF_GROUP_Z * se;
 }
 
