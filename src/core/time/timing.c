@@ -251,7 +251,7 @@ double tf_dstat_stddev(const tf_dstat *d) {
 
 /* One sample into the exact statistics: count, extremes, sum and squares
  * (each saturating, the sum at 2^64 - 1, the squares at 2^128 - 1). */
-static void stats_add(tf_dstat *d, uint64_t v) {
+__attribute__((always_inline)) static inline void stats_add(tf_dstat *d, uint64_t v) {
   if (d->n == 0) {
     d->n = 1;
     d->min = d->max = d->sum = v;
