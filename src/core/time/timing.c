@@ -277,7 +277,7 @@ void tf_dstat_union_sq(tf_dstat *out, const tf_dstat *a, const tf_dstat *b) {
 /* Welford within one bin (in doubles: bin means are estimates). The new
  * mean lies between the old one and x, both inside the bin: it is kept from
  * rounding past x, so it stays inside the bin and delta * (x - mean) >= 0. */
-static void bin_add(tf_bin *b, uint64_t v) {
+static inline void bin_add(tf_bin *b, uint64_t v) {
   b->n++;
   double x = (double)v, delta = x - b->mean, mean = b->mean + delta / (double)b->n;
   b->mean = delta >= 0 ? (mean > x ? x : mean) : (mean < x ? x : mean);
@@ -533,7 +533,7 @@ static int hist_outlier(tf_dstat *d, uint64_t v, int high, uint32_t k, tf_mem *m
  * else the end bin widens to it; the sample updates its bin's count, mean
  * and M2; then maybe one rebalancing step. 0 or -1 (out of memory; the
  * sample is counted, the histogram valid). */
-static inline int hist_add_inside(tf_dstat *d, uint64_t v, uint32_t k, tf_mem *m) {
+__attribute__((always_inline)) static inline int hist_add_inside(tf_dstat *d, uint64_t v, uint32_t k, tf_mem *m) {
   bin_add(&d->bins[find_bin(d->bins, d->nbins, v)], v);
   /* the interval is a power of two, at least 4: most samples are ruled out by n's last two bits */
   return (d->n & 3) == 0 && (d->n & (smooth_interval(d->n, k) - 1)) == 0 && hist_rebalance(d, k, m) ? -1 : 0;
