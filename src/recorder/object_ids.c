@@ -76,8 +76,30 @@
 #define TF_COMM_WORLD_ID 1
 #define TF_COMM_SELF_ID 2
 
+/* A direct-mapped cache in front of the datatype and op tables. Most calls
+ * look up a datatype or an op, nearly always one of a few (predefined)
+ * ones: the slot a multiplicative hash picks for the key answers those
+ * without the table's hashing and probing. A slot holds a copy of the
+ * table's record (id, bytes) and follows every change of the table: filled
+ * by a lookup, set by a put, emptied by a removal, reset at setup and
+ * teardown. It is read and written under the tables' lock, as the tables
+ * are: a datatype or op that one thread frees while another makes one that
+ * MPI gives the same handle is seen exactly as the table sees it. An empty
+ * slot holds the key of MPI_DATATYPE_NULL (MPI_OP_NULL), which is never
+ * looked up. */
+#define CACHE_BITS 6
+typedef struct cache_slot {
+  uint64_t key;
+  int64_t id, bytes;
+} cache_slot;
+typedef struct obj_cache {
+  cache_slot slot[1u << CACHE_BITS];
+  uint64_t empty; /* the key of an empty slot */
+} obj_cache;
+
 static struct {
   tf_handle_map comms, reqs, dtypes, ops, groups, msgs, wins, files;
+  obj_cache dtype_cache, op_cache; /* in front of dtypes and ops */
   struct {
     struct tf_region { uint64_t win; const void *base; int64_t number; } *v; /* attached regions */
     size_t n, cap;
@@ -106,6 +128,21 @@ TF_DEFINE_KEY(key_of_msg, MPI_Message)
 TF_DEFINE_KEY(key_of_req, MPI_Request)
 TF_DEFINE_KEY(key_of_win, MPI_Win)
 TF_DEFINE_KEY(key_of_file, MPI_File)
+
+static cache_slot *cache_at(obj_cache *c, uint64_t key) {
+  return &c->slot[(key * 0x9E3779B97F4A7C15ULL) >> (64 - CACHE_BITS)];
+}
+static void cache_reset(obj_cache *c, uint64_t empty) {
+  c->empty = empty;
+  for (size_t i = 0; i < sizeof c->slot / sizeof *c->slot; i++) c->slot[i] = (cache_slot){empty, 0, 0};
+}
+static void cache_set(obj_cache *c, uint64_t key, int64_t id, int64_t bytes) {
+  *cache_at(c, key) = (cache_slot){key, id, bytes};
+}
+static void cache_drop(obj_cache *c, uint64_t key) {
+  cache_slot *e = cache_at(c, key);
+  if (e->key == key) e->key = c->empty;
+}
 
 static int64_t mix_id(uint64_t a, uint64_t b) {
   uint64_t x = a * 0x9E3779B97F4A7C15ULL ^ (b + 0x632BE59BD9B4E019ULL + (a << 6) + (a >> 2));
@@ -352,13 +389,13 @@ static int64_t type_size(MPI_Datatype t) {
 
 tf_dtype_ref tf_dtype_none(void) { return (tf_dtype_ref){TF_NONE, TF_NONE}; }
 
-tf_dtype_ref tf_dtype_get(MPI_Datatype t) {
-  if (t == MPI_DATATYPE_NULL) return (tf_dtype_ref){TF_NULL_HANDLE, 0};
-  tf_lock_tables();
-  tf_obj *o = tf_map_find(&h.dtypes, key_of_dtype(t));
-  tf_dtype_ref r;
+/* tf_dtype_get when the cache does not have t: called with the tables'
+ * lock held, which it releases. */
+__attribute__((noinline)) static tf_dtype_ref dtype_get_uncached(MPI_Datatype t, uint64_t key) {
+  tf_obj *o = tf_map_find(&h.dtypes, key);
   if (o) {
-    r = (tf_dtype_ref){o->id, o->bytes};
+    tf_dtype_ref r = {o->id, o->bytes};
+    cache_set(&h.dtype_cache, key, r.id, r.size);
     tf_unlock_tables();
     return r;
   }
@@ -366,15 +403,30 @@ tf_dtype_ref tf_dtype_get(MPI_Datatype t) {
   return tf_dtype_new(t); /* made outside our view (e.g. MPI_Type_match_size) */
 }
 
+tf_dtype_ref tf_dtype_get(MPI_Datatype t) {
+  if (t == MPI_DATATYPE_NULL) return (tf_dtype_ref){TF_NULL_HANDLE, 0};
+  uint64_t key = key_of_dtype(t);
+  tf_lock_tables();
+  const cache_slot *e = cache_at(&h.dtype_cache, key);
+  if (__builtin_expect(e->key != key, 0)) return dtype_get_uncached(t, key);
+  tf_dtype_ref r = {e->id, e->bytes};
+  tf_unlock_tables();
+  return r;
+}
+
 tf_dtype_ref tf_dtype_new(MPI_Datatype t) {
   if (t == MPI_DATATYPE_NULL) return (tf_dtype_ref){TF_NULL_HANDLE, 0};
   int64_t size = type_size(t);
+  uint64_t key = key_of_dtype(t);
   tf_lock_tables();
-  tf_obj *o = tf_map_put(&h.dtypes, key_of_dtype(t));
+  tf_obj *o = tf_map_put(&h.dtypes, key);
   int64_t id = h.next_dtype++;
   if (o) {
     o->id = id;
     o->bytes = size;
+    cache_set(&h.dtype_cache, key, id, size);
+  } else {
+    cache_drop(&h.dtype_cache, key);
   }
   tf_unlock_tables();
   if (!o) out_of_memory();
@@ -382,15 +434,19 @@ tf_dtype_ref tf_dtype_new(MPI_Datatype t) {
 }
 
 void tf_dtype_forget(MPI_Datatype t) {
+  uint64_t key = key_of_dtype(t);
   tf_lock_tables();
-  tf_map_remove(&h.dtypes, key_of_dtype(t));
+  tf_map_remove(&h.dtypes, key);
+  cache_drop(&h.dtype_cache, key);
   tf_unlock_tables();
 }
 
 /* ------------------------------------------------------ ops, groups, msgs */
 
-static int64_t simple_get(tf_handle_map *m, uint64_t key, int64_t *next) {
-  tf_lock_tables();
+/* The id of key in m, registered with the next id on first sight; the
+ * cache c (or NULL) in front of m follows. Under the tables' lock; *oom set
+ * when out of memory. */
+static int64_t simple_get_locked(tf_handle_map *m, obj_cache *c, uint64_t key, int64_t *next, int *oom) {
   tf_obj *o = tf_map_find(m, key);
   int64_t id;
   if (o) {
@@ -400,30 +456,62 @@ static int64_t simple_get(tf_handle_map *m, uint64_t key, int64_t *next) {
     id = (*next)++;
     if (o) o->id = id;
   }
-  tf_unlock_tables();
-  if (!o) out_of_memory();
+  *oom = !o;
+  if (c && o) cache_set(c, key, id, 0);
+  else if (c) cache_drop(c, key);
   return id;
 }
 
-static int64_t simple_new(tf_handle_map *m, uint64_t key, int64_t *next) {
+static int64_t simple_get(tf_handle_map *m, uint64_t key, int64_t *next) {
+  int oom;
+  tf_lock_tables();
+  int64_t id = simple_get_locked(m, NULL, key, next, &oom);
+  tf_unlock_tables();
+  if (oom) out_of_memory();
+  return id;
+}
+
+static int64_t simple_new(tf_handle_map *m, obj_cache *c, uint64_t key, int64_t *next) {
   tf_lock_tables();
   tf_obj *o = tf_map_put(m, key);
   int64_t id = (*next)++;
   if (o) o->id = id;
+  if (c && o) cache_set(c, key, id, 0);
+  else if (c) cache_drop(c, key);
   tf_unlock_tables();
   if (!o) out_of_memory();
   return id;
 }
 
-static void simple_forget(tf_handle_map *m, uint64_t key) {
+static void simple_forget(tf_handle_map *m, obj_cache *c, uint64_t key) {
   tf_lock_tables();
   tf_map_remove(m, key);
+  if (c) cache_drop(c, key);
   tf_unlock_tables();
 }
 
-int64_t tf_op_get(MPI_Op op) { return op == MPI_OP_NULL ? TF_NULL_HANDLE : simple_get(&h.ops, key_of_op(op), &h.next_op); }
-int64_t tf_op_new(MPI_Op op) { return simple_new(&h.ops, key_of_op(op), &h.next_op); }
-void tf_op_forget(MPI_Op op) { simple_forget(&h.ops, key_of_op(op)); }
+/* tf_op_get when the cache does not have key: called with the tables'
+ * lock held, which it releases. */
+__attribute__((noinline)) static int64_t op_get_uncached(uint64_t key) {
+  int oom;
+  int64_t id = simple_get_locked(&h.ops, &h.op_cache, key, &h.next_op, &oom);
+  tf_unlock_tables();
+  if (oom) out_of_memory();
+  return id;
+}
+
+int64_t tf_op_get(MPI_Op op) {
+  if (op == MPI_OP_NULL) return TF_NULL_HANDLE;
+  uint64_t key = key_of_op(op);
+  tf_lock_tables();
+  const cache_slot *e = cache_at(&h.op_cache, key);
+  if (__builtin_expect(e->key != key, 0)) return op_get_uncached(key);
+  int64_t id = e->id;
+  tf_unlock_tables();
+  return id;
+}
+int64_t tf_op_new(MPI_Op op) { return simple_new(&h.ops, &h.op_cache, key_of_op(op), &h.next_op); }
+void tf_op_forget(MPI_Op op) { simple_forget(&h.ops, &h.op_cache, key_of_op(op)); }
 int64_t tf_group_get(MPI_Group g) {
   if (g == MPI_GROUP_NULL) return TF_NULL_HANDLE;
   if (g == MPI_GROUP_EMPTY) return 1;
@@ -432,9 +520,9 @@ int64_t tf_group_get(MPI_Group g) {
 int64_t tf_group_new(MPI_Group g) {
   if (g == MPI_GROUP_NULL) return TF_NULL_HANDLE;
   if (g == MPI_GROUP_EMPTY) return 1;
-  return simple_new(&h.groups, key_of_group(g), &h.next_group);
+  return simple_new(&h.groups, NULL, key_of_group(g), &h.next_group);
 }
-void tf_group_forget(MPI_Group g) { simple_forget(&h.groups, key_of_group(g)); }
+void tf_group_forget(MPI_Group g) { simple_forget(&h.groups, NULL, key_of_group(g)); }
 
 int64_t tf_msg_new(MPI_Message m, const tf_comm_info *ci) {
   if (m == MPI_MESSAGE_NO_PROC) return TF_PROC_NULL;
@@ -648,6 +736,8 @@ int tf_object_ids_init(void) {
   h.next_op = TF_OP_USER_BASE;
   h.next_group = 2; /* 1 is MPI_GROUP_EMPTY */
   h.next_msg = 1;
+  cache_reset(&h.dtype_cache, key_of_dtype(MPI_DATATYPE_NULL));
+  cache_reset(&h.op_cache, key_of_op(MPI_OP_NULL));
   tf_obj *w = register_comm(MPI_COMM_WORLD, TF_COMM_WORLD_ID);
   tf_obj *s = register_comm(MPI_COMM_SELF, TF_COMM_SELF_ID);
   if (!w || !s) return -1;
@@ -679,6 +769,8 @@ void tf_object_ids_free(void) {
   tf_map_free(&h.reqs);
   tf_map_free(&h.dtypes);
   tf_map_free(&h.ops);
+  cache_reset(&h.dtype_cache, h.dtype_cache.empty);
+  cache_reset(&h.op_cache, h.op_cache.empty);
   tf_map_free(&h.groups);
   tf_map_free(&h.msgs);
   tf_map_free(&h.wins);
