@@ -110,7 +110,6 @@ static struct {
   } shared;
   int64_t next_req, next_dtype, next_op, next_group, next_msg;
   int64_t next_group_comm; /* sequence for MPI_Comm_create_group */
-  tf_comm_info world;      /* hot path: MPI_COMM_WORLD */
 } h;
 
 /* MPI handles are ints (MPICH) or pointers (Open MPI): widen to 64 bits. */
@@ -179,8 +178,10 @@ static tf_obj *register_comm(MPI_Comm c, int64_t id) {
   return o;
 }
 
-tf_comm_info tf_comm_get(MPI_Comm comm) {
-  if (comm == MPI_COMM_WORLD) return h.world;
+tf_comm_info tf_comm_world; /* object_ids.h */
+
+tf_comm_info tf_comm_lookup(MPI_Comm comm) {
+  if (comm == MPI_COMM_WORLD) return tf_comm_world;
   if (comm == MPI_COMM_NULL) return (tf_comm_info){TF_NULL_HANDLE, 0, 0, 0, 0};
   tf_lock_tables();
   tf_obj *o = tf_map_find(&h.comms, key_of_comm(comm));
@@ -741,7 +742,7 @@ int tf_object_ids_init(void) {
   tf_obj *w = register_comm(MPI_COMM_WORLD, TF_COMM_WORLD_ID);
   tf_obj *s = register_comm(MPI_COMM_SELF, TF_COMM_SELF_ID);
   if (!w || !s) return -1;
-  h.world = info_of(w);
+  tf_comm_world = info_of(w);
   int64_t id = 1;
 #define TF_ADD_DTYPE(name)                                                                                      \
   if ((name) != MPI_DATATYPE_NULL && !tf_map_find(&h.dtypes, key_of_dtype(name))) {                              \

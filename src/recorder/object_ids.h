@@ -26,7 +26,12 @@ typedef struct tf_comm_info {
   int rank, size, remote_size, is_inter;
 } tf_comm_info;
 
-tf_comm_info tf_comm_get(MPI_Comm comm);
+/* MPI_COMM_WORLD's, answered inline (set at setup, then only read: no lock) */
+extern tf_comm_info tf_comm_world;
+tf_comm_info tf_comm_lookup(MPI_Comm comm);
+static inline tf_comm_info tf_comm_get(MPI_Comm comm) {
+  return comm == MPI_COMM_WORLD ? tf_comm_world : tf_comm_lookup(comm);
+}
 enum { TF_NEWCOMM_PARENT, TF_NEWCOMM_GROUP, TF_NEWCOMM_INTER };
 int64_t tf_comm_new(const tf_comm_info *parent, MPI_Comm newcomm, int how, int tag);
 void tf_comm_forget(MPI_Comm comm);
