@@ -159,7 +159,9 @@ static void register_thread(thread_clock *th) {
 
 void tf_call_suppress(int on) { ts.suppressed = on; }
 
-int tf_call_begin(tf_call *c, uint32_t fn, void *ra) {
+/* tf_call_begin off its common path (suppressed, a signal pending, not
+ * recording, the thread's first call) */
+__attribute__((noinline)) static int call_begin_rare(tf_call *c, uint32_t fn, void *ra) {
   if (ts.suppressed) return 0;
   if (pending_signal) stop_for_signal(0); /* a safe point (the recorder's thread usually got there first) */
   tf_rec_state st = tf_state();
@@ -168,6 +170,13 @@ int tf_call_begin(tf_call *c, uint32_t fn, void *ra) {
     return 0;
   }
   if (!ts.registered) register_thread(&ts);
+  tf_call_init(c, fn, ra);
+  return 1;
+}
+
+int tf_call_begin(tf_call *c, uint32_t fn, void *ra) {
+  if (__builtin_expect(ts.suppressed || pending_signal || !ts.registered || tf_state() != TF_STATE_RECORDING, 0))
+    return call_begin_rare(c, fn, ra);
   tf_call_init(c, fn, ra);
   return 1;
 }
