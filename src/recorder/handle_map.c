@@ -35,24 +35,28 @@ static int grow(tf_handle_map *m) {
   return 0;
 }
 
-tf_obj *tf_map_put(tf_handle_map *m, uint64_t key) {
-  tf_obj *o = tf_map_find(m, key);
-  if (!o) {
-    if ((m->live + 1) * 2 > m->cap && grow(m)) return NULL;
-    size_t i = slot_of(key, m->cap);
-    while (m->slots[i].used) i = (i + 1) & (m->cap - 1);
-    o = &m->slots[i];
-    m->live++;
-  }
+tf_obj *tf_map_put_new(tf_handle_map *m, uint64_t key) {
+  if ((m->live + 1) * 2 > m->cap && grow(m)) return NULL;
+  size_t i = slot_of(key, m->cap);
+  while (m->slots[i].used) i = (i + 1) & (m->cap - 1);
+  tf_obj *o = &m->slots[i];
+  m->live++;
   *o = (tf_obj){0};
   o->key = key;
   o->used = 1;
   return o;
 }
 
-void tf_map_remove(tf_handle_map *m, uint64_t key) {
+tf_obj *tf_map_put(tf_handle_map *m, uint64_t key) {
   tf_obj *o = tf_map_find(m, key);
-  if (!o) return;
+  if (!o) return tf_map_put_new(m, key);
+  *o = (tf_obj){0};
+  o->key = key;
+  o->used = 1;
+  return o;
+}
+
+void tf_map_remove_at(tf_handle_map *m, tf_obj *o) {
   size_t mask = m->cap - 1, hole = (size_t)(o - m->slots);
   for (size_t j = (hole + 1) & mask; m->slots[j].used; j = (j + 1) & mask) {
     /* the entry at j may fill the hole if its home slot is not in (hole, j] */
@@ -64,6 +68,11 @@ void tf_map_remove(tf_handle_map *m, uint64_t key) {
   }
   m->slots[hole].used = 0;
   m->live--;
+}
+
+void tf_map_remove(tf_handle_map *m, uint64_t key) {
+  tf_obj *o = tf_map_find(m, key);
+  if (o) tf_map_remove_at(m, o);
 }
 
 void tf_map_free(tf_handle_map *m) {

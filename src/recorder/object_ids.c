@@ -391,7 +391,7 @@ static int64_t type_size(MPI_Datatype t) {
 tf_dtype_ref tf_dtype_none(void) { return (tf_dtype_ref){TF_NONE, TF_NONE}; }
 
 /* tf_dtype_get when the cache does not have t: called with the tables'
- * lock held, which it releases. */
+ * lock held (when it is not nothing, tf_tables_shared), which it releases. */
 __attribute__((noinline)) static tf_dtype_ref dtype_get_uncached(MPI_Datatype t, uint64_t key) {
   tf_obj *o = tf_map_find(&h.dtypes, key);
   if (o) {
@@ -404,15 +404,23 @@ __attribute__((noinline)) static tf_dtype_ref dtype_get_uncached(MPI_Datatype t,
   return tf_dtype_new(t); /* made outside our view (e.g. MPI_Type_match_size) */
 }
 
-tf_dtype_ref tf_dtype_get(MPI_Datatype t) {
-  if (t == MPI_DATATYPE_NULL) return (tf_dtype_ref){TF_NULL_HANDLE, 0};
-  uint64_t key = key_of_dtype(t);
+/* tf_dtype_get under MPI_THREAD_MULTIPLE */
+__attribute__((noinline)) static tf_dtype_ref dtype_get_locked(MPI_Datatype t, uint64_t key) {
   tf_lock_tables();
   const cache_slot *e = cache_at(&h.dtype_cache, key);
-  if (__builtin_expect(e->key != key, 0)) return dtype_get_uncached(t, key);
+  if (e->key != key) return dtype_get_uncached(t, key);
   tf_dtype_ref r = {e->id, e->bytes};
   tf_unlock_tables();
   return r;
+}
+
+tf_dtype_ref tf_dtype_get(MPI_Datatype t) {
+  if (t == MPI_DATATYPE_NULL) return (tf_dtype_ref){TF_NULL_HANDLE, 0};
+  uint64_t key = key_of_dtype(t);
+  if (__builtin_expect(tf_tables_shared(), 0)) return dtype_get_locked(t, key);
+  const cache_slot *e = cache_at(&h.dtype_cache, key); /* the lock is nothing: no other thread */
+  if (__builtin_expect(e->key == key, 1)) return (tf_dtype_ref){e->id, e->bytes};
+  return dtype_get_uncached(t, key);
 }
 
 tf_dtype_ref tf_dtype_new(MPI_Datatype t) {
@@ -453,7 +461,7 @@ static int64_t simple_get_locked(tf_handle_map *m, obj_cache *c, uint64_t key, i
   if (o) {
     id = o->id;
   } else {
-    o = tf_map_put(m, key);
+    o = tf_map_put_new(m, key);
     id = (*next)++;
     if (o) o->id = id;
   }
@@ -492,7 +500,7 @@ static void simple_forget(tf_handle_map *m, obj_cache *c, uint64_t key) {
 }
 
 /* tf_op_get when the cache does not have key: called with the tables'
- * lock held, which it releases. */
+ * lock held (when it is not nothing, tf_tables_shared), which it releases. */
 __attribute__((noinline)) static int64_t op_get_uncached(uint64_t key) {
   int oom;
   int64_t id = simple_get_locked(&h.ops, &h.op_cache, key, &h.next_op, &oom);
@@ -501,15 +509,23 @@ __attribute__((noinline)) static int64_t op_get_uncached(uint64_t key) {
   return id;
 }
 
-int64_t tf_op_get(MPI_Op op) {
-  if (op == MPI_OP_NULL) return TF_NULL_HANDLE;
-  uint64_t key = key_of_op(op);
+/* tf_op_get under MPI_THREAD_MULTIPLE */
+__attribute__((noinline)) static int64_t op_get_locked(uint64_t key) {
   tf_lock_tables();
   const cache_slot *e = cache_at(&h.op_cache, key);
-  if (__builtin_expect(e->key != key, 0)) return op_get_uncached(key);
+  if (e->key != key) return op_get_uncached(key);
   int64_t id = e->id;
   tf_unlock_tables();
   return id;
+}
+
+int64_t tf_op_get(MPI_Op op) {
+  if (op == MPI_OP_NULL) return TF_NULL_HANDLE;
+  uint64_t key = key_of_op(op);
+  if (__builtin_expect(tf_tables_shared(), 0)) return op_get_locked(key);
+  const cache_slot *e = cache_at(&h.op_cache, key); /* the lock is nothing: no other thread */
+  if (__builtin_expect(e->key == key, 1)) return e->id;
+  return op_get_uncached(key);
 }
 int64_t tf_op_new(MPI_Op op) { return simple_new(&h.ops, &h.op_cache, key_of_op(op), &h.next_op); }
 void tf_op_forget(MPI_Op op) { simple_forget(&h.ops, &h.op_cache, key_of_op(op)); }
@@ -555,7 +571,7 @@ tf_msg_snap tf_msg_take(MPI_Message m) {
   if (o) {
     s.id = o->id;
     s.ci = (tf_comm_info){o->comm_id, o->rank, o->size, o->remote_size, o->is_inter};
-    tf_map_remove(&h.msgs, key_of_msg(m));
+    tf_map_remove_at(&h.msgs, o);
   }
   tf_unlock_tables();
   return s;
@@ -597,7 +613,7 @@ int64_t tf_req_new(MPI_Request r, int kind, int persistent, const tf_comm_info *
     o = h.shared.n < h.shared.cap ? &h.shared.v[h.shared.n++] : NULL;
     if (o) memset(o, 0, sizeof *o);
   } else {
-    o = tf_map_put(&h.reqs, key);
+    o = tf_map_put_new(&h.reqs, key);
   }
   if (o) {
     o->key = key;
@@ -613,7 +629,7 @@ int64_t tf_req_new(MPI_Request r, int kind, int persistent, const tf_comm_info *
 void tf_req_published(MPI_Request r, int64_t id) { tf_req_settled(&(tf_req_snap){.handle = r, .id = id}); }
 
 static tf_req_snap snap_of(MPI_Request r, const tf_obj *o) {
-  return (tf_req_snap){r, o->id, o->kind, o->persistent, {o->comm_id, o->rank, o->size, o->remote_size, o->is_inter}};
+  return (tf_req_snap){r, o->id, o->kind, o->persistent, {o->comm_id, o->rank, o->size, o->remote_size, o->is_inter}, 0};
 }
 
 /* The record a call that names handle r means: of the live requests with
@@ -636,7 +652,7 @@ static tf_obj *find_locked(MPI_Request r) {
   uint64_t key = key_of_req(r);
   tf_obj *o = tf_map_find(&h.reqs, key);
   if (!o) {
-    if ((o = tf_map_put(&h.reqs, key))) o->id = h.next_req++; /* made outside our view: give it an id now */
+    if ((o = tf_map_put_new(&h.reqs, key))) o->id = h.next_req++; /* made outside our view: give it an id now */
     return o;
   }
   uintptr_t me = thread_tag();
@@ -653,7 +669,7 @@ static tf_obj *find_locked(MPI_Request r) {
 
 static tf_req_snap snap_locked(MPI_Request r, int completing) {
   tf_obj *o = find_locked(r);
-  if (!o) return (tf_req_snap){r, TF_NULL_HANDLE, 0, 0, {TF_NULL_HANDLE, 0, 0, 0, 0}};
+  if (!o) return (tf_req_snap){r, TF_NULL_HANDLE, 0, 0, {TF_NULL_HANDLE, 0, 0, 0, 0}, 0};
   if (completing) o->completing = 1;
   return snap_of(r, o);
 }
@@ -676,7 +692,7 @@ tf_req_snap *tf_req_get_all(tf_call *c, const MPI_Request *rs, int n, int comple
   return snaps;
 }
 
-void tf_req_completed(const tf_req_snap *s) {
+void tf_req_completed(tf_req_snap *s) {
   if (s->id == TF_NULL_HANDLE || s->persistent) return;
   tf_req_forget(s);
 }
@@ -688,9 +704,12 @@ static size_t shared_index(uint64_t key, int64_t id) {
   return i;
 }
 
-void tf_req_forget(const tf_req_snap *s) {
+void tf_req_forget(tf_req_snap *s) {
   if (s->handle == MPI_REQUEST_NULL) return;
   uint64_t key = key_of_req(s->handle);
+  /* from here on no record has the snapshot's id (ids are never reused):
+   * tf_req_settled would find none */
+  s->forgotten = 1;
   tf_lock_tables();
   tf_obj *o = tf_map_find(&h.reqs, key);
   if (!o || o->id != s->id) { /* not the one in the map: a waiting one, or replaced already (nothing) */
@@ -702,10 +721,10 @@ void tf_req_forget(const tf_req_snap *s) {
     tf_unlock_tables();
     return;
   }
-  tf_map_remove(&h.reqs, key);
+  tf_map_remove_at(&h.reqs, o);
   for (size_t i = 0; i < h.shared.n; i++) { /* the next oldest with this handle takes its place */
     if (h.shared.v[i].key != key) continue;
-    tf_obj *o = tf_map_put(&h.reqs, key);
+    tf_obj *o = tf_map_put_new(&h.reqs, key);
     if (o) fill_req(o, h.shared.v[i].id, h.shared.v[i].kind, h.shared.v[i].persistent,
                     &(tf_comm_info){h.shared.v[i].comm_id, h.shared.v[i].rank, h.shared.v[i].size,
                                     h.shared.v[i].remote_size, h.shared.v[i].is_inter});
@@ -718,7 +737,7 @@ void tf_req_forget(const tf_req_snap *s) {
 }
 
 void tf_req_settled(const tf_req_snap *s) {
-  if (s->handle == MPI_REQUEST_NULL || s->id == TF_NULL_HANDLE) return;
+  if (s->handle == MPI_REQUEST_NULL || s->id == TF_NULL_HANDLE || s->forgotten) return;
   uint64_t key = key_of_req(s->handle);
   tf_lock_tables();
   tf_obj *o = tf_map_find(&h.reqs, key);

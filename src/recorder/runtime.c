@@ -190,6 +190,7 @@ void tf_lock_tables(void) {
 void tf_unlock_tables(void) {
   if (rt.threaded) pthread_mutex_unlock(&rt.lock);
 }
+int tf_tables_shared(void) { return rt.threaded; }
 
 void tf_lock_other(void) {
   pthread_mutex_lock(&rt.lock);

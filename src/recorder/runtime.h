@@ -53,6 +53,9 @@ void tf_unlock_other(void);
  * nothing otherwise, where the application's MPI calls never overlap. */
 void tf_lock_tables(void);
 void tf_unlock_tables(void);
+/* 1 when the tables' lock is that mutex (MPI_THREAD_MULTIPLE); 0 when
+ * tf_lock_tables does nothing, and a lookup may skip it. */
+int tf_tables_shared(void);
 
 /* ---- recording state and failure latch ---- */
 typedef enum tf_rec_state { TF_STATE_IDLE, TF_STATE_RECORDING, TF_STATE_FAILED, TF_STATE_DONE } tf_rec_state;
