@@ -35,25 +35,32 @@ static int grow(tf_handle_map *m) {
   return 0;
 }
 
-tf_obj *tf_map_put_new(tf_handle_map *m, uint64_t key) {
-  if ((m->live + 1) * 2 > m->cap && grow(m)) return NULL;
-  size_t i = slot_of(key, m->cap);
-  while (m->slots[i].used) i = (i + 1) & (m->cap - 1);
-  tf_obj *o = &m->slots[i];
-  m->live++;
-  *o = (tf_obj){0};
+/* a fresh record: all zero but its key (copied from a zero record: the
+ * compiler's own zeroing of a compound literal is a rep stos, slow to start) */
+static const tf_obj blank;
+static tf_obj *fresh(tf_obj *o, uint64_t key) {
+  *o = blank;
   o->key = key;
   o->used = 1;
   return o;
 }
 
+__attribute__((noinline)) static tf_obj *put_new_grown(tf_handle_map *m, uint64_t key) {
+  if (grow(m)) return NULL;
+  return tf_map_put_new(m, key);
+}
+
+tf_obj *tf_map_put_new(tf_handle_map *m, uint64_t key) {
+  if ((m->live + 1) * 2 > m->cap) return put_new_grown(m, key);
+  size_t i = slot_of(key, m->cap);
+  while (m->slots[i].used) i = (i + 1) & (m->cap - 1);
+  m->live++;
+  return fresh(&m->slots[i], key);
+}
+
 tf_obj *tf_map_put(tf_handle_map *m, uint64_t key) {
   tf_obj *o = tf_map_find(m, key);
-  if (!o) return tf_map_put_new(m, key);
-  *o = (tf_obj){0};
-  o->key = key;
-  o->used = 1;
-  return o;
+  return o ? fresh(o, key) : tf_map_put_new(m, key);
 }
 
 void tf_map_remove_at(tf_handle_map *m, tf_obj *o) {

@@ -626,7 +626,8 @@ int64_t tf_req_new(MPI_Request r, int kind, int persistent, const tf_comm_info *
   return id;
 }
 
-void tf_req_published(MPI_Request r, int64_t id) { tf_req_settled(&(tf_req_snap){.handle = r, .id = id}); }
+static void unclaim(MPI_Request r, int64_t id);
+void tf_req_published(MPI_Request r, int64_t id) { unclaim(r, id); }
 
 static tf_req_snap snap_of(MPI_Request r, const tf_obj *o) {
   return (tf_req_snap){r, o->id, o->kind, o->persistent, {o->comm_id, o->rank, o->size, o->remote_size, o->is_inter}, 0};
@@ -736,15 +737,21 @@ void tf_req_forget(tf_req_snap *s) {
   tf_unlock_tables();
 }
 
-void tf_req_settled(const tf_req_snap *s) {
-  if (s->handle == MPI_REQUEST_NULL || s->id == TF_NULL_HANDLE || s->forgotten) return;
-  uint64_t key = key_of_req(s->handle);
+/* The record of request id with handle r (the map's, or one waiting in
+ * h.shared) is no longer claimed. */
+static void unclaim(MPI_Request r, int64_t id) {
+  if (r == MPI_REQUEST_NULL || id == TF_NULL_HANDLE) return;
+  uint64_t key = key_of_req(r);
   tf_lock_tables();
   tf_obj *o = tf_map_find(&h.reqs, key);
-  if (o && o->id == s->id) o->completing = 0;
-  size_t i = shared_index(key, s->id);
+  if (o && o->id == id) o->completing = 0;
+  size_t i = shared_index(key, id);
   if (i < h.shared.n) h.shared.v[i].completing = 0;
   tf_unlock_tables();
+}
+
+void tf_req_settled(const tf_req_snap *s) {
+  if (!s->forgotten) unclaim(s->handle, s->id);
 }
 
 /* ------------------------------------------------------------------ setup */

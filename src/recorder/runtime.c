@@ -266,7 +266,7 @@ void tf_put_grow(tf_call *c, int64_t v) {
   th->vals[th->nvals++] = v;
 }
 
-void *tf_call_scratch(tf_call *c, int kind, size_t bytes) {
+__attribute__((noinline)) static void *scratch_grown(tf_call *c, int kind, size_t bytes) {
   tf_thread *th = c->th;
   own_buffers(th);
   if (c->depth >= th->nscratch) {
@@ -291,6 +291,13 @@ void *tf_call_scratch(tf_call *c, int kind, size_t bytes) {
     s->cap = bytes;
   }
   return s->p;
+}
+
+void *tf_call_scratch(tf_call *c, int kind, size_t bytes) {
+  tf_thread *th = c->th;
+  if (c->depth < th->nscratch && bytes <= th->scratch[c->depth][kind].cap) /* it has scratch: it owns its buffers */
+    return th->scratch[c->depth][kind].p;
+  return scratch_grown(c, kind, bytes);
 }
 
 MPI_Status *tf_statuses_scratch(tf_call *c, int n) {
