@@ -33,6 +33,23 @@ static tf_handle_map by_ra; /* ra -> id = site index, kind = 1 when inside an MP
 static tf_site *sites;
 static uint32_t nsites, capsites;
 
+/* The program's call sites by return address, direct-mapped in front of
+ * by_ra: nearly every call comes from a site seen before, and the slot a
+ * multiplicative hash picks answers it without by_ra's probing. A slot
+ * holds the complement of the address (0: empty; no return address is all
+ * ones) and the site's index. Only sites in the program go in: an address
+ * inside an MPI library needs the stack walk every time. Sites are never
+ * forgotten before tf_callsites_free, which empties it. */
+#define SITE_CACHE_BITS 8
+static struct site_slot {
+  uintptr_t not_ra;
+  uint32_t index;
+} site_cache[1u << SITE_CACHE_BITS];
+
+static struct site_slot *site_slot_of(void *ra) {
+  return &site_cache[((uint64_t)(uintptr_t)ra * 0x9E3779B97F4A7C15ULL) >> (64 - SITE_CACHE_BITS)];
+}
+
 enum { FRAME_PROGRAM = 1, FRAME_SELF, FRAME_MPI }; /* where a frame's address is (frames.kind) */
 static tf_handle_map frames;                       /* frame address -> kind */
 
@@ -111,7 +128,8 @@ static int64_t add_site(void *ra) {
   return nsites++;
 }
 
-int64_t tf_callsite_index(void *ra, int *is_new) {
+/* tf_callsite_index without the cache */
+__attribute__((noinline)) static int64_t index_uncached(void *ra, int *is_new) {
   *is_new = 0;
   uint64_t key = (uint64_t)(uintptr_t)ra;
   tf_obj *o = tf_map_find(&by_ra, key);
@@ -134,7 +152,15 @@ int64_t tf_callsite_index(void *ra, int *is_new) {
     if (!outer || outer == ra) return -1;
     return tf_callsite_index(outer, is_new);
   }
+  if (o->id >= 0) *site_slot_of(ra) = (struct site_slot){~(uintptr_t)ra, (uint32_t)o->id};
   return o->id;
+}
+
+int64_t tf_callsite_index(void *ra, int *is_new) {
+  const struct site_slot *e = site_slot_of(ra);
+  if (__builtin_expect(e->not_ra != ~(uintptr_t)ra, 0)) return index_uncached(ra, is_new);
+  *is_new = 0;
+  return e->index;
 }
 
 const tf_site *tf_callsite_get(uint32_t index) { return index < nsites ? &sites[index] : NULL; }
@@ -146,4 +172,5 @@ void tf_callsites_free(void) {
   nsites = capsites = 0;
   tf_map_free(&by_ra);
   tf_map_free(&frames);
+  memset(site_cache, 0, sizeof site_cache);
 }

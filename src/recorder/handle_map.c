@@ -35,24 +35,35 @@ static int grow(tf_handle_map *m) {
   return 0;
 }
 
-tf_obj *tf_map_put(tf_handle_map *m, uint64_t key) {
-  tf_obj *o = tf_map_find(m, key);
-  if (!o) {
-    if ((m->live + 1) * 2 > m->cap && grow(m)) return NULL;
-    size_t i = slot_of(key, m->cap);
-    while (m->slots[i].used) i = (i + 1) & (m->cap - 1);
-    o = &m->slots[i];
-    m->live++;
-  }
-  *o = (tf_obj){0};
+/* a fresh record: all zero but its key (copied from a zero record: the
+ * compiler's own zeroing of a compound literal is a rep stos, slow to start) */
+static const tf_obj blank;
+static tf_obj *fresh(tf_obj *o, uint64_t key) {
+  *o = blank;
   o->key = key;
   o->used = 1;
   return o;
 }
 
-void tf_map_remove(tf_handle_map *m, uint64_t key) {
+__attribute__((noinline)) static tf_obj *put_new_grown(tf_handle_map *m, uint64_t key) {
+  if (grow(m)) return NULL;
+  return tf_map_put_new(m, key);
+}
+
+tf_obj *tf_map_put_new(tf_handle_map *m, uint64_t key) {
+  if ((m->live + 1) * 2 > m->cap) return put_new_grown(m, key);
+  size_t i = slot_of(key, m->cap);
+  while (m->slots[i].used) i = (i + 1) & (m->cap - 1);
+  m->live++;
+  return fresh(&m->slots[i], key);
+}
+
+tf_obj *tf_map_put(tf_handle_map *m, uint64_t key) {
   tf_obj *o = tf_map_find(m, key);
-  if (!o) return;
+  return o ? fresh(o, key) : tf_map_put_new(m, key);
+}
+
+void tf_map_remove_at(tf_handle_map *m, tf_obj *o) {
   size_t mask = m->cap - 1, hole = (size_t)(o - m->slots);
   for (size_t j = (hole + 1) & mask; m->slots[j].used; j = (j + 1) & mask) {
     /* the entry at j may fill the hole if its home slot is not in (hole, j] */
@@ -64,6 +75,11 @@ void tf_map_remove(tf_handle_map *m, uint64_t key) {
   }
   m->slots[hole].used = 0;
   m->live--;
+}
+
+void tf_map_remove(tf_handle_map *m, uint64_t key) {
+  tf_obj *o = tf_map_find(m, key);
+  if (o) tf_map_remove_at(m, o);
 }
 
 void tf_map_free(tf_handle_map *m) {

@@ -39,7 +39,12 @@ typedef struct tf_handle_map {
 tf_obj *tf_map_find(tf_handle_map *m, uint64_t key);
 /* Insert or overwrite; NULL on allocation failure. */
 tf_obj *tf_map_put(tf_handle_map *m, uint64_t key);
+/* Insert a key the map does not have (the caller has just looked); NULL on
+ * allocation failure. */
+tf_obj *tf_map_put_new(tf_handle_map *m, uint64_t key);
 void tf_map_remove(tf_handle_map *m, uint64_t key);
+/* Remove the record o that tf_map_find/put returned (no put or remove since). */
+void tf_map_remove_at(tf_handle_map *m, tf_obj *o);
 void tf_map_free(tf_handle_map *m);
 
 #endif

@@ -76,8 +76,30 @@
 #define TF_COMM_WORLD_ID 1
 #define TF_COMM_SELF_ID 2
 
+/* A direct-mapped cache in front of the datatype and op tables. Most calls
+ * look up a datatype or an op, nearly always one of a few (predefined)
+ * ones: the slot a multiplicative hash picks for the key answers those
+ * without the table's hashing and probing. A slot holds a copy of the
+ * table's record (id, bytes) and follows every change of the table: filled
+ * by a lookup, set by a put, emptied by a removal, reset at setup and
+ * teardown. It is read and written under the tables' lock, as the tables
+ * are: a datatype or op that one thread frees while another makes one that
+ * MPI gives the same handle is seen exactly as the table sees it. An empty
+ * slot holds the key of MPI_DATATYPE_NULL (MPI_OP_NULL), which is never
+ * looked up. */
+#define CACHE_BITS 6
+typedef struct cache_slot {
+  uint64_t key;
+  int64_t id, bytes;
+} cache_slot;
+typedef struct obj_cache {
+  cache_slot slot[1u << CACHE_BITS];
+  uint64_t empty; /* the key of an empty slot */
+} obj_cache;
+
 static struct {
   tf_handle_map comms, reqs, dtypes, ops, groups, msgs, wins, files;
+  obj_cache dtype_cache, op_cache; /* in front of dtypes and ops */
   struct {
     struct tf_region { uint64_t win; const void *base; int64_t number; } *v; /* attached regions */
     size_t n, cap;
@@ -88,7 +110,6 @@ static struct {
   } shared;
   int64_t next_req, next_dtype, next_op, next_group, next_msg;
   int64_t next_group_comm; /* sequence for MPI_Comm_create_group */
-  tf_comm_info world;      /* hot path: MPI_COMM_WORLD */
 } h;
 
 /* MPI handles are ints (MPICH) or pointers (Open MPI): widen to 64 bits. */
@@ -106,6 +127,21 @@ TF_DEFINE_KEY(key_of_msg, MPI_Message)
 TF_DEFINE_KEY(key_of_req, MPI_Request)
 TF_DEFINE_KEY(key_of_win, MPI_Win)
 TF_DEFINE_KEY(key_of_file, MPI_File)
+
+static cache_slot *cache_at(obj_cache *c, uint64_t key) {
+  return &c->slot[(key * 0x9E3779B97F4A7C15ULL) >> (64 - CACHE_BITS)];
+}
+static void cache_reset(obj_cache *c, uint64_t empty) {
+  c->empty = empty;
+  for (size_t i = 0; i < sizeof c->slot / sizeof *c->slot; i++) c->slot[i] = (cache_slot){empty, 0, 0};
+}
+static void cache_set(obj_cache *c, uint64_t key, int64_t id, int64_t bytes) {
+  *cache_at(c, key) = (cache_slot){key, id, bytes};
+}
+static void cache_drop(obj_cache *c, uint64_t key) {
+  cache_slot *e = cache_at(c, key);
+  if (e->key == key) e->key = c->empty;
+}
 
 static int64_t mix_id(uint64_t a, uint64_t b) {
   uint64_t x = a * 0x9E3779B97F4A7C15ULL ^ (b + 0x632BE59BD9B4E019ULL + (a << 6) + (a >> 2));
@@ -142,8 +178,10 @@ static tf_obj *register_comm(MPI_Comm c, int64_t id) {
   return o;
 }
 
-tf_comm_info tf_comm_get(MPI_Comm comm) {
-  if (comm == MPI_COMM_WORLD) return h.world;
+tf_comm_info tf_comm_world; /* object_ids.h */
+
+tf_comm_info tf_comm_lookup(MPI_Comm comm) {
+  if (comm == MPI_COMM_WORLD) return tf_comm_world;
   if (comm == MPI_COMM_NULL) return (tf_comm_info){TF_NULL_HANDLE, 0, 0, 0, 0};
   tf_lock_tables();
   tf_obj *o = tf_map_find(&h.comms, key_of_comm(comm));
@@ -352,13 +390,13 @@ static int64_t type_size(MPI_Datatype t) {
 
 tf_dtype_ref tf_dtype_none(void) { return (tf_dtype_ref){TF_NONE, TF_NONE}; }
 
-tf_dtype_ref tf_dtype_get(MPI_Datatype t) {
-  if (t == MPI_DATATYPE_NULL) return (tf_dtype_ref){TF_NULL_HANDLE, 0};
-  tf_lock_tables();
-  tf_obj *o = tf_map_find(&h.dtypes, key_of_dtype(t));
-  tf_dtype_ref r;
+/* tf_dtype_get when the cache does not have t: called with the tables'
+ * lock held (when it is not nothing, tf_tables_shared), which it releases. */
+__attribute__((noinline)) static tf_dtype_ref dtype_get_uncached(MPI_Datatype t, uint64_t key) {
+  tf_obj *o = tf_map_find(&h.dtypes, key);
   if (o) {
-    r = (tf_dtype_ref){o->id, o->bytes};
+    tf_dtype_ref r = {o->id, o->bytes};
+    cache_set(&h.dtype_cache, key, r.id, r.size);
     tf_unlock_tables();
     return r;
   }
@@ -366,15 +404,38 @@ tf_dtype_ref tf_dtype_get(MPI_Datatype t) {
   return tf_dtype_new(t); /* made outside our view (e.g. MPI_Type_match_size) */
 }
 
+/* tf_dtype_get under MPI_THREAD_MULTIPLE */
+__attribute__((noinline)) static tf_dtype_ref dtype_get_locked(MPI_Datatype t, uint64_t key) {
+  tf_lock_tables();
+  const cache_slot *e = cache_at(&h.dtype_cache, key);
+  if (e->key != key) return dtype_get_uncached(t, key);
+  tf_dtype_ref r = {e->id, e->bytes};
+  tf_unlock_tables();
+  return r;
+}
+
+tf_dtype_ref tf_dtype_get(MPI_Datatype t) {
+  if (t == MPI_DATATYPE_NULL) return (tf_dtype_ref){TF_NULL_HANDLE, 0};
+  uint64_t key = key_of_dtype(t);
+  if (__builtin_expect(tf_tables_shared(), 0)) return dtype_get_locked(t, key);
+  const cache_slot *e = cache_at(&h.dtype_cache, key); /* the lock is nothing: no other thread */
+  if (__builtin_expect(e->key == key, 1)) return (tf_dtype_ref){e->id, e->bytes};
+  return dtype_get_uncached(t, key);
+}
+
 tf_dtype_ref tf_dtype_new(MPI_Datatype t) {
   if (t == MPI_DATATYPE_NULL) return (tf_dtype_ref){TF_NULL_HANDLE, 0};
   int64_t size = type_size(t);
+  uint64_t key = key_of_dtype(t);
   tf_lock_tables();
-  tf_obj *o = tf_map_put(&h.dtypes, key_of_dtype(t));
+  tf_obj *o = tf_map_put(&h.dtypes, key);
   int64_t id = h.next_dtype++;
   if (o) {
     o->id = id;
     o->bytes = size;
+    cache_set(&h.dtype_cache, key, id, size);
+  } else {
+    cache_drop(&h.dtype_cache, key);
   }
   tf_unlock_tables();
   if (!o) out_of_memory();
@@ -382,48 +443,92 @@ tf_dtype_ref tf_dtype_new(MPI_Datatype t) {
 }
 
 void tf_dtype_forget(MPI_Datatype t) {
+  uint64_t key = key_of_dtype(t);
   tf_lock_tables();
-  tf_map_remove(&h.dtypes, key_of_dtype(t));
+  tf_map_remove(&h.dtypes, key);
+  cache_drop(&h.dtype_cache, key);
   tf_unlock_tables();
 }
 
 /* ------------------------------------------------------ ops, groups, msgs */
 
-static int64_t simple_get(tf_handle_map *m, uint64_t key, int64_t *next) {
-  tf_lock_tables();
+/* The id of key in m, registered with the next id on first sight; the
+ * cache c (or NULL) in front of m follows. Under the tables' lock; *oom set
+ * when out of memory. */
+static int64_t simple_get_locked(tf_handle_map *m, obj_cache *c, uint64_t key, int64_t *next, int *oom) {
   tf_obj *o = tf_map_find(m, key);
   int64_t id;
   if (o) {
     id = o->id;
   } else {
-    o = tf_map_put(m, key);
+    o = tf_map_put_new(m, key);
     id = (*next)++;
     if (o) o->id = id;
   }
-  tf_unlock_tables();
-  if (!o) out_of_memory();
+  *oom = !o;
+  if (c && o) cache_set(c, key, id, 0);
+  else if (c) cache_drop(c, key);
   return id;
 }
 
-static int64_t simple_new(tf_handle_map *m, uint64_t key, int64_t *next) {
+static int64_t simple_get(tf_handle_map *m, uint64_t key, int64_t *next) {
+  int oom;
+  tf_lock_tables();
+  int64_t id = simple_get_locked(m, NULL, key, next, &oom);
+  tf_unlock_tables();
+  if (oom) out_of_memory();
+  return id;
+}
+
+static int64_t simple_new(tf_handle_map *m, obj_cache *c, uint64_t key, int64_t *next) {
   tf_lock_tables();
   tf_obj *o = tf_map_put(m, key);
   int64_t id = (*next)++;
   if (o) o->id = id;
+  if (c && o) cache_set(c, key, id, 0);
+  else if (c) cache_drop(c, key);
   tf_unlock_tables();
   if (!o) out_of_memory();
   return id;
 }
 
-static void simple_forget(tf_handle_map *m, uint64_t key) {
+static void simple_forget(tf_handle_map *m, obj_cache *c, uint64_t key) {
   tf_lock_tables();
   tf_map_remove(m, key);
+  if (c) cache_drop(c, key);
   tf_unlock_tables();
 }
 
-int64_t tf_op_get(MPI_Op op) { return op == MPI_OP_NULL ? TF_NULL_HANDLE : simple_get(&h.ops, key_of_op(op), &h.next_op); }
-int64_t tf_op_new(MPI_Op op) { return simple_new(&h.ops, key_of_op(op), &h.next_op); }
-void tf_op_forget(MPI_Op op) { simple_forget(&h.ops, key_of_op(op)); }
+/* tf_op_get when the cache does not have key: called with the tables'
+ * lock held (when it is not nothing, tf_tables_shared), which it releases. */
+__attribute__((noinline)) static int64_t op_get_uncached(uint64_t key) {
+  int oom;
+  int64_t id = simple_get_locked(&h.ops, &h.op_cache, key, &h.next_op, &oom);
+  tf_unlock_tables();
+  if (oom) out_of_memory();
+  return id;
+}
+
+/* tf_op_get under MPI_THREAD_MULTIPLE */
+__attribute__((noinline)) static int64_t op_get_locked(uint64_t key) {
+  tf_lock_tables();
+  const cache_slot *e = cache_at(&h.op_cache, key);
+  if (e->key != key) return op_get_uncached(key);
+  int64_t id = e->id;
+  tf_unlock_tables();
+  return id;
+}
+
+int64_t tf_op_get(MPI_Op op) {
+  if (op == MPI_OP_NULL) return TF_NULL_HANDLE;
+  uint64_t key = key_of_op(op);
+  if (__builtin_expect(tf_tables_shared(), 0)) return op_get_locked(key);
+  const cache_slot *e = cache_at(&h.op_cache, key); /* the lock is nothing: no other thread */
+  if (__builtin_expect(e->key == key, 1)) return e->id;
+  return op_get_uncached(key);
+}
+int64_t tf_op_new(MPI_Op op) { return simple_new(&h.ops, &h.op_cache, key_of_op(op), &h.next_op); }
+void tf_op_forget(MPI_Op op) { simple_forget(&h.ops, &h.op_cache, key_of_op(op)); }
 int64_t tf_group_get(MPI_Group g) {
   if (g == MPI_GROUP_NULL) return TF_NULL_HANDLE;
   if (g == MPI_GROUP_EMPTY) return 1;
@@ -432,9 +537,9 @@ int64_t tf_group_get(MPI_Group g) {
 int64_t tf_group_new(MPI_Group g) {
   if (g == MPI_GROUP_NULL) return TF_NULL_HANDLE;
   if (g == MPI_GROUP_EMPTY) return 1;
-  return simple_new(&h.groups, key_of_group(g), &h.next_group);
+  return simple_new(&h.groups, NULL, key_of_group(g), &h.next_group);
 }
-void tf_group_forget(MPI_Group g) { simple_forget(&h.groups, key_of_group(g)); }
+void tf_group_forget(MPI_Group g) { simple_forget(&h.groups, NULL, key_of_group(g)); }
 
 int64_t tf_msg_new(MPI_Message m, const tf_comm_info *ci) {
   if (m == MPI_MESSAGE_NO_PROC) return TF_PROC_NULL;
@@ -466,7 +571,7 @@ tf_msg_snap tf_msg_take(MPI_Message m) {
   if (o) {
     s.id = o->id;
     s.ci = (tf_comm_info){o->comm_id, o->rank, o->size, o->remote_size, o->is_inter};
-    tf_map_remove(&h.msgs, key_of_msg(m));
+    tf_map_remove_at(&h.msgs, o);
   }
   tf_unlock_tables();
   return s;
@@ -508,7 +613,7 @@ int64_t tf_req_new(MPI_Request r, int kind, int persistent, const tf_comm_info *
     o = h.shared.n < h.shared.cap ? &h.shared.v[h.shared.n++] : NULL;
     if (o) memset(o, 0, sizeof *o);
   } else {
-    o = tf_map_put(&h.reqs, key);
+    o = tf_map_put_new(&h.reqs, key);
   }
   if (o) {
     o->key = key;
@@ -521,10 +626,11 @@ int64_t tf_req_new(MPI_Request r, int kind, int persistent, const tf_comm_info *
   return id;
 }
 
-void tf_req_published(MPI_Request r, int64_t id) { tf_req_settled(&(tf_req_snap){.handle = r, .id = id}); }
+static void unclaim(MPI_Request r, int64_t id);
+void tf_req_published(MPI_Request r, int64_t id) { unclaim(r, id); }
 
 static tf_req_snap snap_of(MPI_Request r, const tf_obj *o) {
-  return (tf_req_snap){r, o->id, o->kind, o->persistent, {o->comm_id, o->rank, o->size, o->remote_size, o->is_inter}};
+  return (tf_req_snap){r, o->id, o->kind, o->persistent, {o->comm_id, o->rank, o->size, o->remote_size, o->is_inter}, 0};
 }
 
 /* The record a call that names handle r means: of the live requests with
@@ -547,7 +653,7 @@ static tf_obj *find_locked(MPI_Request r) {
   uint64_t key = key_of_req(r);
   tf_obj *o = tf_map_find(&h.reqs, key);
   if (!o) {
-    if ((o = tf_map_put(&h.reqs, key))) o->id = h.next_req++; /* made outside our view: give it an id now */
+    if ((o = tf_map_put_new(&h.reqs, key))) o->id = h.next_req++; /* made outside our view: give it an id now */
     return o;
   }
   uintptr_t me = thread_tag();
@@ -564,7 +670,7 @@ static tf_obj *find_locked(MPI_Request r) {
 
 static tf_req_snap snap_locked(MPI_Request r, int completing) {
   tf_obj *o = find_locked(r);
-  if (!o) return (tf_req_snap){r, TF_NULL_HANDLE, 0, 0, {TF_NULL_HANDLE, 0, 0, 0, 0}};
+  if (!o) return (tf_req_snap){r, TF_NULL_HANDLE, 0, 0, {TF_NULL_HANDLE, 0, 0, 0, 0}, 0};
   if (completing) o->completing = 1;
   return snap_of(r, o);
 }
@@ -587,7 +693,7 @@ tf_req_snap *tf_req_get_all(tf_call *c, const MPI_Request *rs, int n, int comple
   return snaps;
 }
 
-void tf_req_completed(const tf_req_snap *s) {
+void tf_req_completed(tf_req_snap *s) {
   if (s->id == TF_NULL_HANDLE || s->persistent) return;
   tf_req_forget(s);
 }
@@ -599,9 +705,12 @@ static size_t shared_index(uint64_t key, int64_t id) {
   return i;
 }
 
-void tf_req_forget(const tf_req_snap *s) {
+void tf_req_forget(tf_req_snap *s) {
   if (s->handle == MPI_REQUEST_NULL) return;
   uint64_t key = key_of_req(s->handle);
+  /* from here on no record has the snapshot's id (ids are never reused):
+   * tf_req_settled would find none */
+  s->forgotten = 1;
   tf_lock_tables();
   tf_obj *o = tf_map_find(&h.reqs, key);
   if (!o || o->id != s->id) { /* not the one in the map: a waiting one, or replaced already (nothing) */
@@ -613,10 +722,10 @@ void tf_req_forget(const tf_req_snap *s) {
     tf_unlock_tables();
     return;
   }
-  tf_map_remove(&h.reqs, key);
+  tf_map_remove_at(&h.reqs, o);
   for (size_t i = 0; i < h.shared.n; i++) { /* the next oldest with this handle takes its place */
     if (h.shared.v[i].key != key) continue;
-    tf_obj *o = tf_map_put(&h.reqs, key);
+    tf_obj *o = tf_map_put_new(&h.reqs, key);
     if (o) fill_req(o, h.shared.v[i].id, h.shared.v[i].kind, h.shared.v[i].persistent,
                     &(tf_comm_info){h.shared.v[i].comm_id, h.shared.v[i].rank, h.shared.v[i].size,
                                     h.shared.v[i].remote_size, h.shared.v[i].is_inter});
@@ -628,15 +737,21 @@ void tf_req_forget(const tf_req_snap *s) {
   tf_unlock_tables();
 }
 
-void tf_req_settled(const tf_req_snap *s) {
-  if (s->handle == MPI_REQUEST_NULL || s->id == TF_NULL_HANDLE) return;
-  uint64_t key = key_of_req(s->handle);
+/* The record of request id with handle r (the map's, or one waiting in
+ * h.shared) is no longer claimed. */
+static void unclaim(MPI_Request r, int64_t id) {
+  if (r == MPI_REQUEST_NULL || id == TF_NULL_HANDLE) return;
+  uint64_t key = key_of_req(r);
   tf_lock_tables();
   tf_obj *o = tf_map_find(&h.reqs, key);
-  if (o && o->id == s->id) o->completing = 0;
-  size_t i = shared_index(key, s->id);
+  if (o && o->id == id) o->completing = 0;
+  size_t i = shared_index(key, id);
   if (i < h.shared.n) h.shared.v[i].completing = 0;
   tf_unlock_tables();
+}
+
+void tf_req_settled(const tf_req_snap *s) {
+  if (!s->forgotten) unclaim(s->handle, s->id);
 }
 
 /* ------------------------------------------------------------------ setup */
@@ -648,10 +763,12 @@ int tf_object_ids_init(void) {
   h.next_op = TF_OP_USER_BASE;
   h.next_group = 2; /* 1 is MPI_GROUP_EMPTY */
   h.next_msg = 1;
+  cache_reset(&h.dtype_cache, key_of_dtype(MPI_DATATYPE_NULL));
+  cache_reset(&h.op_cache, key_of_op(MPI_OP_NULL));
   tf_obj *w = register_comm(MPI_COMM_WORLD, TF_COMM_WORLD_ID);
   tf_obj *s = register_comm(MPI_COMM_SELF, TF_COMM_SELF_ID);
   if (!w || !s) return -1;
-  h.world = info_of(w);
+  tf_comm_world = info_of(w);
   int64_t id = 1;
 #define TF_ADD_DTYPE(name)                                                                                      \
   if ((name) != MPI_DATATYPE_NULL && !tf_map_find(&h.dtypes, key_of_dtype(name))) {                              \
@@ -679,6 +796,8 @@ void tf_object_ids_free(void) {
   tf_map_free(&h.reqs);
   tf_map_free(&h.dtypes);
   tf_map_free(&h.ops);
+  cache_reset(&h.dtype_cache, h.dtype_cache.empty);
+  cache_reset(&h.op_cache, h.op_cache.empty);
   tf_map_free(&h.groups);
   tf_map_free(&h.msgs);
   tf_map_free(&h.wins);

@@ -26,7 +26,12 @@ typedef struct tf_comm_info {
   int rank, size, remote_size, is_inter;
 } tf_comm_info;
 
-tf_comm_info tf_comm_get(MPI_Comm comm);
+/* MPI_COMM_WORLD's, answered inline (set at setup, then only read: no lock) */
+extern tf_comm_info tf_comm_world;
+tf_comm_info tf_comm_lookup(MPI_Comm comm);
+static inline tf_comm_info tf_comm_get(MPI_Comm comm) {
+  return comm == MPI_COMM_WORLD ? tf_comm_world : tf_comm_lookup(comm);
+}
 enum { TF_NEWCOMM_PARENT, TF_NEWCOMM_GROUP, TF_NEWCOMM_INTER };
 int64_t tf_comm_new(const tf_comm_info *parent, MPI_Comm newcomm, int how, int tag);
 void tf_comm_forget(MPI_Comm comm);
@@ -76,6 +81,7 @@ typedef struct tf_req_snap {
   int64_t id;    /* TF_NULL_HANDLE for MPI_REQUEST_NULL or unknown */
   int kind, persistent;
   tf_comm_info ci;
+  int forgotten; /* tf_req_forget removed its record: tf_req_settled has nothing to do */
 } tf_req_snap;
 /* A new request's id. Its record stays claimed by the calling call until
  * tf_req_published, after the call's event is in the trace (tf_call_end). */
@@ -99,8 +105,8 @@ tf_req_snap *tf_req_get_all(tf_call *c, const MPI_Request *rs, int n, int comple
 /* After the MPI call: the request is forgotten (nonpersistent) or freed.
  * Only the record with the snapshot's id goes: if the handle value has been
  * given to another request meanwhile, that one's record stays. */
-void tf_req_completed(const tf_req_snap *s);
-void tf_req_forget(const tf_req_snap *s);
+void tf_req_completed(tf_req_snap *s);
+void tf_req_forget(tf_req_snap *s);
 /* After a completion call has recorded its event (tf_call_end), for each
  * snapshot it took: a request it did not complete is no longer claimed
  * (nothing if it was forgotten). Not before: a call of another thread that

@@ -127,8 +127,9 @@ static struct {
 
 static _Thread_local thread_clock ts;
 /* Functions whose fields are all scalars: their values fit when there are
- * as many as fields (set at MPI_Init; the others are split to check). */
-static uint8_t all_scalar[TF_FN_COUNT];
+ * as many as fields (set at MPI_Init; the others are split to check).
+ * One load and compare per call: the count, UINT32_MAX for the others. */
+static uint32_t scalar_nvals[TF_FN_COUNT]; /* the number of fields, or UINT32_MAX if not all scalar */
 static volatile sig_atomic_t pending_signal; /* SIGTERM or SIGINT arrived: the partial files are to be written */
 
 static void stop_for_signal(int on_recorder_thread);
@@ -159,7 +160,9 @@ static void register_thread(thread_clock *th) {
 
 void tf_call_suppress(int on) { ts.suppressed = on; }
 
-int tf_call_begin(tf_call *c, uint32_t fn, void *ra) {
+/* tf_call_begin off its common path (suppressed, a signal pending, not
+ * recording, the thread's first call) */
+__attribute__((noinline)) static int call_begin_rare(tf_call *c, uint32_t fn, void *ra) {
   if (ts.suppressed) return 0;
   if (pending_signal) stop_for_signal(0); /* a safe point (the recorder's thread usually got there first) */
   tf_rec_state st = tf_state();
@@ -168,6 +171,13 @@ int tf_call_begin(tf_call *c, uint32_t fn, void *ra) {
     return 0;
   }
   if (!ts.registered) register_thread(&ts);
+  tf_call_init(c, fn, ra);
+  return 1;
+}
+
+int tf_call_begin(tf_call *c, uint32_t fn, void *ra) {
+  if (__builtin_expect(ts.suppressed || pending_signal || !ts.registered || tf_state() != TF_STATE_RECORDING, 0))
+    return call_begin_rare(c, fn, ra);
   tf_call_init(c, fn, ra);
   return 1;
 }
@@ -199,16 +209,17 @@ static void wait_for_writers(void) {
   while (atomic_load(&g.writing)) sleep_ns(1000000);
 }
 
+static const char *fn_name(uint32_t fn) { return fn < TF_FN_COUNT ? tf_schema[fn].name : "an MPI call"; }
+
 void tf_call_end(tf_call *c) {
   thread_clock *tc = &ts;
   uint32_t nvals;
   const int64_t *vals = tf_call_values(c, &nvals);
-  const char *name = c->fn < TF_FN_COUNT ? tf_schema[c->fn].name : "an MPI call";
   char msg[768];
   if (c->oom) {
     tf_call_done(c);
     tf_lost_add(1);
-    snprintf(msg, sizeof msg, "out of memory while recording %s", name);
+    snprintf(msg, sizeof msg, "out of memory while recording %s", fn_name(c->fn));
     tf_recorder_fail(msg);
     return;
   }
@@ -244,10 +255,10 @@ void tf_call_end(tf_call *c) {
     int64_t site = -1;
     char why[512];
     /* the values must fit the function's fields: the readers split them so */
-    if (!(all_scalar[c->fn] && nvals == tf_schema[c->fn].nfields) &&
+    if (nvals != scalar_nvals[c->fn] &&
         tf_event_fields_why(&tf_schema[c->fn], vals, nvals, why, sizeof why) != TF_OK) {
       snprintf(msg, sizeof msg, "the values recorded for %s do not fit its fields (%s); this is a bug in tracefold",
-               name, why);
+               fn_name(c->fn), why);
       failure = msg;
     } else if ((site = tf_callsite_index(c->ra, &is_new)) < 0) {
       failure = "cannot determine the call site (out of memory, or no caller frame outside MPI)";
@@ -638,7 +649,8 @@ void tf_recorder_start(int init_rc) {
   PMPI_Comm_size(MPI_COMM_WORLD, &g.nranks);
   PMPI_Query_thread(&g.provided);
   tf_runtime_init(g.rank, g.provided == MPI_THREAD_MULTIPLE);
-  for (uint32_t f = 0; f < TF_FN_COUNT; f++) all_scalar[f] = (uint8_t)tf_func_all_scalar(&tf_schema[f]);
+  for (uint32_t f = 0; f < TF_FN_COUNT; f++)
+    scalar_nvals[f] = tf_func_all_scalar(&tf_schema[f]) ? (uint32_t)tf_schema[f].nfields : UINT32_MAX;
   /* the thread that initialised MPI is thread 0; its first compute delta runs from library load */
   ts.registered = 1;
   ts.index = atomic_fetch_add(&g.nthreads, 1);

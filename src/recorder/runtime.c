@@ -85,11 +85,7 @@ static inline uint64_t ticks(void) { return __rdtsc(); }
 static inline uint64_t ticks(void) { return 0; }
 #endif
 
-static struct {
-  int tsc;              /* the TSC is in use */
-  uint64_t tick0, ns0;  /* a pair read together: at load, then at MPI_Init */
-  uint64_t mult;        /* ns per tick, times 2^32 */
-} clk;
+tf_clock tf_clk; /* runtime.h (tf_now_ns reads it inline) */
 
 static int kernel_uses_tsc(void) {
 #if defined(__x86_64__)
@@ -106,29 +102,23 @@ static int kernel_uses_tsc(void) {
 
 __attribute__((constructor)) static void clock_at_load(void) {
   if (!kernel_uses_tsc()) return;
-  clk.tick0 = ticks();
-  clk.ns0 = monotonic_ns();
+  tf_clk.tick0 = ticks();
+  tf_clk.ns0 = monotonic_ns();
 }
 
 /* At MPI_Init: the rate from the pair read at load to now. */
 static void clock_calibrate(void) {
-  if (!clk.ns0) return;
+  if (!tf_clk.ns0) return;
   uint64_t ns = monotonic_ns(), t = ticks();
-  while (ns - clk.ns0 < TSC_CALIBRATE_NS) ns = monotonic_ns(), t = ticks(); /* MPI_Init came quickly */
-  if (t <= clk.tick0) return; /* not counting: keep CLOCK_MONOTONIC */
-  clk.mult = (uint64_t)(((unsigned __int128)(ns - clk.ns0) << 32) / (t - clk.tick0));
-  clk.tick0 = t;
-  clk.ns0 = ns;
-  clk.tsc = clk.mult > 0;
+  while (ns - tf_clk.ns0 < TSC_CALIBRATE_NS) ns = monotonic_ns(), t = ticks(); /* MPI_Init came quickly */
+  if (t <= tf_clk.tick0) return; /* not counting: keep CLOCK_MONOTONIC */
+  tf_clk.mult = (uint64_t)(((unsigned __int128)(ns - tf_clk.ns0) << 32) / (t - tf_clk.tick0));
+  tf_clk.tick0 = t;
+  tf_clk.ns0 = ns;
+  tf_clk.tsc = tf_clk.mult > 0;
 }
 
-uint64_t tf_now_ns(void) {
-  if (!clk.tsc) return monotonic_ns();
-  uint64_t t = ticks();
-  /* a thread on a core whose counter lags by a few ticks reads the anchor */
-  uint64_t dt = t > clk.tick0 ? t - clk.tick0 : 0;
-  return clk.ns0 + (uint64_t)(((unsigned __int128)dt * clk.mult) >> 32);
-}
+uint64_t tf_monotonic_ns(void) { return monotonic_ns(); }
 
 /* The handshake of tf_lock and tf_lock_other (not threaded) needs a full
  * fence between each side's store and its load of the other's flag. The
@@ -190,6 +180,7 @@ void tf_lock_tables(void) {
 void tf_unlock_tables(void) {
   if (rt.threaded) pthread_mutex_unlock(&rt.lock);
 }
+int tf_tables_shared(void) { return rt.threaded; }
 
 void tf_lock_other(void) {
   pthread_mutex_lock(&rt.lock);
@@ -265,7 +256,7 @@ void tf_put_grow(tf_call *c, int64_t v) {
   th->vals[th->nvals++] = v;
 }
 
-void *tf_call_scratch(tf_call *c, int kind, size_t bytes) {
+__attribute__((noinline)) static void *scratch_grown(tf_call *c, int kind, size_t bytes) {
   tf_thread *th = c->th;
   own_buffers(th);
   if (c->depth >= th->nscratch) {
@@ -290,6 +281,13 @@ void *tf_call_scratch(tf_call *c, int kind, size_t bytes) {
     s->cap = bytes;
   }
   return s->p;
+}
+
+void *tf_call_scratch(tf_call *c, int kind, size_t bytes) {
+  tf_thread *th = c->th;
+  if (c->depth < th->nscratch && bytes <= th->scratch[c->depth][kind].cap) /* it has scratch: it owns its buffers */
+    return th->scratch[c->depth][kind].p;
+  return scratch_grown(c, kind, bytes);
 }
 
 MPI_Status *tf_statuses_scratch(tf_call *c, int n) {

@@ -28,8 +28,26 @@
 
 /* ---- clock ---- */
 /* ns: CLOCK_MONOTONIC, or from MPI_Init on the TSC scaled to agree with it
- * where the kernel keeps time with the TSC (runtime.c). */
-uint64_t tf_now_ns(void);
+ * where the kernel keeps time with the TSC (runtime.c). Inline: every call
+ * reads it three times. */
+typedef struct tf_clock {
+  int tsc;             /* the TSC is in use (set at MPI_Init, x86-64 only) */
+  uint64_t tick0, ns0; /* a pair read together: at load, then at MPI_Init */
+  uint64_t mult;       /* ns per tick, times 2^32 */
+} tf_clock;
+extern tf_clock tf_clk;
+uint64_t tf_monotonic_ns(void);
+static inline uint64_t tf_now_ns(void) {
+#if defined(__x86_64__)
+  if (tf_clk.tsc) {
+    uint64_t t = __builtin_ia32_rdtsc();
+    /* a thread on a core whose counter lags by a few ticks reads the anchor */
+    uint64_t dt = t > tf_clk.tick0 ? t - tf_clk.tick0 : 0;
+    return tf_clk.ns0 + (uint64_t)(((unsigned __int128)dt * tf_clk.mult) >> 32);
+  }
+#endif
+  return tf_monotonic_ns();
+}
 
 /* ---- start: at MPI_Init, once ---- */
 /* rank: named in warnings; threaded: MPI_THREAD_MULTIPLE was provided, so
@@ -53,6 +71,9 @@ void tf_unlock_other(void);
  * nothing otherwise, where the application's MPI calls never overlap. */
 void tf_lock_tables(void);
 void tf_unlock_tables(void);
+/* 1 when the tables' lock is that mutex (MPI_THREAD_MULTIPLE); 0 when
+ * tf_lock_tables does nothing, and a lookup may skip it. */
+int tf_tables_shared(void);
 
 /* ---- recording state and failure latch ---- */
 typedef enum tf_rec_state { TF_STATE_IDLE, TF_STATE_RECORDING, TF_STATE_FAILED, TF_STATE_DONE } tf_rec_state;
