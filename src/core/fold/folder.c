@@ -526,24 +526,37 @@ static int hold(tf_folder *f, uint32_t fn, uint32_t thread, uint32_t site, uint6
   return 0;
 }
 
-/* The held events are one iteration of f->fast: extend it (absorb, as the
- * slow path's extension does for fresh event nodes). */
-static void commit(tf_folder *f) {
+/* One occurrence of body node x of f->fast: its values and times appended
+ * (as the slow path's extension absorbs a fresh event node). */
+static void commit_event(tf_folder *f, tf_fnode *x, uint32_t nvals, const int64_t *v, uint32_t prev_fn,
+                         uint32_t prev_site, uint64_t compute, uint64_t duration) {
   tf_mem *m = &f->mem;
-  tf_fnode *l = f->fast;
+  tf_vseq_push(&x->nvals, nvals, m);
+  if (grow_slots(x, nvals, m) == 0)
+    for (uint32_t j = 0; j < nvals; j++) tf_vseq_push(&x->slots[j], v[j], m);
+  settle(f, x);
+  tf_timing_add(&x->timing, f->timing, f->bins, prev_fn, prev_site, compute, duration, m);
+}
+
+/* The held events, the first f->nheld of an iteration of f->fast, appended. */
+static void commit_held(tf_folder *f) {
   const int64_t *v = f->held_vals;
-  for (uint32_t i = 0; i < l->nbody; i++) {
-    tf_fnode *x = l->body[i];
+  for (uint32_t i = 0; i < f->nheld; i++) {
     const tf_held *h = &f->held[i];
-    tf_vseq_push(&x->nvals, h->nvals, m);
-    if (grow_slots(x, h->nvals, m) == 0)
-      for (uint32_t j = 0; j < h->nvals; j++) tf_vseq_push(&x->slots[j], v[j], m);
+    commit_event(f, f->fast->body[i], h->nvals, v, h->prev_fn, h->prev_site, h->compute, h->duration);
     v += h->nvals;
-    settle(f, x);
-    tf_timing_add(&x->timing, f->timing, f->bins, h->prev_fn, h->prev_site, h->compute, h->duration, m);
   }
-  tf_vseq_set_single(&l->iters, tf_vseq_single(&l->iters) + 1);
+}
+
+static void end_iteration(tf_folder *f) {
+  tf_vseq_set_single(&f->fast->iters, tf_vseq_single(&f->fast->iters) + 1);
   f->nheld = f->nheld_vals = 0;
+}
+
+/* The held events are one iteration of f->fast: extend it. */
+static void commit(tf_folder *f) {
+  commit_held(f);
+  end_iteration(f);
 }
 
 int tf_folder_hold(tf_folder *f, uint32_t fn, uint32_t thread, uint32_t site, uint64_t compute_ns,
@@ -655,9 +668,13 @@ static int push_folded(tf_folder *f, uint32_t fn, uint32_t thread, uint32_t site
   if (f->fast) {
     const tf_fnode *b = f->fast->body[f->nheld];
     if (b->fn == fn && b->thread == thread && b->site == site) {
-      if (hold(f, fn, thread, site, compute_ns, duration_ns, prev_fn, prev_site, nvals, vals)) return -1;
       f->nfast++;
-      if (f->nheld == f->fast->nbody) commit(f);
+      if (f->nheld + 1 < f->fast->nbody) /* held until the iteration is whole */
+        return hold(f, fn, thread, site, compute_ns, duration_ns, prev_fn, prev_site, nvals, vals);
+      /* the iteration's last event completes it: the held ones and this one go in, this one without a copy */
+      commit_held(f);
+      commit_event(f, f->fast->body[f->nheld], nvals, vals, prev_fn, prev_site, compute_ns, duration_ns);
+      end_iteration(f);
       return f->mem.failed ? -1 : 0;
     }
     if (tf_folder_flush(f)) return -1;
