@@ -201,17 +201,17 @@ static int encode(tf_mtrace *t, tf_buf *out, int zstd_level, int quantise, int f
   tf_vseq_encode(&s, &t->why); /* version 3 */
   tf_container_put_section(&body, SEC_RANKS, &s);
 
-  s.len = 0;
-  put_nodes(&s, t->top, t->ntop, &t->present, quantise);
+  size_t nodes = tf_container_open_section(&body, SEC_NODES); /* the bulk: written once, in place */
+  put_nodes(&body, t->top, t->ntop, &t->present, quantise);
   for (int k = 0; k < 3; k++) { /* each rank's order of its streams; none known: one stream each */
     if (t->order[k].n) {
-      put_vset(&s, &t->order[k], &t->present);
+      put_vset(&body, &t->order[k], &t->present);
     } else {
-      tf_buf_put_uvar(&s, 1 << 1 | 1);
-      tf_buf_put_uvar(&s, 0);
+      tf_buf_put_uvar(&body, 1 << 1 | 1);
+      tf_buf_put_uvar(&body, 0);
     }
   }
-  tf_container_put_section(&body, SEC_NODES, &s);
+  tf_container_close_section(&body, nodes);
 
   if (t->extrap) {
     s.len = 0;
@@ -220,7 +220,7 @@ static int encode(tf_mtrace *t, tf_buf *out, int zstd_level, int quantise, int f
   }
 
   int failed = s.failed || body.failed;
-  tf_buf_free(&s); /* before the compression: its largest section is a copy of the body's bulk */
+  tf_buf_free(&s);
   if (free_t) tf_mtrace_free(t);
   tf_container_put_file(out, &body, zstd_level);
   tf_buf_free(&body);
