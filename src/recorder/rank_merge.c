@@ -88,7 +88,7 @@ static uint8_t *recv_bytes(MPI_Comm comm, int from, uint64_t *n, int *rc) {
   return p;
 }
 
-int tf_merge_ranks(MPI_Comm comm, int rank, int nranks, const uint8_t *mine, size_t len, tf_buf *out,
+int tf_merge_ranks(MPI_Comm comm, int rank, int nranks, uint8_t **mine, size_t len, int drop, tf_buf *out,
                    uint64_t *merge_ns, char *err, size_t errlen) {
   uint64_t t0 = tf_now_ns();
   int ok = 1;
@@ -96,15 +96,19 @@ int tf_merge_ranks(MPI_Comm comm, int rank, int nranks, const uint8_t *mine, siz
   tf_mtrace t = {0};
   /* this rank's own file as a one-rank merged trace (read in place, not copied) */
   tf_file_reader *r = NULL;
-  if (!mine) {
+  if (!*mine) {
     ok = 0;
     snprintf(err, errlen, "rank %d: no folded trace to merge", rank);
   } else {
-    if (tf_file_open_mem_runs(mine, len, "this rank's trace", &r, err, errlen) != TF_OK || tf_mtrace_from_file(&t, r)) {
+    if (tf_file_open_mem_runs(*mine, len, "this rank's trace", &r, err, errlen) != TF_OK || tf_mtrace_from_file(&t, r)) {
       ok = 0;
       if (!err[0]) snprintf(err, errlen, "rank %d: out of memory", rank);
     }
     tf_file_close(r);
+  }
+  if (drop) { /* read: t holds all of it now */
+    free(*mine);
+    *mine = NULL;
   }
   for (int step = 1; step < nranks; step <<= 1) {
     if (rank % (2 * step) != 0) { /* send up and stop */
