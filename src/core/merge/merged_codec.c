@@ -157,15 +157,22 @@ static void put_nodes(tf_buf *b, tf_mnode *const *x, uint32_t n, const tf_vseq *
   for (uint32_t i = 0; i < n; i++) put_node(b, x[i], parent_ranks, quantise);
 }
 
+#define GIVE_BACK_EVERY ((size_t)4 << 20) /* bytes of t freed between two tf_mem_give_back */
+
 /* t's top level; free_t: each node freed once written (the body grows as t
- * shrinks: a flat run's bytes, or a node's value sets, are never held twice) */
+ * shrinks: a flat run's bytes, or a node's value sets, are never held
+ * twice, and what is freed goes back to the system every few MB) */
 static void put_top(tf_buf *b, tf_mtrace *t, int quantise, int free_t) {
+  size_t held = t->mem.bytes;
   tf_buf_put_uvar(b, t->ntop);
   for (uint32_t i = 0; i < t->ntop; i++) {
     put_node(b, t->top[i], &t->present, quantise);
     if (!free_t) continue;
     tf_mnode_free(t->top[i], &t->mem);
     t->top[i] = NULL; /* tf_mtrace_free skips it */
+    if (held - t->mem.bytes < GIVE_BACK_EVERY) continue;
+    tf_mem_give_back();
+    held = t->mem.bytes;
   }
 }
 
@@ -236,7 +243,10 @@ static int encode(tf_mtrace *t, tf_buf *out, int zstd_level, int quantise, int f
 
   int failed = s.failed || body.failed;
   tf_buf_free(&s);
-  if (free_t) tf_mtrace_free(t);
+  if (free_t) {
+    tf_mtrace_free(t);
+    tf_mem_give_back(); /* before the compressor's tables */
+  }
   tf_container_put_file(out, &body, zstd_level);
   tf_buf_free(&body);
   return failed || out->failed ? -1 : 0;
