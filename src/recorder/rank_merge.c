@@ -100,15 +100,16 @@ int tf_merge_ranks(MPI_Comm comm, int rank, int nranks, uint8_t **mine, size_t l
     ok = 0;
     snprintf(err, errlen, "rank %d: no folded trace to merge", rank);
   } else {
-    if (tf_file_open_mem_runs(*mine, len, "this rank's trace", &r, err, errlen) != TF_OK || tf_mtrace_from_file(&t, r)) {
+    tf_status st = tf_file_open_mem_runs(*mine, len, "this rank's trace", &r, err, errlen);
+    if (drop) { /* parsed: its bytes are read no more (the runs were copied out), before t is built */
+      free(*mine);
+      *mine = NULL;
+    }
+    if (st != TF_OK || tf_mtrace_from_file(&t, r)) {
       ok = 0;
       if (!err[0]) snprintf(err, errlen, "rank %d: out of memory", rank);
     }
     tf_file_close(r);
-  }
-  if (drop) { /* read: t holds all of it now */
-    free(*mine);
-    *mine = NULL;
   }
   for (int step = 1; step < nranks; step <<= 1) {
     if (rank % (2 * step) != 0) { /* send up and stop */
