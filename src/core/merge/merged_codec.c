@@ -157,20 +157,22 @@ static void put_nodes(tf_buf *b, tf_mnode *const *x, uint32_t n, const tf_vseq *
   for (uint32_t i = 0; i < n; i++) put_node(b, x[i], parent_ranks, quantise);
 }
 
-#define GIVE_BACK_EVERY ((size_t)4 << 20) /* bytes of t freed between two tf_mem_give_back */
+#define GIVE_BACK_MIN ((size_t)4 << 20) /* bytes of t freed between two tf_mem_give_back, at least */
 
 /* t's top level; free_t: each node freed once written (the body grows as t
  * shrinks: a flat run's bytes, or a node's value sets, are never held
- * twice, and what is freed goes back to the system every few MB) */
+ * twice, and what is freed goes back to the system each time an eighth of
+ * t, and at least 4 MB, has been: a few calls, each of which walks the
+ * heap's free blocks) */
 static void put_top(tf_buf *b, tf_mtrace *t, int quantise, int free_t) {
-  size_t held = t->mem.bytes;
+  size_t held = t->mem.bytes, every = held / 8 > GIVE_BACK_MIN ? held / 8 : GIVE_BACK_MIN;
   tf_buf_put_uvar(b, t->ntop);
   for (uint32_t i = 0; i < t->ntop; i++) {
     put_node(b, t->top[i], &t->present, quantise);
     if (!free_t) continue;
     tf_mnode_free(t->top[i], &t->mem);
     t->top[i] = NULL; /* tf_mtrace_free skips it */
-    if (held - t->mem.bytes < GIVE_BACK_EVERY) continue;
+    if (held - t->mem.bytes < every) continue;
     tf_mem_give_back();
     held = t->mem.bytes;
   }
