@@ -810,7 +810,7 @@ void tf_recorder_before_finalize(void) {
   }
   tf_buf merged = {0};
   uint64_t merge_ns = 0;
-  int merge_ok = 0, had_mine = mine != NULL; /* the rank's file was complete (the merge may free mine) */
+  int merge_ok = 0, had_mine = mine != NULL; /* the rank's file was read back (the merge may free mine since) */
   if (g.merging) {
     /* a file complete on disk is not needed in memory any more once read (the merge drops it) */
     merge_ok = tf_merge_ranks(g.comm, g.rank, g.nranks, &mine, len, on_disk, &merged, &merge_ns, err, sizeof err) == 0;
