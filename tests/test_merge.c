@@ -202,9 +202,13 @@ static int load_rank(const run *R, int r, tf_mtrace *t) {
   tf_status st = keep_runs ? tf_file_open_mem_runs(bytes, (size_t)n, p, &fr, err, sizeof err)
                            : tf_file_open(p, &fr, err, sizeof err);
   CHECKF(st == TF_OK, "%s", err);
-  if (st != TF_OK) return -1;
+  if (st != TF_OK) {
+    free(bytes);
+    return -1;
+  }
   int rc = tf_mtrace_from_file(t, fr);
   tf_file_close(fr);
+  free(bytes); /* borrowed by the reader: t must not point into it */
   CHECKF(rc == 0, "tf_mtrace_from_file(%s) failed", p);
   return rc;
 }

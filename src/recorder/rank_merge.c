@@ -17,7 +17,6 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "rank_merge.h"
 
@@ -89,21 +88,24 @@ static uint8_t *recv_bytes(MPI_Comm comm, int from, uint64_t *n, int *rc) {
   return p;
 }
 
-int tf_merge_ranks(MPI_Comm comm, int rank, int nranks, const uint8_t *mine, size_t len, tf_buf *out,
+int tf_merge_ranks(MPI_Comm comm, int rank, int nranks, uint8_t **mine, size_t len, int drop, tf_buf *out,
                    uint64_t *merge_ns, char *err, size_t errlen) {
   uint64_t t0 = tf_now_ns();
   int ok = 1;
   err[0] = 0;
   tf_mtrace t = {0};
-  /* this rank's own file as a one-rank merged trace */
-  uint8_t *copy = mine ? malloc(len ? len : 1) : NULL;
+  /* this rank's own file as a one-rank merged trace (read in place, not copied) */
   tf_file_reader *r = NULL;
-  if (!copy) {
+  if (!*mine) {
     ok = 0;
     snprintf(err, errlen, "rank %d: no folded trace to merge", rank);
   } else {
-    memcpy(copy, mine, len);
-    if (tf_file_open_mem_runs(copy, len, "this rank's trace", &r, err, errlen) != TF_OK || tf_mtrace_from_file(&t, r)) {
+    tf_status st = tf_file_open_mem_runs(*mine, len, "this rank's trace", &r, err, errlen);
+    if (drop) { /* parsed: its bytes are read no more (the runs were copied out), before t is built */
+      free(*mine);
+      *mine = NULL;
+    }
+    if (st != TF_OK || tf_mtrace_from_file(&t, r)) {
       ok = 0;
       if (!err[0]) snprintf(err, errlen, "rank %d: out of memory", rank);
     }

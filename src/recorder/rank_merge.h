@@ -10,12 +10,14 @@
 #include "util/bytes.h"
 
 /* Collective over comm: merge every rank's per-rank compressed file bytes
- * (mine; NULL: this rank has none, a failure mark) into one merged trace,
- * which rank 0 gets encoded in *out (the file's bytes, to be written by
- * the caller). 0 on every rank if rank 0 has it, else -1 on every rank
- * (err says why on the ranks where it went wrong, "" elsewhere). Rank 0
- * gets the merge time in *merge_ns. */
-int tf_merge_ranks(MPI_Comm comm, int rank, int nranks, const uint8_t *mine, size_t len, tf_buf *out,
+ * (*mine, len bytes; NULL: this rank has none, a failure mark) into one
+ * merged trace, which rank 0 gets encoded in *out (the file's bytes, to be
+ * written by the caller). drop: *mine is freed (and set to NULL) as soon
+ * as it has been read (its file is complete on disk: the caller needs it
+ * no more). 0 on every rank if rank 0 has it, else -1 on every rank (err
+ * says why on the ranks where it went wrong, "" elsewhere). Rank 0 gets
+ * the merge time in *merge_ns. */
+int tf_merge_ranks(MPI_Comm comm, int rank, int nranks, uint8_t **mine, size_t len, int drop, tf_buf *out,
                    uint64_t *merge_ns, char *err, size_t errlen);
 
 #endif

@@ -822,9 +822,10 @@ void tf_recorder_before_finalize(void) {
   }
   tf_buf merged = {0};
   uint64_t merge_ns = 0;
-  int merge_ok = 0;
+  int merge_ok = 0, had_mine = mine != NULL; /* the rank's file was read back (the merge may free mine since) */
   if (g.merging) {
-    merge_ok = tf_merge_ranks(g.comm, g.rank, g.nranks, mine, len, &merged, &merge_ns, err, sizeof err) == 0;
+    /* a file complete on disk is not needed in memory any more once read (the merge drops it) */
+    merge_ok = tf_merge_ranks(g.comm, g.rank, g.nranks, &mine, len, on_disk, &merged, &merge_ns, err, sizeof err) == 0;
     int werr = 0;
     char out[PATH_MAX + 16];
     snprintf(out, sizeof out, "%s/%s", g.path, TF_TRACE_FILE);
@@ -865,7 +866,7 @@ void tf_recorder_before_finalize(void) {
   int kept = 0, file_errno = 0;
   if (g.merging && !o.merged && !stopped) {
     if (mine && !on_disk) file_errno = tf_save_file(g.tfc, mine, len);
-    else if (!mine) file_errno = g.comp_errno ? g.comp_errno : ENOMEM;
+    else if (!had_mine) file_errno = g.comp_errno ? g.comp_errno : ENOMEM;
     kept = !file_errno;
     if (!kept) remove(g.tfc); /* no checkpoint of a run that went to its end */
   }

@@ -51,6 +51,7 @@ struct tf_file_reader {
   int unrolling;
   uint32_t seg_flags; /* TF_SEGMENT_KEEP_RUNS: flat runs kept as nodes, segments for the merge only */
   int taken;          /* tf_file_folded_take: the nodes are the caller's, no events any more */
+  int borrowed;       /* data is the caller's (tf_file_open_mem_runs): never freed here */
   char path[200];
   char error[512];
 };
@@ -92,7 +93,7 @@ void tf_file_close(tf_file_reader *r) {
   tf_functable_free(&r->ft);
   free(r->callsites);
   free(r->vals);
-  free(r->data);
+  if (!r->borrowed) free(r->data);
   free(r);
 }
 
@@ -143,29 +144,31 @@ tf_status tf_file_open(const char *path, tf_file_reader **out, char *err, size_t
   return parse(r, path, out, err, errlen);
 }
 
-/* A file held in memory, its segments decoded with seg_flags (segment.h). */
-static tf_status open_mem(uint8_t *data, size_t len, const char *name, uint32_t seg_flags, tf_file_reader **out,
-                          char *err, size_t errlen) {
+/* A file held in memory, its segments decoded with seg_flags (segment.h);
+ * borrowed: data stays the caller's (it is only read). */
+static tf_status open_mem(uint8_t *data, size_t len, const char *name, uint32_t seg_flags, int borrowed,
+                          tf_file_reader **out, char *err, size_t errlen) {
   *out = NULL;
   tf_file_reader *r = calloc(1, sizeof *r);
   if (!r) {
-    free(data);
+    if (!borrowed) free(data);
     return tf_failf(err, errlen, TF_ERR_NOMEM, "%s: out of memory", name);
   }
   r->data = data;
   r->len = len;
   r->seg_flags = seg_flags;
+  r->borrowed = borrowed;
   return parse(r, name, out, err, errlen);
 }
 
 tf_status tf_file_open_mem(uint8_t *data, size_t len, const char *name, tf_file_reader **out, char *err,
                            size_t errlen) {
-  return open_mem(data, len, name, 0, out, err, errlen);
+  return open_mem(data, len, name, 0, 0, out, err, errlen);
 }
 
-tf_status tf_file_open_mem_runs(uint8_t *data, size_t len, const char *name, tf_file_reader **out, char *err,
+tf_status tf_file_open_mem_runs(const uint8_t *data, size_t len, const char *name, tf_file_reader **out, char *err,
                                 size_t errlen) {
-  return open_mem(data, len, name, TF_SEGMENT_KEEP_RUNS, out, err, errlen);
+  return open_mem((uint8_t *)data, len, name, TF_SEGMENT_KEEP_RUNS, 1, out, err, errlen);
 }
 
 static tf_status parse(tf_file_reader *r, const char *path, tf_file_reader **out, char *err, size_t errlen) {

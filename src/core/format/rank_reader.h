@@ -19,8 +19,11 @@ tf_status tf_file_open_mem(uint8_t *data, size_t len, const char *name, tf_file_
 /* The same, for the merge (merge/mtrace.h tf_mtrace_from_file): flat runs
  * stay one node each (TF_SEGMENT_KEEP_RUNS, segment.h); the file's
  * segments are there for tf_file_folded, its events are not (tf_file_next
- * fails). */
-tf_status tf_file_open_mem_runs(uint8_t *data, size_t len, const char *name, tf_file_reader **out, char *err,
+ * fails). data is only borrowed: read while this function parses the
+ * file, never afterwards nor freed here (nothing decoded points into it),
+ * so that the merge at MPI_Finalize needs no copy of the rank's file and
+ * may free it as soon as this returns. */
+tf_status tf_file_open_mem_runs(const uint8_t *data, size_t len, const char *name, tf_file_reader **out, char *err,
                                 size_t errlen);
 
 /* The folded segments of a compressed trace file, for tools that walk the

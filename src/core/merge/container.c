@@ -31,6 +31,25 @@ void tf_container_put_section(tf_buf *body, uint8_t id, const tf_buf *content) {
   tf_buf_put_bytes(body, content->data, content->len);
 }
 
+size_t tf_container_open_section(tf_buf *body, uint8_t id) {
+  tf_buf_put_u8(body, id);
+  return body->len;
+}
+
+void tf_container_close_section(tf_buf *body, size_t start) {
+  size_t len = body->len - start;
+  uint8_t room[10];
+  tf_buf head = {room, 0, sizeof room, 0}; /* the length's varint: it fits, room never grows */
+  tf_buf_put_uvar(&head, len);
+  if (tf_buf_reserve(body, head.len)) {
+    body->failed = 1;
+    return;
+  }
+  memmove(body->data + start + head.len, body->data + start, len);
+  memcpy(body->data + start, room, head.len);
+  body->len += head.len;
+}
+
 /* One zstd frame of raw (with the dictionary or without) into z (room cap);
  * its size, or 0 when it failed. */
 static size_t frame(ZSTD_CCtx *cx, void *z, size_t cap, const tf_buf *raw, int level, int with_dict) {

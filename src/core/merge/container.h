@@ -27,6 +27,11 @@ typedef struct tf_container {
 
 /* Writing (always the current version): sections into body, then the file. */
 void tf_container_put_section(tf_buf *body, uint8_t id, const tf_buf *content);
+/* The same section written straight into body, its content never copied
+ * whole: open it (returns where its content starts), put the content into
+ * body, close it (its length goes in front, the content moves up). */
+size_t tf_container_open_section(tf_buf *body, uint8_t id);
+void tf_container_close_section(tf_buf *body, size_t start);
 /* The file: magic, version, body stored (zstd_level 0) or in one zstd frame,
  * with or without the built-in dictionary, whichever is smallest; CRC. */
 void tf_container_put_file(tf_buf *out, const tf_buf *body, int zstd_level);

@@ -124,38 +124,62 @@ static void put_gtiming(tf_buf *b, const tf_gtiming *g, const tf_vseq *node_rank
   }
 }
 
+static void put_nodes(tf_buf *b, tf_mnode *const *x, uint32_t n, const tf_vseq *parent_ranks, int quantise);
+
+static void put_node(tf_buf *b, const tf_mnode *x, const tf_vseq *parent_ranks, int quantise) {
+  if (x->run) { /* its rank, then the run as in a per-rank segment (FORMAT.md 2.2 kind 2) */
+    tf_buf_put_u8(b, NF_FLAT | NF_RANKS);
+    tf_vseq_encode(b, &x->ranks);
+    tf_flatrun_encode(b, x->run);
+    if (x->run->bytes.failed) b->failed = 1; /* its renumbering ran out of memory */
+    return;
+  }
+  int explicit_ranks = !tf_vseq_equal(&x->ranks, parent_ranks);
+  tf_buf_put_u8(b, (uint8_t)((x->is_loop ? NF_LOOP : 0) | (explicit_ranks ? NF_RANKS : 0) | (x->cst ? NF_CST : 0)));
+  if (explicit_ranks) tf_vseq_encode(b, &x->ranks);
+  if (x->cst) tf_buf_put_uvar(b, x->cst - 1);
+  if (x->is_loop) {
+    put_vset(b, &x->count, &x->ranks);
+    put_nodes(b, x->body, x->nbody, &x->ranks, quantise);
+    return;
+  }
+  tf_buf_put_uvar(b, x->fn);
+  tf_buf_put_uvar(b, x->thread);
+  tf_buf_put_uvar(b, x->site);
+  put_vset(b, &x->count, &x->ranks);
+  tf_buf_put_uvar(b, x->nslots);
+  for (uint32_t j = 0; j < x->nslots; j++) put_vset(b, &x->slots[j], &x->ranks);
+  put_gtiming(b, &x->timing, &x->ranks, quantise);
+}
+
 static void put_nodes(tf_buf *b, tf_mnode *const *x, uint32_t n, const tf_vseq *parent_ranks, int quantise) {
   tf_buf_put_uvar(b, n);
-  for (uint32_t i = 0; i < n; i++) {
-    if (x[i]->run) { /* its rank, then the run as in a per-rank segment (FORMAT.md 2.2 kind 2) */
-      tf_buf_put_u8(b, NF_FLAT | NF_RANKS);
-      tf_vseq_encode(b, &x[i]->ranks);
-      tf_flatrun_encode(b, x[i]->run);
-      if (x[i]->run->bytes.failed) b->failed = 1; /* its renumbering ran out of memory */
-      continue;
-    }
-    int explicit_ranks = !tf_vseq_equal(&x[i]->ranks, parent_ranks);
-    tf_buf_put_u8(b, (uint8_t)((x[i]->is_loop ? NF_LOOP : 0) | (explicit_ranks ? NF_RANKS : 0) |
-                               (x[i]->cst ? NF_CST : 0)));
-    if (explicit_ranks) tf_vseq_encode(b, &x[i]->ranks);
-    if (x[i]->cst) tf_buf_put_uvar(b, x[i]->cst - 1);
-    if (x[i]->is_loop) {
-      put_vset(b, &x[i]->count, &x[i]->ranks);
-      put_nodes(b, x[i]->body, x[i]->nbody, &x[i]->ranks, quantise);
-      continue;
-    }
-    tf_buf_put_uvar(b, x[i]->fn);
-    tf_buf_put_uvar(b, x[i]->thread);
-    tf_buf_put_uvar(b, x[i]->site);
-    put_vset(b, &x[i]->count, &x[i]->ranks);
-    tf_buf_put_uvar(b, x[i]->nslots);
-    for (uint32_t j = 0; j < x[i]->nslots; j++) put_vset(b, &x[i]->slots[j], &x[i]->ranks);
-    put_gtiming(b, &x[i]->timing, &x[i]->ranks, quantise);
+  for (uint32_t i = 0; i < n; i++) put_node(b, x[i], parent_ranks, quantise);
+}
+
+#define GIVE_BACK_MIN ((size_t)4 << 20) /* bytes of t freed between two tf_mem_give_back, at least */
+
+/* t's top level; free_t: each node freed once written (the body grows as t
+ * shrinks: a flat run's bytes, or a node's value sets, are never held
+ * twice, and what is freed goes back to the system each time an eighth of
+ * t, and at least 4 MB, has been: a few calls, each of which walks the
+ * heap's free blocks) */
+static void put_top(tf_buf *b, tf_mtrace *t, int quantise, int free_t) {
+  size_t held = t->mem.bytes, every = held / 8 > GIVE_BACK_MIN ? held / 8 : GIVE_BACK_MIN;
+  tf_buf_put_uvar(b, t->ntop);
+  for (uint32_t i = 0; i < t->ntop; i++) {
+    put_node(b, t->top[i], &t->present, quantise);
+    if (!free_t) continue;
+    tf_mnode_free(t->top[i], &t->mem);
+    t->top[i] = NULL; /* tf_mtrace_free skips it */
+    if (held - t->mem.bytes < every) continue;
+    tf_mem_give_back();
+    held = t->mem.bytes;
   }
 }
 
 /* quantise: time summaries' bins on their grid (a file) or exact (between ranks); free_t: t is freed
- * once the body is built (on failure too), before the compression */
+ * while the body is built (on failure too: put_top), before the compression */
 static int encode(tf_mtrace *t, tf_buf *out, int zstd_level, int quantise, int free_t) {
   tf_buf s = {0}, body = {0};
   tf_mtrace_seal(t);
@@ -201,17 +225,17 @@ static int encode(tf_mtrace *t, tf_buf *out, int zstd_level, int quantise, int f
   tf_vseq_encode(&s, &t->why); /* version 3 */
   tf_container_put_section(&body, SEC_RANKS, &s);
 
-  s.len = 0;
-  put_nodes(&s, t->top, t->ntop, &t->present, quantise);
+  size_t nodes = tf_container_open_section(&body, SEC_NODES); /* the bulk: written once, in place */
+  put_top(&body, t, quantise, free_t);
   for (int k = 0; k < 3; k++) { /* each rank's order of its streams; none known: one stream each */
     if (t->order[k].n) {
-      put_vset(&s, &t->order[k], &t->present);
+      put_vset(&body, &t->order[k], &t->present);
     } else {
-      tf_buf_put_uvar(&s, 1 << 1 | 1);
-      tf_buf_put_uvar(&s, 0);
+      tf_buf_put_uvar(&body, 1 << 1 | 1);
+      tf_buf_put_uvar(&body, 0);
     }
   }
-  tf_container_put_section(&body, SEC_NODES, &s);
+  tf_container_close_section(&body, nodes);
 
   if (t->extrap) {
     s.len = 0;
@@ -220,8 +244,11 @@ static int encode(tf_mtrace *t, tf_buf *out, int zstd_level, int quantise, int f
   }
 
   int failed = s.failed || body.failed;
-  tf_buf_free(&s); /* before the compression: its largest section is a copy of the body's bulk */
-  if (free_t) tf_mtrace_free(t);
+  tf_buf_free(&s);
+  if (free_t) {
+    tf_mtrace_free(t);
+    tf_mem_give_back(); /* before the compressor's tables */
+  }
   tf_container_put_file(out, &body, zstd_level);
   tf_buf_free(&body);
   return failed || out->failed ? -1 : 0;

@@ -122,9 +122,11 @@ void tf_mtrace_seal(tf_mtrace *t);
  * encode as a merged trace file (zstd level 0: sections stored raw). 0 or
  * -1 (out of memory). */
 int tf_mtrace_encode(tf_mtrace *t, tf_buf *b, int zstd_level);
-/* The same, and t is freed (on failure too) once the file's body is built,
- * before the body is compressed: the nodes and the compressor's tables are
- * never held at once (the merge at MPI_Finalize). */
+/* The same, and t is freed (on failure too) while the file's body is
+ * built: each top-level node once written into it (a flat run's bytes are
+ * never held twice), the rest before the body is compressed: the nodes and
+ * the compressor's tables are never held at once (the merge at
+ * MPI_Finalize). */
 int tf_mtrace_encode_free(tf_mtrace *t, tf_buf *b, int zstd_level);
 /* The same with every time summary's bins exact (version 5 quantises them
  * in a file, doc/FORMAT.md 4.10) and no zstd: a rank's part of the merge
