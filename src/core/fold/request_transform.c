@@ -40,11 +40,15 @@ static void transform_value(tf_req_transform *c, unsigned kind, int64_t *v, int 
 
 static int is_req(unsigned kind) { return kind == TF_FIELD_REQ || kind == TF_FIELD_REQ_NEW; }
 
+/* fd without array fields: field k is value k (tf_event_fields would say so) */
+static void transform_scalars(tf_req_transform *c, const tf_func_desc *fd, int64_t *vals, int decode) {
+  for (uint32_t k = 0; k < fd->nfields; k++)
+    if (is_req(fd->fields[k].kind)) transform_value(c, fd->fields[k].kind, &vals[k], decode);
+}
+
 static int transform(tf_req_transform *c, const tf_func_desc *fd, int64_t *vals, uint32_t nvals, int decode) {
-  if (nvals == fd->nfields && (vals || !nvals) && tf_func_all_scalar(fd)) {
-    /* the usual case, without the splitter: field k is value k (tf_event_fields would say so) */
-    for (uint32_t k = 0; k < nvals; k++)
-      if (is_req(fd->fields[k].kind)) transform_value(c, fd->fields[k].kind, &vals[k], decode);
+  if (nvals == fd->nfields && (vals || !nvals) && tf_func_all_scalar(fd)) { /* the usual case, without the splitter */
+    transform_scalars(c, fd, vals, decode);
     return 0;
   }
   tf_field_value stack[STACK_FIELDS];
@@ -63,6 +67,9 @@ static int transform(tf_req_transform *c, const tf_func_desc *fd, int64_t *vals,
 
 int tf_req_transform_apply(tf_req_transform *c, const tf_func_desc *fd, int64_t *vals, uint32_t nvals) {
   return transform(c, fd, vals, nvals, 0);
+}
+void tf_req_transform_apply_scalars(tf_req_transform *c, const tf_func_desc *fd, int64_t *vals) {
+  transform_scalars(c, fd, vals, 0);
 }
 int tf_req_transform_undo(tf_req_transform *c, const tf_func_desc *fd, int64_t *vals, uint32_t nvals) {
   return transform(c, fd, vals, nvals, 1);

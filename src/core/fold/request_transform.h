@@ -27,6 +27,9 @@ typedef struct tf_req_transform {
  * (tf_event_fields; they are then left unchanged, and decode detects the
  * same) or memory is short (more than 64 fields). */
 int tf_req_transform_apply(tf_req_transform *c, const tf_func_desc *fd, int64_t *vals, uint32_t nvals);
+/* The same for a function the caller knows has no array field, with its
+ * fd->nfields values (no check: the recorder's hot path). */
+void tf_req_transform_apply_scalars(tf_req_transform *c, const tf_func_desc *fd, int64_t *vals);
 int tf_req_transform_undo(tf_req_transform *c, const tf_func_desc *fd, int64_t *vals, uint32_t nvals);
 
 #endif

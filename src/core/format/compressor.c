@@ -12,12 +12,13 @@ int tf_compressor_init(tf_compressor *c, const tf_func_desc *funcs, uint32_t nfu
   *c = (tf_compressor){.funcs = funcs, .nfuncs = nfuncs, .cap_bytes = cap_bytes, .timing = TF_TIMING_DEFAULT,
                        .bins = TF_BINS_DEFAULT};
   tf_order_build_init(&c->order);
-  c->plain = calloc(nfuncs ? nfuncs : 1, 1);
-  if (!c->plain) return -1;
+  c->shape = calloc(nfuncs ? nfuncs : 1, 1);
+  if (!c->shape) return -1;
   for (uint32_t f = 0; f < nfuncs; f++) {
-    c->plain[f] = (uint8_t)tf_func_all_scalar(&funcs[f]);
+    int reqs = 0;
     for (uint32_t k = 0; k < funcs[f].nfields; k++)
-      if (funcs[f].fields[k].kind == TF_FIELD_REQ || funcs[f].fields[k].kind == TF_FIELD_REQ_NEW) c->plain[f] = 0;
+      reqs |= funcs[f].fields[k].kind == TF_FIELD_REQ || funcs[f].fields[k].kind == TF_FIELD_REQ_NEW;
+    c->shape[f] = !tf_func_all_scalar(&funcs[f]) ? TF_SHAPE_ARRAYS : reqs ? TF_SHAPE_SCALAR_REQS : TF_SHAPE_PLAIN;
   }
   return 0;
 }
@@ -87,9 +88,8 @@ static int write_segment(tf_compressor *c, tf_file_writer *w) {
 int tf_compressor_event(tf_compressor *c, tf_file_writer *w, uint32_t fn, uint32_t thread, uint32_t site,
                         uint64_t compute_ns, uint64_t duration_ns, uint32_t nvals, const int64_t *vals) {
   if (fn >= c->nfuncs || c->failed) return -1;
-  if (c->plain[fn]) { /* nothing to transform: the values only have to fit the fields */
-    if (nvals != c->funcs[fn].nfields) return -1;
-  } else {
+  if (c->shape[fn] != TF_SHAPE_ARRAYS && nvals != c->funcs[fn].nfields) return -1; /* the values must fit */
+  if (c->shape[fn] != TF_SHAPE_PLAIN) { /* request ids to transform */
     if (nvals > c->nscratch) {
       int64_t *s = realloc(c->scratch, nvals * sizeof *s);
       if (!s) return -1;
@@ -98,7 +98,8 @@ int tf_compressor_event(tf_compressor *c, tf_file_writer *w, uint32_t fn, uint32
     }
     for (uint32_t i = 0; i < nvals; i++) c->scratch[i] = vals[i];
     /* in the rank's event order, whatever the thread (doc/FORMAT.md 2.5) */
-    if (tf_req_transform_apply(&c->codec, &c->funcs[fn], c->scratch, nvals)) return -1;
+    if (c->shape[fn] == TF_SHAPE_SCALAR_REQS) tf_req_transform_apply_scalars(&c->codec, &c->funcs[fn], c->scratch);
+    else if (tf_req_transform_apply(&c->codec, &c->funcs[fn], c->scratch, nvals)) return -1;
     vals = c->scratch;
   }
   /* from here on the function is named by its index in the file, which
@@ -219,7 +220,7 @@ void tf_compressor_free(tf_compressor *c) {
   tf_order_build_free(&c->order, &c->order_mem);
   tf_prev_free(&c->prev);
   free(c->scratch);
-  free(c->plain);
+  free(c->shape);
   tf_buf_free(&c->seg);
   *c = (tf_compressor){0};
 }

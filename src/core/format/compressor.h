@@ -22,6 +22,13 @@
 #include "time/prev_event.h"
 #include "fold/request_transform.h"
 
+/* A function's values before folding (tf_compressor.shape) */
+enum {
+  TF_SHAPE_PLAIN,       /* no array, no request field: they only have to fit the fields */
+  TF_SHAPE_SCALAR_REQS, /* no array: value k is field k; request ids transformed */
+  TF_SHAPE_ARRAYS       /* arrays: split to check and to find the request ids */
+};
+
 typedef struct tf_compressor {
   tf_folder *folders;  /* [thread]: the events of each thread, folded apart */
   uint32_t nfolders;   /* folders made (threads seen) */
@@ -41,7 +48,7 @@ typedef struct tf_compressor {
   int64_t *scratch;   /* transformed values of the current event */
   uint32_t nscratch;
   tf_buf seg;         /* encoding buffer of a segment */
-  uint8_t *plain;     /* [fn]: 1 if the function has no array and no request field (no transform needed) */
+  uint8_t *shape;     /* [fn]: TF_SHAPE_* below: what the values need before folding */
   tf_prev_events prev; /* previous event of each thread, across segments (path timing) */
   int cst_guided;     /* a program built by tracefold-cc: every thread's folder is CST-guided from its first event */
   uint32_t flat_window; /* folders measure whether folding pays every that many events (0: never; folder.h) */
