@@ -211,19 +211,6 @@ static void wait_for_writers(void) {
 
 static const char *fn_name(uint32_t fn) { return fn < TF_FN_COUNT ? tf_schema[fn].name : "an MPI call"; }
 
-/* NULL if the values fit fn's fields (the readers split them so), else
- * the message, in msg. Out of line: a function of scalars is checked by
- * its count before the call (nvals == scalar_nvals[fn]). */
-__attribute__((noinline)) static const char *misfit(uint32_t fn, const int64_t *vals, uint32_t nvals, char *msg,
-                                                    size_t len) {
-  char why[512];
-  if (nvals == scalar_nvals[fn] || tf_event_fields_why(&tf_schema[fn], vals, nvals, why, sizeof why) == TF_OK)
-    return NULL;
-  snprintf(msg, len, "the values recorded for %s do not fit its fields (%s); this is a bug in tracefold", fn_name(fn),
-           why);
-  return msg;
-}
-
 void tf_call_end(tf_call *c) {
   thread_clock *tc = &ts;
   uint32_t nvals;
@@ -266,9 +253,13 @@ void tf_call_end(tf_call *c) {
   } else {
     int is_new = 0;
     int64_t site = -1;
-    /* the values must fit the function's fields: checked here for a flat
-     * file, by the compressor for the folded trace (which refuses them) */
-    if (g.flat && nvals != scalar_nvals[c->fn] && (failure = misfit(c->fn, vals, nvals, msg, sizeof msg))) {
+    char why[512];
+    /* the values must fit the function's fields: the readers split them so */
+    if (nvals != scalar_nvals[c->fn] &&
+        tf_event_fields_why(&tf_schema[c->fn], vals, nvals, why, sizeof why) != TF_OK) {
+      snprintf(msg, sizeof msg, "the values recorded for %s do not fit its fields (%s); this is a bug in tracefold",
+               fn_name(c->fn), why);
+      failure = msg;
     } else if ((site = tf_callsite_index(c->ra, &is_new)) < 0) {
       failure = "cannot determine the call site (out of memory, or no caller frame outside MPI)";
     } else {
@@ -301,7 +292,7 @@ void tf_call_end(tf_call *c) {
       if (!failure && g.comp) {
         tf_cst_markers_deliver(&g.compressor, tc->index); /* CST-guided folding: this thread's loop markers first */
         rc = tf_compressor_event(&g.compressor, g.comp, c->fn, tc->index, si, compute, duration, nvals, vals);
-        if (rc < 0 && !(failure = misfit(c->fn, vals, nvals, msg, sizeof msg))) {
+        if (rc < 0) {
           int e = tf_file_writer_error(g.comp);
           memory_failure(rc, "folding the trace", msg, sizeof msg);
           failure = msg;
