@@ -528,16 +528,19 @@ static int hist_outlier(tf_dstat *d, uint64_t v, int high, uint32_t k, tf_mem *m
   return 1;
 }
 
-/* Algorithm 2: a sample into an existing histogram (d's statistics already
- * count it): a far new extreme may take a bin of its own (hist_outlier),
- * else the end bin widens to it; the sample updates its bin's count, mean
- * and M2; then maybe one rebalancing step. 0 or -1 (out of memory; the
- * sample is counted, the histogram valid). */
+/* The end of Algorithm 2 for a sample v inside the bins' range: its bin
+ * updated, then maybe one rebalancing step (tf_hist_add below). */
 __attribute__((always_inline)) static inline int hist_add_inside(tf_dstat *d, uint64_t v, uint32_t k, tf_mem *m) {
   bin_add(&d->bins[find_bin(d->bins, d->nbins, v)], v);
   /* the interval is a power of two, at least 4: most samples are ruled out by n's last two bits */
   return (d->n & 3) == 0 && (d->n & (smooth_interval(d->n, k) - 1)) == 0 && hist_rebalance(d, k, m) ? -1 : 0;
 }
+
+/* Algorithm 2: a sample into an existing histogram (d's statistics already
+ * count it): a far new extreme may take a bin of its own (hist_outlier),
+ * else the end bin widens to it; the sample updates its bin's count, mean
+ * and M2; then maybe one rebalancing step. 0 or -1 (out of memory; the
+ * sample is counted, the histogram valid). */
 int tf_hist_add(tf_dstat *d, uint64_t v, uint32_t k, tf_mem *m) {
   int rc = 0;
   if (v > d->bins[d->nbins - 1].hi) {
@@ -555,7 +558,8 @@ int tf_hist_add(tf_dstat *d, uint64_t v, uint32_t k, tf_mem *m) {
  * rebalancing could not grow the histogram (the sample is counted).
  * Inlined into its caller: it runs twice for every recorded call, and the
  * call itself cost about a tenth of it (bench/RESULTS.md, callgrind). */
-__attribute__((always_inline)) static inline int dstat_add(tf_dstat *d, uint64_t v, uint32_t k, tf_bin *fresh, tf_mem *m) {
+__attribute__((always_inline)) static inline int dstat_add(tf_dstat *d, uint64_t v, uint32_t k, tf_bin *fresh,
+                                                            tf_mem *m) {
   stats_add(d, v);
   if (fresh) {
     tf_bins_release(d->bins, d->nbins, m);
