@@ -115,7 +115,11 @@ run_traced() { # BUILD-DIR BUILD RUN-NAME: BUILD's traced run as RUN-NAME, its r
 }
 
 # a resolved dump's calls per rank and thread, in order, without the rank-wide sequence number
-per_thread() { awk '{ $3 = ""; print }' "$1" | sort -s -k1,1n -k2,2n; }
+# and without the thread's number (threads are numbered in the order of their first MPI call,
+# which the scheduler decides): one line per thread, RANK CALL|CALL|..., sorted
+per_thread() {
+  awk '{ t = $1 " " $2; $1 = $2 = $3 = ""; calls[t] = calls[t] "|" $0 } END { for (t in calls) { split(t, r, " "); print r[1], calls[t] } }' "$1" | sort
+}
 
 # the distinct file:line of a resolved dump's calls; of a CST's mpi and call nodes (a
 # call's return address is the caller's when the callee ends in a tail call of MPI)
@@ -158,10 +162,10 @@ cc() { # NAME [SOURCE...]: default NAME.c wl_common.c
     say "$wl: same output and reference trace ($(wc -l <"$d/cst.dump") calls)"
     return
   fi
-  # threads: each thread's calls in order, whichever way the scheduler interleaved them
-  # (a dump line is RANK THREAD SEQ FUNCTION ...; SEQ counts the rank's calls of all threads)
+  # threads: each thread's calls in order, whichever way the scheduler interleaved (and so
+  # numbered) them (a dump line is RANK THREAD SEQ FUNCTION ...; SEQ counts the rank's calls of all threads)
   if diff <(per_thread "$d/plain.dump") <(per_thread "$d/cst.dump") >/dev/null; then
-    say "$wl: same output and reference trace per thread ($(wc -l <"$d/cst.dump") calls, threads interleaved differently)"
+    say "$wl: same output and reference trace per thread ($(wc -l <"$d/cst.dump") calls, threads interleaved or numbered differently)"
     return
   fi
   # a workload whose calls differ from run to run (threads racing, polling): every call
