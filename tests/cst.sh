@@ -118,7 +118,8 @@ run_traced() { # BUILD-DIR BUILD RUN-NAME: BUILD's traced run as RUN-NAME, its r
 # and without the thread's number (threads are numbered in the order of their first MPI call,
 # which the scheduler decides): one line per thread, RANK CALL|CALL|..., sorted
 per_thread() {
-  awk '{ t = $1 " " $2; $1 = $2 = $3 = ""; calls[t] = calls[t] "|" $0 } END { for (t in calls) { split(t, r, " "); print r[1], calls[t] } }' "$1" | sort
+  awk '{ t = $1 " " $2; $1 = $2 = $3 = ""; calls[t] = calls[t] "|" $0 }
+    END { for (t in calls) { split(t, r, " "); print r[1], calls[t] } }' "$1" | sort
 }
 
 # the distinct file:line of a resolved dump's calls; of a CST's mpi and call nodes (a
