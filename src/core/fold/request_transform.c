@@ -1,8 +1,6 @@
 /* request_transform.c — relative request ids; see request_transform.h. */
 #include "fold/request_transform.h"
 
-#include <stdlib.h>
-
 #include "util/fields.h"
 
 /* Non-special values N = [TF_SPECIAL_MAX+1, INT64_MAX] are the ring Z/M,
@@ -18,11 +16,6 @@ static inline uint64_t ring_sub(uint64_t a, uint64_t b) { return a >= b ? a - b 
 static inline uint64_t ring_add(uint64_t a, uint64_t b) { return b >= RING_M - a ? b - (RING_M - a) : a + b; }
 static inline int64_t store(uint64_t r) { return (int64_t)(r <= (uint64_t)INT64_MAX ? r : r + NSPECIAL); }
 static inline uint64_t load(int64_t s) { return s >= 0 ? (uint64_t)s : (uint64_t)s - NSPECIAL; }
-
-/* Fields split on the stack for up to this many fields (the recorder's
- * functions have at most 32); more, from a trace's own function table, on
- * the heap. */
-#define STACK_FIELDS 64
 
 /* One value of a request field (kind TF_FIELD_REQ or TF_FIELD_REQ_NEW), in place. */
 static void transform_value(tf_req_transform *c, unsigned kind, int64_t *v, int decode) {
@@ -46,23 +39,18 @@ static void transform_scalars(tf_req_transform *c, const tf_func_desc *fd, int64
     if (is_req(fd->fields[k].kind)) transform_value(c, fd->fields[k].kind, &vals[k], decode);
 }
 
+/* The request fields' values transformed in place, walking the values as
+ * tf_event_fits does; -1 and nothing changed if they do not fit. */
 static int transform(tf_req_transform *c, const tf_func_desc *fd, int64_t *vals, uint32_t nvals, int decode) {
-  if (nvals == fd->nfields && (vals || !nvals) && tf_func_all_scalar(fd)) { /* the usual case, without the splitter */
-    transform_scalars(c, fd, vals, decode);
-    return 0;
+  if (!tf_event_fits(fd, vals, nvals)) return -1;
+  for (uint32_t k = 0, pos = 0; k < fd->nfields; k++) {
+    const tf_field_desc *f = &fd->fields[k];
+    uint32_t n = f->is_array ? (uint32_t)vals[pos++] : 1;
+    if (is_req(f->kind))
+      for (uint32_t j = 0; j < n; j++) transform_value(c, f->kind, &vals[pos + j], decode);
+    pos += n;
   }
-  tf_field_value stack[STACK_FIELDS];
-  tf_field_value *f = fd->nfields <= STACK_FIELDS ? stack : malloc(fd->nfields * sizeof *f);
-  if (!f) return -1;
-  int rc = tf_event_fields(fd, vals, nvals, f) == TF_OK ? 0 : -1;
-  for (uint32_t k = 0; rc == 0 && k < fd->nfields; k++) {
-    unsigned kind = f[k].desc->kind;
-    if (!is_req(kind)) continue;
-    int64_t *v = vals + (f[k].v - vals); /* the field's values, writable */
-    for (uint32_t j = 0; j < f[k].n; j++) transform_value(c, kind, &v[j], decode);
-  }
-  if (f != stack) free(f);
-  return rc;
+  return 0;
 }
 
 int tf_req_transform_apply(tf_req_transform *c, const tf_func_desc *fd, int64_t *vals, uint32_t nvals) {

@@ -3,6 +3,7 @@
 #include "format/compressor.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "fold/cst_guide.h"
 #include "format/segment.h"
@@ -96,7 +97,7 @@ int tf_compressor_event(tf_compressor *c, tf_file_writer *w, uint32_t fn, uint32
       c->scratch = s;
       c->nscratch = nvals;
     }
-    for (uint32_t i = 0; i < nvals; i++) c->scratch[i] = vals[i];
+    memcpy(c->scratch, vals, nvals * sizeof *vals);
     /* in the rank's event order, whatever the thread (doc/FORMAT.md 2.5) */
     if (c->shape[fn] == TF_SHAPE_SCALAR_REQS) tf_req_transform_apply_scalars(&c->codec, &c->funcs[fn], c->scratch);
     else if (tf_req_transform_apply(&c->codec, &c->funcs[fn], c->scratch, nvals)) return -1;

@@ -244,14 +244,16 @@ int tf_file_writer_event(tf_file_writer *w, uint32_t fn, uint32_t thread, uint32
     return -2;
   /* reserve the worst case first: an event is written whole or not at all */
   if (w->io_error || tf_buf_reserve(b, 1 + 6 * 10 + (size_t)nvals * 10)) return -1;
-  b->data[b->len++] = REC_EVENT;
-  tf_buf_put_uvar_reserved(b, fn);
-  tf_buf_put_uvar_reserved(b, thread);
-  tf_buf_put_uvar_reserved(b, callsite_index);
-  tf_buf_put_uvar_reserved(b, compute_ns);
-  tf_buf_put_uvar_reserved(b, duration_ns);
-  tf_buf_put_uvar_reserved(b, nvals);
-  for (uint32_t i = 0; i < nvals; i++) tf_buf_put_uvar_reserved(b, tf_zigzag(vals[i]));
+  uint8_t *p = b->data + b->len;
+  *p++ = REC_EVENT;
+  p = tf_uvar_at(p, fn);
+  p = tf_uvar_at(p, thread);
+  p = tf_uvar_at(p, callsite_index);
+  p = tf_uvar_at(p, compute_ns);
+  p = tf_uvar_at(p, duration_ns);
+  p = tf_uvar_at(p, nvals);
+  for (uint32_t i = 0; i < nvals; i++) p = tf_uvar_at(p, tf_zigzag(vals[i]));
+  b->len = (size_t)(p - b->data);
   w->nevents++;
   if (b->len >= TF_FLUSH_AT) flush_buf(w);
   return w->io_error ? -1 : 0;

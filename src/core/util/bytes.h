@@ -37,15 +37,20 @@ static inline void tf_buf_put_bytes(tf_buf *b, const void *p, size_t n) {
   b->len += n;
 }
 static inline void tf_buf_put_u8(tf_buf *b, uint8_t v) { tf_buf_put_bytes(b, &v, 1); }
-/* A varint into room reserved beforehand (tf_buf_reserve: 10 bytes each). */
-static inline void tf_buf_put_uvar_reserved(tf_buf *b, uint64_t v) {
-  uint8_t *p = b->data + b->len;
+/* A varint at p, in room reserved beforehand (10 bytes): the byte after it.
+ * For runs of varints (an event's values) kept in a local pointer, so that
+ * the buffer's length is stored once, not after every value. */
+static inline uint8_t *tf_uvar_at(uint8_t *p, uint64_t v) {
   while (v >= 0x80) {
     *p++ = (uint8_t)(v | 0x80);
     v >>= 7;
   }
   *p++ = (uint8_t)v;
-  b->len = (size_t)(p - b->data);
+  return p;
+}
+/* A varint into room reserved beforehand (tf_buf_reserve: 10 bytes each). */
+static inline void tf_buf_put_uvar_reserved(tf_buf *b, uint64_t v) {
+  b->len = (size_t)(tf_uvar_at(b->data + b->len, v) - b->data);
 }
 static inline void tf_buf_put_uvar(tf_buf *b, uint64_t v) {
   if (tf_buf_reserve(b, 10)) {

@@ -30,6 +30,22 @@ static tf_status split(const tf_func_desc *fd, const int64_t *vals, uint32_t nva
   return TF_ERR_FORMAT;
 }
 
+/* split's answer alone: one pass without the fields' output. */
+int tf_event_fits(const tf_func_desc *fd, const int64_t *vals, uint32_t nvals) {
+  uint32_t pos = 0;
+  for (uint32_t k = 0; k < fd->nfields; k++) {
+    if (pos >= nvals) return 0;
+    if (fd->fields[k].is_array) {
+      int64_t len = vals[pos++];
+      if (len < 0 || (uint64_t)len > nvals - pos) return 0;
+      pos += (uint32_t)len;
+    } else {
+      pos++;
+    }
+  }
+  return pos == nvals;
+}
+
 tf_status tf_event_fields(const tf_func_desc *fd, const int64_t *vals, uint32_t nvals, tf_field_value *out) {
   if (!fd || (!vals && nvals)) return TF_ERR_ARG;
   uint32_t k, pos;
@@ -41,9 +57,10 @@ tf_status tf_event_fields_why(const tf_func_desc *fd, const int64_t *vals, uint3
     if (why && len) snprintf(why, len, "no function, or values missing");
     return TF_ERR_ARG;
   }
+  if (tf_event_fits(fd, vals, nvals)) return TF_OK;
   uint32_t k, pos;
   tf_status st = split(fd, vals, nvals, NULL, &k, &pos);
-  if (st == TF_OK || !why || !len) return st;
+  if (!why || !len) return st;
   if (k == fd->nfields)
     snprintf(why, len, "%s: %u values, but its %u fields take %u", fd->name, nvals, fd->nfields, pos);
   else if (pos >= nvals)

@@ -14,6 +14,11 @@
  * that does not fit, or the values left over, in why. */
 tf_status tf_event_fields_why(const tf_func_desc *fd, const int64_t *vals, uint32_t nvals, char *why, size_t len);
 
+/* 1 if vals fit fd's fields, 0 if not: tf_event_fields's answer without
+ * the split, for the hot paths (the recorder's check of every call, the
+ * request transform). */
+int tf_event_fits(const tf_func_desc *fd, const int64_t *vals, uint32_t nvals);
+
 /* 1 if fd has no array field: its values fit when there are exactly
  * fd->nfields of them (the hot paths' shortcut past tf_event_fields_why). */
 int tf_func_all_scalar(const tf_func_desc *fd);
