@@ -256,6 +256,28 @@ void tf_put_grow(tf_call *c, int64_t v) {
   th->vals[th->nvals++] = v;
 }
 
+int64_t *tf_put_room_grown(tf_call *c, uint32_t n) {
+  tf_thread *th = c->th;
+  if (c->oom) return NULL;
+  if (n > UINT32_MAX / 2 - th->nvals) {
+    c->oom = 1;
+    return NULL;
+  }
+  own_buffers(th);
+  uint32_t cap = th->cap ? th->cap : 256;
+  while (cap - th->nvals < n) cap *= 2;
+  int64_t *nv = realloc(th->vals, cap * sizeof *nv);
+  if (!nv) {
+    c->oom = 1;
+    return NULL;
+  }
+  th->vals = nv;
+  th->cap = cap;
+  int64_t *p = th->vals + th->nvals;
+  th->nvals += n;
+  return p;
+}
+
 __attribute__((noinline)) static void *scratch_grown(tf_call *c, int kind, size_t bytes) {
   tf_thread *th = c->th;
   own_buffers(th);

@@ -146,6 +146,18 @@ static inline void tf_put(tf_call *c, int64_t v) {
   else tf_put_grow(c, v);
 }
 static inline void tf_put_len(tf_call *c, int n) { tf_put(c, n); }
+/* Room for n more values, appended now, for the caller to fill (arrays);
+ * NULL if memory is short (the call is then dropped, tf_call_oom). */
+int64_t *tf_put_room_grown(tf_call *c, uint32_t n);
+static inline int64_t *tf_put_room(tf_call *c, uint32_t n) {
+  tf_thread *th = c->th;
+  if (__builtin_expect(th->cap - th->nvals >= n, 1)) {
+    int64_t *p = th->vals + th->nvals;
+    th->nvals += n;
+    return p;
+  }
+  return tf_put_room_grown(c, n);
+}
 /* The call's values so far (valid until the next tf_put). */
 static inline const int64_t *tf_call_values(const tf_call *c, uint32_t *n) {
   *n = c->th->nvals - c->base;

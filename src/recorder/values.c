@@ -126,23 +126,25 @@ void tf_put_req_status(tf_call *c, const tf_req_snap *s, const MPI_Status *st, i
 
 /* three arrays (src, tag, bytes) over the completed requests listed by idx */
 static void put_status_arrays(tf_call *c, const tf_req_snap *snaps, int n, const int *idx, const MPI_Status *sts) {
-  for (int w = 0; w < 3; w++) { /* 0: source, 1: tag, 2: bytes */
-    tf_put_len(c, n);
-    for (int k = 0; k < n; k++) {
-      const tf_req_snap *s = &snaps[idx ? idx[k] : k];
-      const MPI_Status *st = &sts[k];
-      if (s->kind != TF_REQ_RECV) {
-        tf_put(c, TF_NONE);
-      } else if (w == 0) {
-        tf_put(c, tf_peer(&s->ci, st->MPI_SOURCE));
-      } else if (w == 1) {
-        tf_put(c, tf_tag_val(st->MPI_TAG));
-      } else {
-        int cnt = 0;
-        PMPI_Get_count(st, MPI_BYTE, &cnt);
-        tf_put(c, cnt == MPI_UNDEFINED ? TF_UNDEFINED : cnt);
-      }
+  int64_t *v = n < (1 << 28) ? tf_put_room(c, 3 * ((uint32_t)n + 1)) : NULL;
+  if (!v) {
+    tf_call_oom(c);
+    return;
+  }
+  int64_t *src = v + 1, *tag = src + n + 1, *bytes = tag + n + 1; /* each array after its length */
+  v[0] = src[n] = tag[n] = n;
+  for (int k = 0; k < n; k++) {
+    const tf_req_snap *s = &snaps[idx ? idx[k] : k];
+    const MPI_Status *st = &sts[k];
+    if (s->kind != TF_REQ_RECV) {
+      src[k] = tag[k] = bytes[k] = TF_NONE;
+      continue;
     }
+    int cnt = 0;
+    PMPI_Get_count(st, MPI_BYTE, &cnt);
+    src[k] = tf_peer(&s->ci, st->MPI_SOURCE);
+    tag[k] = tf_tag_val(st->MPI_TAG);
+    bytes[k] = cnt == MPI_UNDEFINED ? TF_UNDEFINED : cnt;
   }
 }
 
