@@ -272,8 +272,6 @@ void tf_dstat_union_sq(tf_dstat *out, const tf_dstat *a, const tf_dstat *b) {
 
 /* ------------------------------------------------------------ bins */
 
-
-
 /* Welford within one bin (in doubles: bin means are estimates). The new
  * mean lies between the old one and x, both inside the bin: it is kept from
  * rounding past x, so it stays inside the bin and delta * (x - mean) >= 0. */
@@ -591,7 +589,11 @@ int tf_timing_add(tf_timing *t, tf_timing_mode mode, uint32_t k, uint32_t prev_f
   if (mode != TF_TIMING_STATS && mode != TF_TIMING_HISTOGRAM && mode != TF_TIMING_PATH) return 0;
   uint32_t nb = mode_bins(mode, k);
   if (mode != TF_TIMING_PATH || prev_fn == TF_PREV_NONE) prev_fn = prev_site = TF_PREV_NONE;
-  tf_tpath *p = tf_timing_path_find(t, prev_fn, prev_site);
+  tf_tpath *p = t->last < t->npaths ? &t->paths[t->last] : NULL; /* a loop's event comes from the same path again */
+  if (!p || p->prev_fn != prev_fn || p->prev_site != prev_site) {
+    p = tf_timing_path_find(t, prev_fn, prev_site);
+    if (p) t->last = (uint32_t)(p - t->paths);
+  }
   /* secure every allocation first: the sample goes into both summaries or neither */
   tf_bin *fc = NULL, *fd = NULL;
   if (nb && (!p || !p->compute.n) && !(fc = tf_bins_alloc(nb, m))) return -1;
@@ -607,6 +609,7 @@ int tf_timing_add(tf_timing *t, tf_timing_mode mode, uint32_t k, uint32_t prev_f
       return -1;
     }
     p = &t->paths[t->npaths - 1];
+    t->last = t->npaths - 1;
   }
   int rc = dstat_add(&p->compute, compute, nb, fc, m);
   return dstat_add(&p->duration, duration, nb, fd, m) || rc ? -1 : 0;

@@ -71,6 +71,7 @@ void tf_rankmeans_merge(tf_rankmeans *a, const tf_rankmeans *b);
 
 typedef struct tf_timing {
   uint32_t npaths; /* 0 in mode none; 1 in stats and histogram modes */
+  uint32_t last;   /* tf_timing_add: the path it found last, looked at first (a hint: checked) */
   tf_tpath *paths;
   tf_rankmeans compute, duration; /* merged traces only (tf_timing_set_rank) */
 } tf_timing;
