@@ -241,19 +241,8 @@ void tf_call_done(tf_call *c) {
 }
 
 void tf_put_grow(tf_call *c, int64_t v) {
-  tf_thread *th = c->th;
-  if (th->nvals == th->cap) {
-    own_buffers(th);
-    uint32_t cap = th->cap ? 2 * th->cap : 256;
-    int64_t *nv = realloc(th->vals, cap * sizeof *nv);
-    if (!nv) {
-      c->oom = 1;
-      return;
-    }
-    th->vals = nv;
-    th->cap = cap;
-  }
-  th->vals[th->nvals++] = v;
+  int64_t *p = tf_put_room_grown(c, 1);
+  if (p) *p = v;
 }
 
 int64_t *tf_put_room_grown(tf_call *c, uint32_t n) {

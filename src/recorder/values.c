@@ -126,7 +126,7 @@ void tf_put_req_status(tf_call *c, const tf_req_snap *s, const MPI_Status *st, i
 
 /* three arrays (src, tag, bytes) over the completed requests listed by idx */
 static void put_status_arrays(tf_call *c, const tf_req_snap *snaps, int n, const int *idx, const MPI_Status *sts) {
-  int64_t *v = n < (1 << 28) ? tf_put_room(c, 3 * ((uint32_t)n + 1)) : NULL;
+  int64_t *v = n >= 0 && n < (1 << 28) ? tf_put_room(c, 3 * ((uint32_t)n + 1)) : NULL;
   if (!v) {
     tf_call_oom(c);
     return;
