@@ -266,7 +266,8 @@ merge_by_cst() {
   printf 'tracefold-cst 1\nloop 0 for x.c:1:1\n' >"$d/bad.cst"
   local rc=0
   "$cli" show --cst "$d/bad.cst" "$d/cst.tf" >/dev/null 2>"$d/bad.err" || rc=$?
-  [ "$rc" -eq 1 ] && grep -q "bad.cst" "$d/bad.err" || bad "show --cst of a malformed CST file: exit $rc, not 1 naming it"
+  [ "$rc" -eq 1 ] && grep -q "^tracefold show: .*bad.cst" "$d/bad.err" ||
+    bad "show --cst of a malformed CST file: exit $rc, not 1 with a line 'tracefold show: ...bad.cst...'"
   [ "${loops[cst]}" -le "${loops[keys]}" ] || bad "cstbranch: more loop nodes merged by CST ids than by keys"
   [ "${bytes[cst]}" -le "${bytes[keys]}" ] || bad "cstbranch: more bytes merged by CST ids than by keys"
 }

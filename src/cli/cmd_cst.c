@@ -95,7 +95,7 @@ int cmd_cst(int argc, char **argv) {
   cst t;
   rc = TF_EXIT_FAILED;
   if (cst_file) {
-    if (cst_read(cst_file, &t)) goto done;
+    if (cst_read("tracefold cst", cst_file, &t)) goto done;
   } else {
 #ifdef TF_HAVE_LIBCLANG
     if (compdb ? cst_analyse_compdb(compdb, &t, stderr) : cst_analyse(sources, nsources, flags, nflags, &t, stderr))

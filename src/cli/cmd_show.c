@@ -224,7 +224,7 @@ int cmd_show(int argc, char **argv) {
     } else
       i++;
   }
-  if (cst_path && cst_read(cst_path, &program)) return 1; /* cst_read named the file and the problem */
+  if (cst_path && cst_read("tracefold show", cst_path, &program)) return 1; /* cst_read named the file and the problem */
   int no_time, rc = tf_take_options(&argc, &argv, "show", &rank, &no_time);
   if (rc) {
     cst_free(&program);

@@ -45,8 +45,9 @@ extern const char *const cst_kind_names[CST_NKINDS];
 /* ---- cst_format.c: the text format (doc/CST.md) */
 /* Write the CST; 0, or -1 (errno) when writing failed. */
 int cst_write(const cst *t, FILE *f);
-/* Read a CST file; 0, or -1 after one line on stderr naming the file, line and the problem. */
-int cst_read(const char *path, cst *t);
+/* Read a CST file; 0, or -1 after one line on stderr naming the file, line
+ * and the problem, after `who` (the command: "tracefold show"). */
+int cst_read(const char *who, const char *path, cst *t);
 /* The tree as indented lines, calls of functions expanded in place from
  * `root` ("main" when NULL and there is one; otherwise every function). */
 int cst_show(const cst *t, const char *root, FILE *f);

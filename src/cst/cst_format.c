@@ -71,8 +71,8 @@ int cst_write(const cst *t, FILE *f) {
   return fflush(f) == 0 && !ferror(f) ? 0 : -1;
 }
 
-static int bad(const char *path, int line, const char *what) {
-  fprintf(stderr, "tracefold cst: %s:%d: %s\n", path, line, what);
+static int bad(const char *who, const char *path, int line, const char *what) {
+  fprintf(stderr, "%s: %s:%d: %s\n", who, path, line, what);
   return -1;
 }
 
@@ -93,11 +93,11 @@ static int split_location(char *loc, unsigned *line, unsigned *col) {
   return 0;
 }
 
-int cst_read(const char *path, cst *t) {
+int cst_read(const char *who, const char *path, cst *t) {
   memset(t, 0, sizeof *t);
   FILE *f = fopen(path, "r");
   if (!f) {
-    fprintf(stderr, "tracefold cst: %s: %s\n", path, strerror(errno));
+    fprintf(stderr, "%s: %s: %s\n", who, path, strerror(errno));
     return -1;
   }
   char buf[8192];
@@ -108,59 +108,59 @@ int cst_read(const char *path, cst *t) {
     size_t len = strlen(buf);
     if (len && buf[len - 1] == '\n') buf[--len] = '\0';
     else if (!feof(f)) {
-      rc = bad(path, lineno, "line too long");
+      rc = bad(who, path, lineno, "line too long");
       break;
     }
     if (lineno == 1) {
-      if (strcmp(buf, "tracefold-cst 1") != 0) rc = bad(path, lineno, "not a CST file (expected \"tracefold-cst 1\")");
+      if (strcmp(buf, "tracefold-cst 1") != 0) rc = bad(who, path, lineno, "not a CST file (expected \"tracefold-cst 1\")");
       continue;
     }
     int indent = 0;
     while (buf[indent] == ' ') indent++;
     if (indent % 2 || indent / 2 >= 256) {
-      rc = bad(path, lineno, "indentation is not two spaces a level");
+      rc = bad(who, path, lineno, "indentation is not two spaces a level");
       break;
     }
     int depth = indent / 2;
     char kind[16], name[4096], loc[4096];
     int id, used = 0;
     if (sscanf(buf + indent, "%15s %d %4095s %4095s%n", kind, &id, name, loc, &used) != 4 || buf[indent + used]) {
-      rc = bad(path, lineno, "expected KIND ID NAME FILE:LINE:COL");
+      rc = bad(who, path, lineno, "expected KIND ID NAME FILE:LINE:COL");
       break;
     }
     int k = 0;
     while (k < CST_NKINDS && strcmp(kind, cst_kind_names[k]) != 0) k++;
     if (k == CST_NKINDS) {
-      rc = bad(path, lineno, "unknown node kind");
+      rc = bad(who, path, lineno, "unknown node kind");
       break;
     }
     if ((depth == 0) != (k == CST_FUNC)) {
-      rc = bad(path, lineno, "a func is a top-level line, every other node is inside one");
+      rc = bad(who, path, lineno, "a func is a top-level line, every other node is inside one");
       break;
     }
     if (id != t->n) {
-      rc = bad(path, lineno, "node ids must count 0, 1, ... in file order");
+      rc = bad(who, path, lineno, "node ids must count 0, 1, ... in file order");
       break;
     }
     if (depth > 0 && (t->n == 0 || depth > t->nodes[t->n - 1].depth + 1)) {
-      rc = bad(path, lineno, "indented more than one level below the line above");
+      rc = bad(who, path, lineno, "indented more than one level below the line above");
       break;
     }
     unsigned line = 0, col = 0;
     if (split_location(loc, &line, &col)) {
-      rc = bad(path, lineno, "malformed location (expected FILE:LINE:COL or -)");
+      rc = bad(who, path, lineno, "malformed location (expected FILE:LINE:COL or -)");
       break;
     }
     int parent = depth ? stack[depth - 1] : -1;
     int i = cst_add(t, parent, (cst_kind)k, name, loc, line, col);
     if (i < 0) {
-      rc = bad(path, lineno, "out of memory");
+      rc = bad(who, path, lineno, "out of memory");
       break;
     }
     stack[depth] = i;
   }
-  if (rc == 0 && ferror(f)) rc = bad(path, lineno, strerror(errno));
-  if (rc == 0 && lineno == 0) rc = bad(path, 1, "empty file (expected \"tracefold-cst 1\")");
+  if (rc == 0 && ferror(f)) rc = bad(who, path, lineno, strerror(errno));
+  if (rc == 0 && lineno == 0) rc = bad(who, path, 1, "empty file (expected \"tracefold-cst 1\")");
   fclose(f);
   if (rc) cst_free(t);
   return rc;
