@@ -114,6 +114,7 @@ int tf_compressor_event(tf_compressor *c, tf_file_writer *w, uint32_t fn, uint32
   tf_prev_get(&c->prev, thread, &prev_fn, &prev_site);
   if (tf_prev_set(&c->prev, thread, (uint32_t)file_fn, site)) f->mem.failed = 1;
   size_t before = f->mem.bytes + c->order_mem.bytes;
+  int was_flat = f->flat;
   if (tf_folder_push(f, (uint32_t)file_fn, thread, site, compute_ns, duration_ns, prev_fn, prev_site, nvals, vals)) {
     c->failed = 1;
     return -1;
@@ -127,7 +128,7 @@ int tf_compressor_event(tf_compressor *c, tf_file_writer *w, uint32_t fn, uint32
   c->nevents++;
   if (thread + 1 > c->nthreads) c->nthreads = thread + 1;
   if (f->flat) {
-    c->flat_events++;
+    c->flat_events += was_flat ? 1 : f->run.nevents; /* a switch: the window's events too, if shadowed */
     if (f->run.nevents >= f->flat_retry) { /* try folding again, in a new segment (folder.h) */
       if (write_segment(c, w)) return -1;
       f->flat = 0;
