@@ -33,20 +33,26 @@ int tf_flatrun_push(tf_flatrun *r, uint32_t fn, uint32_t thread, uint32_t site, 
 }
 
 void tf_flatrun_clear(tf_flatrun *r, tf_mem *m) {
-  m->bytes -= r->bytes.cap;
-  tf_buf_free(&r->bytes);
+  if (!r->borrowed) {
+    m->bytes -= r->bytes.cap;
+    tf_buf_free(&r->bytes);
+  }
   *r = (tf_flatrun){0};
 }
 
 /* TF_PREV_NONE as 0, an index as index + 1 */
 static uint64_t put_prev(uint32_t v) { return v == TF_PREV_NONE ? 0 : (uint64_t)v + 1; }
 
-void tf_flatrun_encode(tf_buf *b, const tf_flatrun *r) {
+void tf_flatrun_encode_head(tf_buf *b, const tf_flatrun *r) {
   tf_buf_put_uvar(b, r->thread);
   tf_buf_put_uvar(b, put_prev(r->prev_fn));
   tf_buf_put_uvar(b, put_prev(r->prev_site));
   tf_buf_put_uvar(b, r->nevents);
   tf_buf_put_uvar(b, r->bytes.len);
+}
+
+void tf_flatrun_encode(tf_buf *b, const tf_flatrun *r) {
+  tf_flatrun_encode_head(b, r);
   tf_buf_put_bytes(b, r->bytes.data, r->bytes.len);
 }
 
@@ -94,7 +100,8 @@ static int read_head(tf_cursor *c, uint32_t nfuncs, uint32_t ncallsites, uint32_
   return 0;
 }
 
-int tf_flatrun_read(tf_cursor *c, uint32_t nfuncs, uint32_t ncallsites, tf_flatrun *r, tf_mem *m, const char **why) {
+int tf_flatrun_read(tf_cursor *c, uint32_t nfuncs, uint32_t ncallsites, int borrow, tf_flatrun *r, tf_mem *m,
+                    const char **why) {
   tf_cursor e;
   *r = (tf_flatrun){0};
   if (read_head(c, nfuncs, ncallsites, 0, r, &e, why)) return -1;
@@ -107,6 +114,11 @@ int tf_flatrun_read(tf_cursor *c, uint32_t nfuncs, uint32_t ncallsites, tf_flatr
   }
   if (e.p != e.end) return fail(why, "flat run longer than its events");
   size_t len = (size_t)(e.end - start);
+  if (borrow) {
+    r->bytes = (tf_buf){(uint8_t *)start, len, len, 0};
+    r->borrowed = 1;
+    return 0;
+  }
   if (tf_buf_reserve(&r->bytes, len ? len : 1)) return fail(why, "out of memory");
   m->bytes += r->bytes.cap;
   tf_buf_put_bytes(&r->bytes, start, len);
@@ -115,6 +127,18 @@ int tf_flatrun_read(tf_cursor *c, uint32_t nfuncs, uint32_t ncallsites, tf_flatr
 
 int tf_flatrun_renumber(tf_flatrun *r, uint32_t (*fn_to)(const void *, uint32_t), const void *ctx_fn,
                         uint32_t (*site_to)(const void *, uint32_t), const void *ctx_site, tf_mem *m) {
+  int same = r->prev_fn == TF_PREV_NONE ||
+             (fn_to(ctx_fn, r->prev_fn) == r->prev_fn && site_to(ctx_site, r->prev_site) == r->prev_site);
+  tf_cursor s = {r->bytes.data, r->bytes.data + r->bytes.len, 0};
+  for (uint64_t k = 0; k < r->nevents && same && !s.bad; k++) { /* most often the indices stay: nothing to copy */
+    uint64_t fn = tf_cur_uvar(&s), site = tf_cur_uvar(&s);
+    same = fn_to(ctx_fn, (uint32_t)fn) == fn && site_to(ctx_site, (uint32_t)site) == site;
+    tf_cur_uvar(&s);
+    tf_cur_uvar(&s);
+    uint64_t nvals = tf_cur_uvar(&s);
+    for (uint64_t j = 0; j < nvals && !s.bad; j++) tf_cur_uvar(&s);
+  }
+  if (same && !s.bad) return 0;
   tf_buf out = {0};
   if (tf_buf_reserve(&out, r->bytes.len + r->bytes.len / 4 + 16)) return -1; /* indices may grow a byte each */
   tf_cursor e = {r->bytes.data, r->bytes.data + r->bytes.len, 0};
@@ -138,8 +162,11 @@ int tf_flatrun_renumber(tf_flatrun *r, uint32_t (*fn_to)(const void *, uint32_t)
     r->prev_site = site_to(ctx_site, r->prev_site);
   }
   m->bytes += out.cap;
-  m->bytes -= r->bytes.cap;
-  tf_buf_free(&r->bytes);
+  if (!r->borrowed) {
+    m->bytes -= r->bytes.cap;
+    tf_buf_free(&r->bytes);
+  }
+  r->borrowed = 0;
   r->bytes = out;
   return 0;
 }

@@ -388,18 +388,20 @@ int tf_mtrace_add_callsite(tf_mtrace *t, const tf_callsite *c) {
 static tf_mnode *run_take(tf_fnode *x, int64_t rank, tf_mem *m, tf_mem *xm) {
   if (!x->run) return NULL;
   tf_flatrun r = *x->run;
-  if (x->run_owned) { /* moved */
+  size_t counted = r.borrowed ? 0 : r.bytes.cap; /* a borrowed run's bytes are in the file, counted nowhere */
+  if (x->run_owned) { /* moved (borrowed: still in the file) */
     x->run->bytes = (tf_buf){0};
-    xm->bytes -= r.bytes.cap;
+    xm->bytes -= counted;
   } else { /* copied */
     r.bytes = (tf_buf){0};
+    r.borrowed = 0;
     if (tf_buf_reserve(&r.bytes, x->run->bytes.len + 1)) {
       m->failed = 1;
       return NULL;
     }
     tf_buf_put_bytes(&r.bytes, x->run->bytes.data, x->run->bytes.len);
   }
-  m->bytes += r.bytes.cap;
+  if (!r.borrowed) m->bytes += r.bytes.cap;
   tf_mnode *y = tf_mnode_from_run(&r, rank, m);
   if (!y) tf_flatrun_clear(&r, m);
   return y;
