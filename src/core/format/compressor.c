@@ -135,7 +135,8 @@ int tf_compressor_event(tf_compressor *c, tf_file_writer *w, uint32_t fn, uint32
       c->flat_trials++;
       return 0;
     }
-    if (f->run.nevents >= TF_FLATRUN_MAX) { /* a long run: its segment is written, the stream stays flat */
+    if (f->run.bytes.len >= TF_FLATRUN_MAX_BYTES) { /* a long run: its segment is written, the stream stays flat */
+      f->flat_retry -= f->run.nevents; /* the trial still comes after as many events (more than these, above) */
       c->flat_trials++;
       return write_segment(c, w) ? -1 : 0;
     }
