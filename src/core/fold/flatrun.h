@@ -25,6 +25,10 @@ typedef struct tf_flatrun {
   uint32_t thread;  /* the stream's thread */
   uint32_t prev_fn, prev_site; /* the thread's event before the run's first (path timing), or TF_PREV_NONE */
   int borrowed; /* bytes.data is in a buffer of the caller's (tf_flatrun_read), never freed nor counted here */
+  /* the functions its events name, when all are below 256 (fns_known: set by tf_flatrun_read and
+   * tf_flatrun_renumber, which walk every event anyway), so that the merge need not walk them again */
+  int fns_known;
+  uint64_t fns[4];
 } tf_flatrun;
 
 /* Append one event (the run's first sets thread and prev). 0, or -1 out of
@@ -52,7 +56,7 @@ typedef struct tf_flat_event {
 int tf_flatrun_next(tf_cursor *e, uint32_t nfuncs, uint32_t ncallsites, tf_flat_event *ev, const char **why);
 
 /* A run's node body from c (as tf_flatrun_encode writes it), checked
- * event by event without building anything: r->bytes then holds a copy of
+ * event by event without building anything (r->fns set): r->bytes then holds a copy of
  * its events (counted in m), or with borrow its events where they are in
  * c's buffer, which must outlive r (r->borrowed). 0, or -1 with a reason
  * in *why. */

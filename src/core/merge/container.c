@@ -107,10 +107,12 @@ static size_t frame(ZSTD_CCtx *cx, void *z, size_t cap, const tf_buf *raw, int l
  * second pass took a third of MPI_Finalize (415,359 events: 1.32 s with it, 0.84-0.99 s without). */
 #define LARGE_BODY ((size_t)1 << 20)
 
-/* A large body's frame: streamed piece by piece, the level's search with smaller tables than the level's own
- * (at level 9 zstd would take 13 MB for a body of a few megabytes; these take 3.4 MB, for a frame about 2%
- * larger on bench_irregular's flat runs), bench/RESULTS.md "Irregular streams: the finalize copies". */
-enum { LARGE_WINDOW_LOG = 20, LARGE_HASH_LOG = 18, LARGE_CHAIN_LOG = 17 };
+/* A large body's frame: streamed piece by piece, at level 3 at most, with tables of its own. A large body is
+ * flat runs (an irregular stream's events, doc/FOLDING.md "Flat runs"), where level 9 (and its 13 MB of
+ * tables for a body of a few megabytes) took 0.22 s for bench_irregular's 415,359 events (12.3 MB of body, 1.52
+ * MB compressed) and these take 0.03-0.05 s and 2.6 MB, for 1.63 MB (bench/RESULTS.md "Irregular streams:
+ * memory and time at MPI_Finalize"). */
+enum { LARGE_LEVEL = 3, LARGE_WINDOW_LOG = 20, LARGE_HASH_LOG = 18, LARGE_CHAIN_LOG = 17 };
 
 typedef struct stream {
   ZSTD_CCtx *cx;
@@ -133,6 +135,7 @@ static int stream_put(void *ctx, const uint8_t *p, size_t len) {
 static int large_frame(const tf_body *body, int level, tf_buf *z) {
   stream s = {ZSTD_createCCtx(), {0}};
   size_t total = body->b.len + body->ext_len;
+  level = level < LARGE_LEVEL ? level : LARGE_LEVEL;
   int rc = !s.cx || ZSTD_isError(ZSTD_CCtx_setParameter(s.cx, ZSTD_c_compressionLevel, level)) ||
            ZSTD_isError(ZSTD_CCtx_setParameter(s.cx, ZSTD_c_windowLog, LARGE_WINDOW_LOG)) ||
            ZSTD_isError(ZSTD_CCtx_setParameter(s.cx, ZSTD_c_hashLog, LARGE_HASH_LOG)) ||

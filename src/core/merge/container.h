@@ -55,8 +55,8 @@ size_t tf_container_open_section(tf_body *body, uint8_t id);
 void tf_container_close_section(tf_body *body, size_t start);
 /* The file: magic, version, body stored (zstd_level 0) or in one zstd frame,
  * with or without the built-in dictionary, whichever is smallest; CRC. A
- * large body is compressed as a stream, piece after piece, never copied
- * whole, with the level's search but tables of a few megabytes. */
+ * large body (flat runs' bytes) is compressed as a stream, piece after
+ * piece, never copied whole, at level 3 at most with tables of 2.6 MB. */
 void tf_container_put_file(tf_buf *out, const tf_body *body, int zstd_level);
 
 /* Reading: the file's sections, checked and decompressed. TF_OK, or an
