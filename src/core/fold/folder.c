@@ -603,7 +603,7 @@ static void drop_window(tf_folder *f) {
   tf_folder_reset(f); /* counts back to 0: nothing else is held */
   f->run = run;
   f->mem.bytes += run.bytes.cap;
-  f->nevents = nevents;
+  f->nevents = f->win_events = nevents;
 }
 
 static int measure(tf_folder *f) {
