@@ -970,7 +970,9 @@ static void test_flat_runs(void) {
   CHECK(r.ok);
   CHECKF(r.flat_events > irregular / 2, "only %" PRIu64 " of %zu irregular events went to flat runs", r.flat_events,
          irregular);
-  CHECKF(r.flat_events < irregular + 64 * 16, "%" PRIu64 " events flat: the regular phase did not fold again",
+  /* at most one run (up to 32 windows here) reaches into the regular phase; the windows whose folding was tried
+   * and did not pay are counted flat too (kept as the run they shadowed, folder.h) */
+  CHECKF(r.flat_events < irregular + 64 * 32, "%" PRIu64 " events flat: the regular phase did not fold again",
          r.flat_events);
   CHECKF(r.comp_size * 2 < r.flat_size, "compressed %ld bytes, flat %ld", r.comp_size, r.flat_size);
   stream_free(&s);

@@ -191,8 +191,30 @@ static int write_run(run *R, size_t cap, int mixed_caps) {
  * (tf_mtrace_decode_runs); set with stream_flat_window (merge_round_trip). */
 static int keep_runs;
 
+/* The files loaded with keep_runs: their flat runs' bytes are read in
+ * place by the merged traces made from them (TF_SEGMENT_BORROW_RUNS), as
+ * the recorder's merge keeps the rank's file until its trace is freed;
+ * here they are kept to the end of the test. */
+static unsigned char **loaded;
+static size_t nloaded;
+
+static void free_loaded(void) {
+  for (size_t i = 0; i < nloaded; i++) free(loaded[i]);
+  free(loaded);
+  loaded = NULL;
+  nloaded = 0;
+}
+
+static void keep_loaded(unsigned char *bytes) {
+  if (!nloaded) atexit(free_loaded);
+  unsigned char **l = realloc(loaded, (nloaded + 1) * sizeof *l);
+  if (!l) abort();
+  loaded = l;
+  loaded[nloaded++] = bytes;
+}
+
 /* t[r] from rank r's file (the reader is closed at once: the merged trace
- * must own everything it holds). */
+ * must own everything it holds but the runs' bytes, above). */
 static int load_rank(const run *R, int r, tf_mtrace *t) {
   char p[256], err[512];
   rank_path(p, sizeof p, R->dir, r);
@@ -208,7 +230,7 @@ static int load_rank(const run *R, int r, tf_mtrace *t) {
   }
   int rc = tf_mtrace_from_file(t, fr);
   tf_file_close(fr);
-  free(bytes); /* borrowed by the reader: t must not point into it */
+  if (bytes) keep_loaded(bytes);
   CHECKF(rc == 0, "tf_mtrace_from_file(%s) failed", p);
   return rc;
 }

@@ -101,10 +101,6 @@ int tf_merge_ranks(MPI_Comm comm, int rank, int nranks, uint8_t **mine, size_t l
     snprintf(err, errlen, "rank %d: no folded trace to merge", rank);
   } else {
     tf_status st = tf_file_open_mem_runs(*mine, len, "this rank's trace", &r, err, errlen);
-    if (drop) { /* parsed: its bytes are read no more (the runs were copied out), before t is built */
-      free(*mine);
-      *mine = NULL;
-    }
     if (st != TF_OK || tf_mtrace_from_file(&t, r)) {
       ok = 0;
       if (!err[0]) snprintf(err, errlen, "rank %d: out of memory", rank);
@@ -151,6 +147,10 @@ int tf_merge_ranks(MPI_Comm comm, int rank, int nranks, uint8_t **mine, size_t l
     }
   }
   tf_mtrace_free(&t);
+  if (drop) { /* its runs' bytes were read from it until now (not copied); a file complete on disk is not needed */
+    free(*mine);
+    *mine = NULL;
+  }
   /* a rank that cannot learn the outcome counts it as a failure (and keeps its own file) */
   if (!mpi_ok(PMPI_Bcast(&ok, 1, MPI_INT, 0, comm), rank, "learning the outcome from", 0, err, errlen)) ok = 0;
   return ok ? 0 : -1;

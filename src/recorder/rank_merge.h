@@ -13,7 +13,8 @@
  * (*mine, len bytes; NULL: this rank has none, a failure mark) into one
  * merged trace, which rank 0 gets encoded in *out (the file's bytes, to be
  * written by the caller). drop: *mine is freed (and set to NULL) as soon
- * as it has been read (its file is complete on disk: the caller needs it
+ * as the merged trace made from it is gone (its flat runs' bytes are read
+ * in place until then; its file is complete on disk: the caller needs it
  * no more). 0 on every rank if rank 0 has it, else -1 on every rank (err
  * says why on the ranks where it went wrong, "" elsewhere). Rank 0 gets
  * the merge time in *merge_ns. */

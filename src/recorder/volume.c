@@ -1,6 +1,10 @@
 /* volume.c — per-thread compute volumes: PAPI_TOT_INS or thread CPU time.
  *
- * Built with TF_HAVE_PAPI=1 when CMake found libpapi. PAPI state is kept
+ * Built with TF_HAVE_PAPI=1 when CMake found libpapi, which is opened
+ * (dlopen TF_PAPI_LIB) only when a session starts: loaded with every
+ * traced program, libpapi and its libpfm made 2 MB of each process
+ * resident (relocated event tables) that only TRACEFOLD_VOLUME=on uses.
+ * PAPI state is kept
  * per "session" (one tf_volume_start .. tf_volume_stop), numbered by
  * papi_gen (0 = no session: CPU time). Each thread creates its own event set
  * on its first tf_volume_now of a session and keeps it in thread-local
@@ -19,7 +23,31 @@
 #include <time.h>
 
 #ifdef TF_HAVE_PAPI
+#include <dlfcn.h>
 #include <papi.h>
+
+/* The PAPI functions used, called through pointers set by papi_load. */
+#define TF_PAPI_FUNCS(X)                                                                                              \
+  X(PAPI_add_event) X(PAPI_cleanup_eventset) X(PAPI_create_eventset) X(PAPI_destroy_eventset)                         \
+  X(PAPI_get_component_index) X(PAPI_get_component_info) X(PAPI_is_initialized) X(PAPI_library_init) X(PAPI_read)    \
+  X(PAPI_shutdown) X(PAPI_start) X(PAPI_stop) X(PAPI_strerror) X(PAPI_thread_init) X(PAPI_unregister_thread)
+#define TF_PAPI_POINTER(f) static __typeof__(f) *p_##f;
+TF_PAPI_FUNCS(TF_PAPI_POINTER)
+#define PAPI_add_event (*p_PAPI_add_event)
+#define PAPI_cleanup_eventset (*p_PAPI_cleanup_eventset)
+#define PAPI_create_eventset (*p_PAPI_create_eventset)
+#define PAPI_destroy_eventset (*p_PAPI_destroy_eventset)
+#define PAPI_get_component_index (*p_PAPI_get_component_index)
+#define PAPI_get_component_info (*p_PAPI_get_component_info)
+#define PAPI_is_initialized (*p_PAPI_is_initialized)
+#define PAPI_library_init (*p_PAPI_library_init)
+#define PAPI_read (*p_PAPI_read)
+#define PAPI_shutdown (*p_PAPI_shutdown)
+#define PAPI_start (*p_PAPI_start)
+#define PAPI_stop (*p_PAPI_stop)
+#define PAPI_strerror (*p_PAPI_strerror)
+#define PAPI_thread_init (*p_PAPI_thread_init)
+#define PAPI_unregister_thread (*p_PAPI_unregister_thread)
 #endif
 
 
@@ -124,8 +152,29 @@ static void thread_setup(unsigned gen) {
   pthread_mutex_unlock(&lock);
 }
 
+/* libpapi opened and its functions found, once (lock held); 1, or 0 with the reason in why. */
+static int papi_load(char *why, size_t n) {
+  static void *lib;
+  if (lib) return 1;
+  void *l = dlopen(TF_PAPI_LIB, RTLD_NOW | RTLD_LOCAL);
+  if (!l) {
+    snprintf(why, n, "cannot load %s: %s", TF_PAPI_LIB, dlerror());
+    return 0;
+  }
+#define TF_PAPI_FIND(f)                                                                                               \
+  if (!(*(void **)&p_##f = dlsym(l, #f))) {                                                                           \
+    snprintf(why, n, "%s has no %s", TF_PAPI_LIB, #f);                                                                \
+    dlclose(l);                                                                                                       \
+    return 0;                                                                                                         \
+  }
+  TF_PAPI_FUNCS(TF_PAPI_FIND)
+  lib = l; /* kept open: PAPI's threads and handlers may outlive a session */
+  return 1;
+}
+
 /* Opens a session with the calling thread counting (lock held). */
 static int papi_open(char *why, size_t n) {
+  if (!papi_load(why, n)) return 0;
   int was = PAPI_is_initialized();
   int r = PAPI_library_init(PAPI_VER_CURRENT);
   if (r != PAPI_VER_CURRENT) {

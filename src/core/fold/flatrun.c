@@ -7,6 +7,16 @@
 #include "fold/folder.h"
 #include "time/timing.h"
 
+/* v as a varint at p (room reserved); the byte after it. */
+static inline uint8_t *put_uvar(uint8_t *p, uint64_t v) {
+  while (v >= 0x80) {
+    *p++ = (uint8_t)(v | 0x80);
+    v >>= 7;
+  }
+  *p++ = (uint8_t)v;
+  return p;
+}
+
 int tf_flatrun_push(tf_flatrun *r, uint32_t fn, uint32_t thread, uint32_t site, uint64_t compute_ns,
                     uint64_t duration_ns, uint32_t prev_fn, uint32_t prev_site, uint32_t nvals, const int64_t *vals,
                     tf_mem *m) {
@@ -22,31 +32,39 @@ int tf_flatrun_push(tf_flatrun *r, uint32_t fn, uint32_t thread, uint32_t site, 
     r->prev_fn = prev_fn;
     r->prev_site = prev_site;
   }
-  tf_buf_put_uvar_reserved(b, fn);
-  tf_buf_put_uvar_reserved(b, site);
-  tf_buf_put_uvar_reserved(b, compute_ns);
-  tf_buf_put_uvar_reserved(b, duration_ns);
-  tf_buf_put_uvar_reserved(b, nvals);
-  for (uint32_t i = 0; i < nvals; i++) tf_buf_put_uvar_reserved(b, tf_zigzag(vals[i]));
+  uint8_t *p = b->data + b->len; /* b->len stored once, not after every varint */
+  p = put_uvar(p, fn);
+  p = put_uvar(p, site);
+  p = put_uvar(p, compute_ns);
+  p = put_uvar(p, duration_ns);
+  p = put_uvar(p, nvals);
+  for (uint32_t i = 0; i < nvals; i++) p = put_uvar(p, tf_zigzag(vals[i]));
+  b->len = (size_t)(p - b->data);
   r->nevents++;
   return 0;
 }
 
 void tf_flatrun_clear(tf_flatrun *r, tf_mem *m) {
-  m->bytes -= r->bytes.cap;
-  tf_buf_free(&r->bytes);
+  if (!r->borrowed) {
+    m->bytes -= r->bytes.cap;
+    tf_buf_free(&r->bytes);
+  }
   *r = (tf_flatrun){0};
 }
 
 /* TF_PREV_NONE as 0, an index as index + 1 */
 static uint64_t put_prev(uint32_t v) { return v == TF_PREV_NONE ? 0 : (uint64_t)v + 1; }
 
-void tf_flatrun_encode(tf_buf *b, const tf_flatrun *r) {
+void tf_flatrun_encode_head(tf_buf *b, const tf_flatrun *r) {
   tf_buf_put_uvar(b, r->thread);
   tf_buf_put_uvar(b, put_prev(r->prev_fn));
   tf_buf_put_uvar(b, put_prev(r->prev_site));
   tf_buf_put_uvar(b, r->nevents);
   tf_buf_put_uvar(b, r->bytes.len);
+}
+
+void tf_flatrun_encode(tf_buf *b, const tf_flatrun *r) {
+  tf_flatrun_encode_head(b, r);
   tf_buf_put_bytes(b, r->bytes.data, r->bytes.len);
 }
 
@@ -94,19 +112,47 @@ static int read_head(tf_cursor *c, uint32_t nfuncs, uint32_t ncallsites, uint32_
   return 0;
 }
 
-int tf_flatrun_read(tf_cursor *c, uint32_t nfuncs, uint32_t ncallsites, tf_flatrun *r, tf_mem *m, const char **why) {
+/* Note fn among the functions r names (r->fns_known cleared for one of 256 or more). */
+static inline void name_fn(tf_flatrun *r, uint64_t fn) {
+  if (fn < 256) r->fns[fn >> 6] |= (uint64_t)1 << (fn & 63);
+  else r->fns_known = 0;
+}
+
+/* Past n varints of e (each 10 bytes at most); 0, or -1 if one is malformed or runs past the end. The values
+ * of a run are its bulk: read byte by byte without decoding them. */
+static int skip_uvars(tf_cursor *e, uint64_t n) {
+  const uint8_t *p = e->p, *end = e->end;
+  for (uint64_t j = 0; j < n; j++) {
+    const uint8_t *first = p;
+    while (p < end && (*p & 0x80)) p++;
+    if (p == end || p - first >= 10) return e->bad = 1, -1;
+    p++;
+  }
+  e->p = p;
+  return 0;
+}
+
+int tf_flatrun_read(tf_cursor *c, uint32_t nfuncs, uint32_t ncallsites, int borrow, tf_flatrun *r, tf_mem *m,
+                    const char **why) {
   tf_cursor e;
   *r = (tf_flatrun){0};
   if (read_head(c, nfuncs, ncallsites, 0, r, &e, why)) return -1;
   const uint8_t *start = e.p;
+  r->fns_known = 1;
+  if (r->prev_fn != TF_PREV_NONE) name_fn(r, r->prev_fn);
   for (uint64_t k = 0; k < r->nevents; k++) {
     tf_flat_event ev;
     if (tf_flatrun_next(&e, nfuncs, ncallsites, &ev, why)) return -1;
-    for (uint64_t j = 0; j < ev.nvals; j++) tf_cur_uvar(&e);
-    if (e.bad) return fail(why, "truncated event in a flat run");
+    name_fn(r, ev.fn);
+    if (skip_uvars(&e, ev.nvals)) return fail(why, "truncated event in a flat run");
   }
   if (e.p != e.end) return fail(why, "flat run longer than its events");
   size_t len = (size_t)(e.end - start);
+  if (borrow) {
+    r->bytes = (tf_buf){(uint8_t *)start, len, len, 0};
+    r->borrowed = 1;
+    return 0;
+  }
   if (tf_buf_reserve(&r->bytes, len ? len : 1)) return fail(why, "out of memory");
   m->bytes += r->bytes.cap;
   tf_buf_put_bytes(&r->bytes, start, len);
@@ -115,11 +161,26 @@ int tf_flatrun_read(tf_cursor *c, uint32_t nfuncs, uint32_t ncallsites, tf_flatr
 
 int tf_flatrun_renumber(tf_flatrun *r, uint32_t (*fn_to)(const void *, uint32_t), const void *ctx_fn,
                         uint32_t (*site_to)(const void *, uint32_t), const void *ctx_site, tf_mem *m) {
+  int same = r->prev_fn == TF_PREV_NONE ||
+             (fn_to(ctx_fn, r->prev_fn) == r->prev_fn && site_to(ctx_site, r->prev_site) == r->prev_site);
+  tf_cursor s = {r->bytes.data, r->bytes.data + r->bytes.len, 0};
+  for (uint64_t k = 0; k < r->nevents && same && !s.bad; k++) { /* most often the indices stay: nothing to copy */
+    uint64_t fn = tf_cur_uvar(&s), site = tf_cur_uvar(&s);
+    same = fn_to(ctx_fn, (uint32_t)fn) == fn && site_to(ctx_site, (uint32_t)site) == site;
+    tf_cur_uvar(&s);
+    tf_cur_uvar(&s);
+    uint64_t nvals = tf_cur_uvar(&s);
+    for (uint64_t j = 0; j < nvals && !s.bad; j++) tf_cur_uvar(&s);
+  }
+  if (same && !s.bad) return 0;
   tf_buf out = {0};
   if (tf_buf_reserve(&out, r->bytes.len + r->bytes.len / 4 + 16)) return -1; /* indices may grow a byte each */
   tf_cursor e = {r->bytes.data, r->bytes.data + r->bytes.len, 0};
+  tf_flatrun named = {.fns_known = 1};
+  if (r->prev_fn != TF_PREV_NONE) name_fn(&named, fn_to(ctx_fn, r->prev_fn));
   for (uint64_t k = 0; k < r->nevents && !e.bad; k++) {
     uint64_t fn = tf_cur_uvar(&e), site = tf_cur_uvar(&e);
+    name_fn(&named, fn_to(ctx_fn, (uint32_t)fn));
     tf_buf_put_uvar(&out, fn_to(ctx_fn, (uint32_t)fn));
     tf_buf_put_uvar(&out, site_to(ctx_site, (uint32_t)site));
     const uint8_t *rest = e.p;
@@ -138,9 +199,14 @@ int tf_flatrun_renumber(tf_flatrun *r, uint32_t (*fn_to)(const void *, uint32_t)
     r->prev_site = site_to(ctx_site, r->prev_site);
   }
   m->bytes += out.cap;
-  m->bytes -= r->bytes.cap;
-  tf_buf_free(&r->bytes);
+  if (!r->borrowed) {
+    m->bytes -= r->bytes.cap;
+    tf_buf_free(&r->bytes);
+  }
+  r->borrowed = 0;
   r->bytes = out;
+  r->fns_known = named.fns_known;
+  for (int k = 0; k < 4; k++) r->fns[k] = named.fns[k];
   return 0;
 }
 

@@ -24,6 +24,11 @@ typedef struct tf_flatrun {
   uint64_t nevents; /* events in bytes */
   uint32_t thread;  /* the stream's thread */
   uint32_t prev_fn, prev_site; /* the thread's event before the run's first (path timing), or TF_PREV_NONE */
+  int borrowed; /* bytes.data is in a buffer of the caller's (tf_flatrun_read), never freed nor counted here */
+  /* the functions its events name, when all are below 256 (fns_known: set by tf_flatrun_read and
+   * tf_flatrun_renumber, which walk every event anyway), so that the merge need not walk them again */
+  int fns_known;
+  uint64_t fns[4];
 } tf_flatrun;
 
 /* Append one event (the run's first sets thread and prev). 0, or -1 out of
@@ -37,6 +42,8 @@ void tf_flatrun_clear(tf_flatrun *r, tf_mem *m);
 /* The run as a segment node body (after the kind byte): thread, prev_fn,
  * prev_site (TF_PREV_NONE as 0, others + 1), nevents, byte length, bytes. */
 void tf_flatrun_encode(tf_buf *b, const tf_flatrun *r);
+/* The same without the bytes (to be put after it, r->bytes.len of them). */
+void tf_flatrun_encode_head(tf_buf *b, const tf_flatrun *r);
 
 /* One event of a run's bytes, as tf_flatrun_next reads it: its values
  * are the next nvals svars of the cursor. */
@@ -49,13 +56,17 @@ typedef struct tf_flat_event {
 int tf_flatrun_next(tf_cursor *e, uint32_t nfuncs, uint32_t ncallsites, tf_flat_event *ev, const char **why);
 
 /* A run's node body from c (as tf_flatrun_encode writes it), checked
- * event by event without building anything: r->bytes then holds a copy of
- * its events (counted in m). 0, or -1 with a reason in *why. */
-int tf_flatrun_read(tf_cursor *c, uint32_t nfuncs, uint32_t ncallsites, tf_flatrun *r, tf_mem *m, const char **why);
+ * event by event without building anything (r->fns set): r->bytes then holds a copy of
+ * its events (counted in m), or with borrow its events where they are in
+ * c's buffer, which must outlive r (r->borrowed). 0, or -1 with a reason
+ * in *why. */
+int tf_flatrun_read(tf_cursor *c, uint32_t nfuncs, uint32_t ncallsites, int borrow, tf_flatrun *r, tf_mem *m,
+                    const char **why);
 
 /* Rewrite r's function and call-site indices (its events' and its previous
  * event's) through fn_to(ctx_fn, i) and site_to(ctx_site, i), one pass
- * over its bytes. 0, or -1 out of memory (r unchanged). */
+ * over its bytes (none copied when every index maps to itself). 0, or -1
+ * out of memory (r unchanged). */
 int tf_flatrun_renumber(tf_flatrun *r, uint32_t (*fn_to)(const void *, uint32_t), const void *ctx_fn,
                         uint32_t (*site_to)(const void *, uint32_t), const void *ctx_site, tf_mem *m);
 

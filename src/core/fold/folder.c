@@ -592,6 +592,20 @@ int tf_folder_flush(tf_folder *f) {
  * before the compressor tries folding again, each further switch twice
  * as long as the one before; a window that folds resets the wait. */
 
+/* A shadowed window that did not pay: the folder held nothing before it,
+ * so its nodes are the window's events, which the shadow run holds as
+ * well. The nodes go (reset), the run and the event count stay. */
+static void drop_window(tf_folder *f) {
+  tf_flatrun run = f->run;
+  uint64_t nevents = f->nevents;
+  f->mem.bytes -= run.bytes.cap; /* the reset must not free it */
+  f->run = (tf_flatrun){0};
+  tf_folder_reset(f); /* counts back to 0: nothing else is held */
+  f->run = run;
+  f->mem.bytes += run.bytes.cap;
+  f->nevents = f->win_events = nevents;
+}
+
 static int measure(tf_folder *f) {
   uint64_t grown = f->n + f->nheld > f->win_n ? f->n + f->nheld - f->win_n : 0;
   f->win_n = f->n + f->nheld;
@@ -599,9 +613,12 @@ static int measure(tf_folder *f) {
   uint64_t first = 8 * (uint64_t)f->flat_window;
   if (2 * grown <= f->flat_window) {
     f->flat_backoff = first;
+    if (f->shadow) tf_flatrun_clear(&f->run, &f->mem); /* folded: the shadow is not needed */
+    f->shadow = 0;
     return 0;
   }
-  if (tf_folder_flush(f)) return -1; /* the held events join the top level, before the run */
+  if (f->shadow) drop_window(f); /* the window's events are all in the run already */
+  else if (tf_folder_flush(f)) return -1; /* the held events join the top level, before the run */
   f->flat = 1;
   f->flat_backoff = f->flat_backoff < first ? first : f->flat_backoff;
   f->flat_retry = f->flat_backoff;
@@ -622,6 +639,10 @@ int tf_folder_push(tf_folder *f, uint32_t fn, uint32_t thread, uint32_t site, ui
   if (f->flat)
     return tf_flatrun_push(&f->run, fn, thread, site, compute_ns, duration_ns, prev_fn, prev_site, nvals, vals,
                            &f->mem);
+  if (f->flat_window && f->nevents - 1 == f->win_events && !f->n && !f->nheld) f->shadow = 1; /* an empty start */
+  if (f->shadow && tf_flatrun_push(&f->run, fn, thread, site, compute_ns, duration_ns, prev_fn, prev_site, nvals,
+                                   vals, &f->mem))
+    return -1;
   if (push_folded(f, fn, thread, site, compute_ns, duration_ns, prev_fn, prev_site, nvals, vals)) return -1;
   if (f->flat_window && f->nevents - f->win_events >= f->flat_window) return measure(f);
   return 0;
@@ -632,7 +653,7 @@ uint32_t tf_folder_stream_nodes(tf_folder *f, tf_fnode **out, uint32_t *decoded)
   *decoded = f->n;
   if (out)
     for (uint32_t i = 0; i < f->n; i++) out[i] = f->seq[i];
-  if (!f->run.nevents) return n;
+  if (!f->run.nevents || f->shadow) return n; /* a shadow: its events are the nodes' */
   f->runnode = (tf_fnode){.run = &f->run};
   if (out) out[n] = &f->runnode;
   *decoded += (uint32_t)f->run.nevents;
@@ -642,6 +663,8 @@ uint32_t tf_folder_stream_nodes(tf_folder *f, tf_fnode **out, uint32_t *decoded)
 int tf_folder_unflat(tf_folder *f) {
   f->flat_window = 0;
   f->flat = 0;
+  if (f->shadow) tf_flatrun_clear(&f->run, &f->mem); /* its events are nodes already */
+  f->shadow = 0;
   if (!f->run.nevents) return f->mem.failed ? -1 : 0;
   tf_buf b = {0};
   tf_flatrun_encode(&b, &f->run);

@@ -134,6 +134,12 @@ typedef struct tf_folder {
    * window that pays) */
   uint32_t flat_window; /* 0: folding never stops */
   int flat;
+  /* a window that starts on an empty folder (the stream's first, or a
+   * trial after a run) keeps its events in `run` too, as a shadow the
+   * segment encoder does not see: if the window does not pay, its nodes
+   * are dropped and the shadow becomes the run; if it pays, the shadow is
+   * freed (doc/FOLDING.md "Flat runs") */
+  int shadow;
   uint32_t win_n;       /* top-level nodes at the window's start */
   uint64_t win_events;  /* nevents at the window's start */
   uint64_t flat_retry, flat_backoff;

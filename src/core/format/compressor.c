@@ -115,6 +115,7 @@ int tf_compressor_event(tf_compressor *c, tf_file_writer *w, uint32_t fn, uint32
   tf_prev_get(&c->prev, thread, &prev_fn, &prev_site);
   if (tf_prev_set(&c->prev, thread, (uint32_t)file_fn, site)) f->mem.failed = 1;
   size_t before = f->mem.bytes + c->order_mem.bytes;
+  int was_flat = f->flat;
   if (tf_folder_push(f, (uint32_t)file_fn, thread, site, compute_ns, duration_ns, prev_fn, prev_site, nvals, vals)) {
     c->failed = 1;
     return -1;
@@ -128,14 +129,15 @@ int tf_compressor_event(tf_compressor *c, tf_file_writer *w, uint32_t fn, uint32
   c->nevents++;
   if (thread + 1 > c->nthreads) c->nthreads = thread + 1;
   if (f->flat) {
-    c->flat_events++;
+    c->flat_events += was_flat ? 1 : f->run.nevents; /* a switch: the window's events too, if shadowed */
     if (f->run.nevents >= f->flat_retry) { /* try folding again, in a new segment (folder.h) */
       if (write_segment(c, w)) return -1;
       f->flat = 0;
       c->flat_trials++;
       return 0;
     }
-    if (f->run.nevents >= TF_FLATRUN_MAX) { /* a long run: its segment is written, the stream stays flat */
+    if (f->run.bytes.len >= TF_FLATRUN_MAX_BYTES) { /* a long run: its segment is written, the stream stays flat */
+      f->flat_retry -= f->run.nevents; /* the trial still comes after as many events (more than these, above) */
       c->flat_trials++;
       return write_segment(c, w) ? -1 : 0;
     }

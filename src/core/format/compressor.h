@@ -53,11 +53,13 @@ typedef struct tf_compressor {
   int cst_guided;     /* a program built by tracefold-cc: every thread's folder is CST-guided from its first event */
   uint32_t flat_window; /* folders measure whether folding pays every that many events (0: never; folder.h) */
   uint64_t flat_events; /* events that went to flat runs */
-  uint64_t flat_trials; /* segments written for flat runs: to try folding again, or after TF_FLATRUN_MAX events */
+  uint64_t flat_trials; /* segments written for flat runs: to try folding again, or at TF_FLATRUN_MAX_BYTES */
 } tf_compressor;
 
 #define TF_FLAT_WINDOW_DEFAULT 4096u /* events per window of the "folding pays" measure (doc/FOLDING.md "Flat runs") */
-#define TF_FLATRUN_MAX ((uint64_t)1 << 24) /* events of a flat run before its segment is written */
+/* bytes of a flat run before its segment is written (the stream stays flat): what the run, its segment's
+ * encoding and the file writer's buffer hold at most while recording (bench/RESULTS.md "Irregular streams") */
+#define TF_FLATRUN_MAX_BYTES ((size_t)1 << 20)
 
 /* 0, or -1 when out of memory. */
 int tf_compressor_init(tf_compressor *c, const tf_func_desc *funcs, uint32_t nfuncs, size_t cap_bytes);

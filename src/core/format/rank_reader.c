@@ -168,7 +168,7 @@ tf_status tf_file_open_mem(uint8_t *data, size_t len, const char *name, tf_file_
 
 tf_status tf_file_open_mem_runs(const uint8_t *data, size_t len, const char *name, tf_file_reader **out, char *err,
                                 size_t errlen) {
-  return open_mem((uint8_t *)data, len, name, TF_SEGMENT_KEEP_RUNS, 1, out, err, errlen);
+  return open_mem((uint8_t *)data, len, name, TF_SEGMENT_KEEP_RUNS | TF_SEGMENT_BORROW_RUNS, 1, out, err, errlen);
 }
 
 static tf_status parse(tf_file_reader *r, const char *path, tf_file_reader **out, char *err, size_t errlen) {

@@ -19,10 +19,10 @@ tf_status tf_file_open_mem(uint8_t *data, size_t len, const char *name, tf_file_
 /* The same, for the merge (merge/mtrace.h tf_mtrace_from_file): flat runs
  * stay one node each (TF_SEGMENT_KEEP_RUNS, segment.h); the file's
  * segments are there for tf_file_folded, its events are not (tf_file_next
- * fails). data is only borrowed: read while this function parses the
- * file, never afterwards nor freed here (nothing decoded points into it),
- * so that the merge at MPI_Finalize needs no copy of the rank's file and
- * may free it as soon as this returns. */
+ * fails). data is only borrowed, never freed here, and the runs' bytes
+ * stay in it (TF_SEGMENT_BORROW_RUNS): the merge at MPI_Finalize needs no
+ * copy of the rank's file nor of its runs, and frees the file once the
+ * nodes made from it (and their runs) are gone. */
 tf_status tf_file_open_mem_runs(const uint8_t *data, size_t len, const char *name, tf_file_reader **out, char *err,
                                 size_t errlen);
 

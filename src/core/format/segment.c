@@ -189,7 +189,8 @@ static int keep_run(dec *d, tf_fnode **x, __int128 *events) {
   y->run = r;
   y->run_owned = 1;
   const char *why = NULL;
-  if (tf_flatrun_read(d->c, d->nfuncs, d->ncallsites, r, d->m, &why)) return bad(d, why);
+  if (tf_flatrun_read(d->c, d->nfuncs, d->ncallsites, !!(d->timing & TF_SEGMENT_BORROW_RUNS), r, d->m, &why))
+    return bad(d, why);
   *events = tf_vclamp(*events + r->nevents);
   d->run_extra += r->nevents - 1;
   return 0;

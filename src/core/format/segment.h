@@ -21,6 +21,9 @@
  * (tf_fnode.run, owned), checked but not expanded; the streams' order
  * counts it as its events (the merge at MPI_Finalize, merge/flat_mnode.c) */
 #define TF_SEGMENT_KEEP_RUNS 0x200u
+/* with TF_SEGMENT_KEEP_RUNS: a run's bytes stay where they are in the
+ * decoded buffer (tf_flatrun.borrowed), which must outlive the nodes */
+#define TF_SEGMENT_BORROW_RUNS 0x400u
 
 /* The segment of the top-level nodes of its streams, one stream after the
  * other, and the order of their events (NULL: one stream). */

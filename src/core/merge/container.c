@@ -25,29 +25,72 @@ enum { CODEC_STORED = 0, CODEC_ZSTD = 1, CODEC_ZSTD_DICT = 2 };
 
 /* ------------------------------------------------------------ write */
 
-void tf_container_put_section(tf_buf *body, uint8_t id, const tf_buf *content) {
-  tf_buf_put_u8(body, id);
-  tf_buf_put_uvar(body, content->len);
-  tf_buf_put_bytes(body, content->data, content->len);
+void tf_body_put_ext(tf_body *body, const uint8_t *p, size_t len) {
+  if (!len) return;
+  if (body->next == body->cap_ext) {
+    size_t cap = body->cap_ext ? 2 * body->cap_ext : 16;
+    tf_body_ext *e = realloc(body->ext, cap * sizeof *e);
+    if (!e) {
+      body->failed = 1;
+      return;
+    }
+    body->ext = e;
+    body->cap_ext = cap;
+  }
+  body->ext[body->next++] = (tf_body_ext){body->b.len, p, len};
+  body->ext_len += len;
 }
 
-size_t tf_container_open_section(tf_buf *body, uint8_t id) {
-  tf_buf_put_u8(body, id);
-  return body->len;
+void tf_body_free(tf_body *body) {
+  tf_buf_free(&body->b);
+  free(body->ext);
+  *body = (tf_body){0};
 }
 
-void tf_container_close_section(tf_buf *body, size_t start) {
-  size_t len = body->len - start;
+void tf_container_put_section(tf_body *body, uint8_t id, const tf_buf *content) {
+  tf_buf_put_u8(&body->b, id);
+  tf_buf_put_uvar(&body->b, content->len);
+  tf_buf_put_bytes(&body->b, content->data, content->len);
+}
+
+size_t tf_container_open_section(tf_body *body, uint8_t id) {
+  tf_buf_put_u8(&body->b, id);
+  return body->b.len;
+}
+
+void tf_container_close_section(tf_body *body, size_t start) {
+  tf_buf *b = &body->b;
+  size_t len = b->len - start, k = body->next;
+  while (k > 0 && body->ext[k - 1].at >= start) len += body->ext[--k].len; /* the ranges inside the section */
   uint8_t room[10];
   tf_buf head = {room, 0, sizeof room, 0}; /* the length's varint: it fits, room never grows */
   tf_buf_put_uvar(&head, len);
-  if (tf_buf_reserve(body, head.len)) {
-    body->failed = 1;
+  if (tf_buf_reserve(b, head.len)) {
+    b->failed = 1;
     return;
   }
-  memmove(body->data + start + head.len, body->data + start, len);
-  memcpy(body->data + start, room, head.len);
-  body->len += head.len;
+  memmove(b->data + start + head.len, b->data + start, b->len - start);
+  memcpy(b->data + start, room, head.len);
+  b->len += head.len;
+  for (; k < body->next; k++) body->ext[k].at += head.len;
+}
+
+/* The body's pieces in order: call put(ctx, p, len) for each; 0, or the first nonzero put returned. */
+static int pieces(const tf_body *body, int (*put)(void *, const uint8_t *, size_t), void *ctx) {
+  size_t at = 0;
+  for (size_t k = 0; k <= body->next; k++) {
+    size_t to = k < body->next ? body->ext[k].at : body->b.len;
+    int rc = to > at ? put(ctx, body->b.data + at, to - at) : 0;
+    if (!rc && k < body->next) rc = put(ctx, body->ext[k].p, body->ext[k].len);
+    if (rc) return rc;
+    at = to;
+  }
+  return 0;
+}
+
+static int append(void *out, const uint8_t *p, size_t len) {
+  tf_buf_put_bytes(out, p, len);
+  return ((tf_buf *)out)->failed;
 }
 
 /* One zstd frame of raw (with the dictionary or without) into z (room cap);
@@ -64,34 +107,103 @@ static size_t frame(ZSTD_CCtx *cx, void *z, size_t cap, const tf_buf *raw, int l
  * second pass took a third of MPI_Finalize (415,359 events: 1.32 s with it, 0.84-0.99 s without). */
 #define LARGE_BODY ((size_t)1 << 20)
 
-void tf_container_put_file(tf_buf *out, const tf_buf *body, int zstd_level) {
-  const uint8_t *stored = body->data;
-  size_t slen = body->len;
-  uint8_t codec = CODEC_STORED;
-  size_t cap = ZSTD_compressBound(body->len);
-  void *z[2] = {NULL, NULL};
-  int large = body->len > LARGE_BODY;
-  ZSTD_CCtx *cx = zstd_level > 0 ? ZSTD_createCCtx() : NULL;
-  for (int with_dict = 0; cx && with_dict < 2 - large; with_dict++) {
-    if (!(z[with_dict] = malloc(cap))) break;
-    size_t zn = frame(cx, z[with_dict], cap, body, zstd_level, with_dict);
-    if (zn && zn < slen) {
-      stored = z[with_dict];
-      slen = zn;
-      codec = with_dict ? CODEC_ZSTD_DICT : CODEC_ZSTD;
-    }
+/* A large body's frame: streamed piece by piece, at level 3 at most, with tables of its own. A large body is
+ * flat runs (an irregular stream's events, doc/FOLDING.md "Flat runs"), where level 9 (and its 13 MB of
+ * tables for a body of a few megabytes) took 0.22 s for bench_irregular's 415,359 events (12.3 MB of body, 1.52
+ * MB compressed) and these take 0.03-0.05 s and 2.6 MB, for 1.63 MB (bench/RESULTS.md "Irregular streams:
+ * memory and time at MPI_Finalize"). */
+enum { LARGE_LEVEL = 3, LARGE_WINDOW_LOG = 20, LARGE_HASH_LOG = 18, LARGE_CHAIN_LOG = 17 };
+
+typedef struct stream {
+  ZSTD_CCtx *cx;
+  tf_buf z;
+} stream;
+
+static int stream_put(void *ctx, const uint8_t *p, size_t len) {
+  stream *s = ctx;
+  ZSTD_inBuffer in = {p, len, 0};
+  while (in.pos < in.size) {
+    if (tf_buf_reserve(&s->z, ZSTD_CStreamOutSize())) return -1;
+    ZSTD_outBuffer o = {s->z.data + s->z.len, s->z.cap - s->z.len, 0};
+    if (ZSTD_isError(ZSTD_compressStream2(s->cx, &o, &in, ZSTD_e_continue))) return -1;
+    s->z.len += o.pos;
   }
-  ZSTD_freeCCtx(cx);
+  return 0;
+}
+
+/* The body in one frame into z; 0, or -1 (z freed). */
+static int large_frame(const tf_body *body, int level, tf_buf *z) {
+  stream s = {ZSTD_createCCtx(), {0}};
+  size_t total = body->b.len + body->ext_len;
+  level = level < LARGE_LEVEL ? level : LARGE_LEVEL;
+  int rc = !s.cx || ZSTD_isError(ZSTD_CCtx_setParameter(s.cx, ZSTD_c_compressionLevel, level)) ||
+           ZSTD_isError(ZSTD_CCtx_setParameter(s.cx, ZSTD_c_windowLog, LARGE_WINDOW_LOG)) ||
+           ZSTD_isError(ZSTD_CCtx_setParameter(s.cx, ZSTD_c_hashLog, LARGE_HASH_LOG)) ||
+           ZSTD_isError(ZSTD_CCtx_setParameter(s.cx, ZSTD_c_chainLog, LARGE_CHAIN_LOG)) ||
+           ZSTD_isError(ZSTD_CCtx_setPledgedSrcSize(s.cx, total)) || pieces(body, stream_put, &s) ? -1 : 0;
+  for (size_t left = 1; !rc && left;) { /* the frame's end */
+    ZSTD_inBuffer in = {NULL, 0, 0};
+    if (tf_buf_reserve(&s.z, ZSTD_CStreamOutSize())) {
+      rc = -1;
+      break;
+    }
+    ZSTD_outBuffer o = {s.z.data + s.z.len, s.z.cap - s.z.len, 0};
+    left = ZSTD_compressStream2(s.cx, &o, &in, ZSTD_e_end);
+    if (ZSTD_isError(left)) rc = -1;
+    else s.z.len += o.pos;
+  }
+  ZSTD_freeCCtx(s.cx);
+  if (rc) tf_buf_free(&s.z);
+  *z = s.z;
+  return rc;
+}
+
+void tf_container_put_file(tf_buf *out, const tf_body *body, int zstd_level) {
+  size_t raw_len = body->b.len + body->ext_len;
+  tf_buf flat = {0}, zl = {0};
+  const tf_buf *whole = &body->b;
+  if (body->next && raw_len <= LARGE_BODY && zstd_level > 0) { /* small: compressed whole, both ways */
+    pieces(body, append, &flat);
+    whole = &flat;
+  }
+  const uint8_t *stored = NULL; /* NULL: stored, the body's pieces as they are */
+  size_t slen = raw_len;
+  uint8_t codec = CODEC_STORED;
+  void *z[2] = {NULL, NULL};
+  if (zstd_level > 0 && raw_len > LARGE_BODY) {
+    if (!large_frame(body, zstd_level, &zl) && zl.len < slen) {
+      stored = zl.data;
+      slen = zl.len;
+      codec = CODEC_ZSTD;
+    }
+  } else if (zstd_level > 0) {
+    size_t cap = ZSTD_compressBound(whole->len);
+    ZSTD_CCtx *cx = ZSTD_createCCtx();
+    for (int with_dict = 0; cx && with_dict < 2; with_dict++) {
+      if (!(z[with_dict] = malloc(cap))) break;
+      size_t zn = frame(cx, z[with_dict], cap, whole, zstd_level, with_dict);
+      if (zn && zn < slen) {
+        stored = z[with_dict];
+        slen = zn;
+        codec = with_dict ? CODEC_ZSTD_DICT : CODEC_ZSTD;
+      }
+    }
+    ZSTD_freeCCtx(cx);
+  }
   size_t start = out->len;
   tf_buf_put_bytes(out, TF_TRACE_MAGIC, 8);
   tf_buf_put_u32(out, TF_TRACE_VERSION);
   tf_buf_put_u8(out, codec);
-  tf_buf_put_uvar(out, body->len);
+  tf_buf_put_uvar(out, raw_len);
   tf_buf_put_uvar(out, slen);
-  tf_buf_put_bytes(out, stored, slen);
+  if (stored) tf_buf_put_bytes(out, stored, slen);
+  else pieces(body, append, out);
+  if (body->failed || body->b.failed) out->failed = 1;
   tf_buf_put_u32(out, out->failed ? 0 : tf_crc32(0, out->data + start, out->len - start));
   free(z[0]);
   free(z[1]);
+  tf_buf_free(&zl);
+  tf_buf_free(&flat);
 }
 
 /* ------------------------------------------------------------ read */

@@ -25,16 +25,39 @@ typedef struct tf_container {
   uint32_t nowned;
 } tf_container;
 
+/* A body being written: its bytes in b, but for ranges of the caller's
+ * that stand among them uncopied (a flat run's bytes, megabytes of them on
+ * an irregular stream): ext[i] comes right before b's byte ext[i].at. The
+ * ranges must stay where they are until the file is put. */
+typedef struct tf_body_ext {
+  size_t at;
+  const uint8_t *p;
+  size_t len;
+} tf_body_ext;
+typedef struct tf_body {
+  tf_buf b;
+  tf_body_ext *ext;
+  size_t next, cap_ext;
+  size_t ext_len; /* the ranges' bytes: the body is b.len + ext_len long */
+  int failed;
+} tf_body;
+/* Append len bytes at p to the body, not copied (see above). */
+void tf_body_put_ext(tf_body *body, const uint8_t *p, size_t len);
+void tf_body_free(tf_body *body);
+
 /* Writing (always the current version): sections into body, then the file. */
-void tf_container_put_section(tf_buf *body, uint8_t id, const tf_buf *content);
+void tf_container_put_section(tf_body *body, uint8_t id, const tf_buf *content);
 /* The same section written straight into body, its content never copied
  * whole: open it (returns where its content starts), put the content into
- * body, close it (its length goes in front, the content moves up). */
-size_t tf_container_open_section(tf_buf *body, uint8_t id);
-void tf_container_close_section(tf_buf *body, size_t start);
+ * body->b and its ranges, close it (its length goes in front, the content
+ * moves up). */
+size_t tf_container_open_section(tf_body *body, uint8_t id);
+void tf_container_close_section(tf_body *body, size_t start);
 /* The file: magic, version, body stored (zstd_level 0) or in one zstd frame,
- * with or without the built-in dictionary, whichever is smallest; CRC. */
-void tf_container_put_file(tf_buf *out, const tf_buf *body, int zstd_level);
+ * with or without the built-in dictionary, whichever is smallest; CRC. A
+ * large body (flat runs' bytes) is compressed as a stream, piece after
+ * piece, never copied whole, at level 3 at most with tables of 2.6 MB. */
+void tf_container_put_file(tf_buf *out, const tf_body *body, int zstd_level);
 
 /* Reading: the file's sections, checked and decompressed. TF_OK, or an
  * error (err: the file's name and what is wrong) with *c empty. */

@@ -38,12 +38,19 @@ void tf_mnode_run_renumber(tf_mnode *x, const tf_index_map *fns, const tf_index_
 
 void tf_mnode_run_mark_funcs(const tf_mnode *x, uint8_t *used, uint32_t nfuncs) {
   const tf_flatrun *r = x->run;
-  if (r->prev_fn < nfuncs) used[r->prev_fn] = 1;
+  if (r->fns_known) { /* as read (tf_flatrun_read): no walk */
+    for (uint32_t k = 0; k < nfuncs && k < 256; k++)
+      if (r->fns[k >> 6] >> (k & 63) & 1) used[k] = 1;
+    return;
+  }
+  uint32_t unused = 0;
+  for (uint32_t k = 0; k < nfuncs; k++) unused += !used[k];
+  if (r->prev_fn < nfuncs && !used[r->prev_fn]) used[r->prev_fn] = 1, unused--;
   tf_cursor e = {r->bytes.data, r->bytes.data + r->bytes.len, 0};
   tf_flat_event ev;
   const char *why;
-  for (uint64_t k = 0; k < r->nevents && !tf_flatrun_next(&e, nfuncs, UINT32_MAX, &ev, &why); k++) {
-    used[ev.fn] = 1;
+  for (uint64_t k = 0; unused && k < r->nevents && !tf_flatrun_next(&e, nfuncs, UINT32_MAX, &ev, &why); k++) {
+    if (!used[ev.fn]) used[ev.fn] = 1, unused--; /* none left: the rest of the run names no new one */
     for (uint64_t j = 0; j < ev.nvals && !e.bad; j++) tf_cur_uvar(&e);
   }
 }

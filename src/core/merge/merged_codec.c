@@ -159,15 +159,26 @@ static void put_nodes(tf_buf *b, tf_mnode *const *x, uint32_t n, const tf_vseq *
 
 #define GIVE_BACK_MIN ((size_t)4 << 20) /* bytes of t freed between two tf_mem_give_back, at least */
 
-/* t's top level; free_t: each node freed once written (the body grows as t
- * shrinks: a flat run's bytes, or a node's value sets, are never held
- * twice, and what is freed goes back to the system each time an eighth of
- * t, and at least 4 MB, has been: a few calls, each of which walks the
- * heap's free blocks) */
-static void put_top(tf_buf *b, tf_mtrace *t, int quantise, int free_t) {
+/* t's top level; a flat run's bytes stay where they are, a range of the
+ * body (container.h), so the run nodes stay until the file is put; free_t:
+ * each other node freed once written (the body grows as t shrinks: a
+ * node's value sets are never held twice, and what is freed goes back to
+ * the system each time an eighth of t, and at least 4 MB, has been: a few
+ * calls, each of which walks the heap's free blocks) */
+static void put_top(tf_body *d, tf_mtrace *t, int quantise, int free_t) {
+  tf_buf *b = &d->b;
   size_t held = t->mem.bytes, every = held / 8 > GIVE_BACK_MIN ? held / 8 : GIVE_BACK_MIN;
   tf_buf_put_uvar(b, t->ntop);
   for (uint32_t i = 0; i < t->ntop; i++) {
+    const tf_mnode *x = t->top[i];
+    if (x->run) { /* as put_node writes it, the run's bytes not copied */
+      tf_buf_put_u8(b, NF_FLAT | NF_RANKS);
+      tf_vseq_encode(b, &x->ranks);
+      tf_flatrun_encode_head(b, x->run);
+      tf_body_put_ext(d, x->run->bytes.data, x->run->bytes.len);
+      if (x->run->bytes.failed) d->failed = 1; /* its renumbering ran out of memory */
+      continue;
+    }
     put_node(b, t->top[i], &t->present, quantise);
     if (!free_t) continue;
     tf_mnode_free(t->top[i], &t->mem);
@@ -181,7 +192,8 @@ static void put_top(tf_buf *b, tf_mtrace *t, int quantise, int free_t) {
 /* quantise: time summaries' bins on their grid (a file) or exact (between ranks); free_t: t is freed
  * while the body is built (on failure too: put_top), before the compression */
 static int encode(tf_mtrace *t, tf_buf *out, int zstd_level, int quantise, int free_t) {
-  tf_buf s = {0}, body = {0};
+  tf_buf s = {0};
+  tf_body body = {0};
   tf_mtrace_seal(t);
   if (tf_mtrace_compact_funcs(t)) { /* FUNCS: the functions the nodes name, no others (version 4) */
     if (free_t) tf_mtrace_free(t);
@@ -229,10 +241,10 @@ static int encode(tf_mtrace *t, tf_buf *out, int zstd_level, int quantise, int f
   put_top(&body, t, quantise, free_t);
   for (int k = 0; k < 3; k++) { /* each rank's order of its streams; none known: one stream each */
     if (t->order[k].n) {
-      put_vset(&body, &t->order[k], &t->present);
+      put_vset(&body.b, &t->order[k], &t->present);
     } else {
-      tf_buf_put_uvar(&body, 1 << 1 | 1);
-      tf_buf_put_uvar(&body, 0);
+      tf_buf_put_uvar(&body.b, 1 << 1 | 1);
+      tf_buf_put_uvar(&body.b, 0);
     }
   }
   tf_container_close_section(&body, nodes);
@@ -243,14 +255,12 @@ static int encode(tf_mtrace *t, tf_buf *out, int zstd_level, int quantise, int f
     tf_container_put_section(&body, SEC_EXTRAP, &s);
   }
 
-  int failed = s.failed || body.failed;
+  int failed = s.failed || body.failed || body.b.failed;
   tf_buf_free(&s);
-  if (free_t) {
-    tf_mtrace_free(t);
-    tf_mem_give_back(); /* before the compressor's tables */
-  }
+  if (free_t) tf_mem_give_back(); /* before the compressor's tables */
   tf_container_put_file(out, &body, zstd_level);
-  tf_buf_free(&body);
+  tf_body_free(&body);
+  if (free_t) tf_mtrace_free(t); /* the flat runs, read until now */
   return failed || out->failed ? -1 : 0;
 }
 
@@ -495,7 +505,7 @@ static int get_run(dec *d, tf_mnode **out, const tf_vseq *parent) {
   if (!one) return bad(d, "a flat run not on exactly one present rank");
   tf_flatrun r;
   const char *why = NULL;
-  if (tf_flatrun_read(d->c, d->t->ft.n, d->t->ncallsites, &r, m, &why)) {
+  if (tf_flatrun_read(d->c, d->t->ft.n, d->t->ncallsites, 0, &r, m, &why)) {
     tf_flatrun_clear(&r, m);
     return bad(d, why);
   }

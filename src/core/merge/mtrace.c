@@ -239,16 +239,18 @@ void tf_mnodes_renumber(tf_mnode *const *x, uint32_t n, const tf_index_map *fns,
   }
 }
 
-/* used[fn] = 1 for every function the nodes name (in range). */
-static void mark_funcs(tf_mnode *const *x, uint32_t n, uint8_t *used, uint32_t nfuncs) {
+/* used[fn] = 1 for every function the nodes name (in range); runs: 0 the flat runs are skipped, 1 only they
+ * are walked. */
+static void mark_funcs(tf_mnode *const *x, uint32_t n, uint8_t *used, uint32_t nfuncs, int runs) {
   for (uint32_t i = 0; i < n; i++) {
     const tf_mnode *y = x[i];
-    if (y->run) {
+    if (!y->run != !runs) continue;
+    if (y->run) { /* walked until every function is named (the runs' megabytes, most often a few events) */
       tf_mnode_run_mark_funcs(y, used, nfuncs);
       continue;
     }
     if (y->is_loop) {
-      mark_funcs(y->body, y->nbody, used, nfuncs);
+      mark_funcs(y->body, y->nbody, used, nfuncs, 0);
       continue;
     }
     if (y->fn < nfuncs) used[y->fn] = 1;
@@ -263,7 +265,8 @@ int tf_mtrace_compact_funcs(tf_mtrace *t) {
   uint32_t *to = malloc((n + 1) * sizeof *to);
   tf_functable kept = {0};
   int rc = used && to ? 0 : -1;
-  if (!rc) mark_funcs(t->top, t->ntop, used, n);
+  if (!rc) mark_funcs(t->top, t->ntop, used, n, 0);
+  if (!rc) mark_funcs(t->top, t->ntop, used, n, 1); /* the top level's runs last (runs are there only) */
   for (uint32_t i = 0; !rc && i < n; i++) {
     to[i] = used[i] ? kept.n : UINT32_MAX; /* an unused function is named nowhere */
     if (used[i]) rc = tf_functable_add(&kept, &t->ft.funcs[i]);
@@ -388,18 +391,20 @@ int tf_mtrace_add_callsite(tf_mtrace *t, const tf_callsite *c) {
 static tf_mnode *run_take(tf_fnode *x, int64_t rank, tf_mem *m, tf_mem *xm) {
   if (!x->run) return NULL;
   tf_flatrun r = *x->run;
-  if (x->run_owned) { /* moved */
+  size_t counted = r.borrowed ? 0 : r.bytes.cap; /* a borrowed run's bytes are in the file, counted nowhere */
+  if (x->run_owned) { /* moved (borrowed: still in the file) */
     x->run->bytes = (tf_buf){0};
-    xm->bytes -= r.bytes.cap;
+    xm->bytes -= counted;
   } else { /* copied */
     r.bytes = (tf_buf){0};
+    r.borrowed = 0;
     if (tf_buf_reserve(&r.bytes, x->run->bytes.len + 1)) {
       m->failed = 1;
       return NULL;
     }
     tf_buf_put_bytes(&r.bytes, x->run->bytes.data, x->run->bytes.len);
   }
-  m->bytes += r.bytes.cap;
+  if (!r.borrowed) m->bytes += r.bytes.cap;
   tf_mnode *y = tf_mnode_from_run(&r, rank, m);
   if (!y) tf_flatrun_clear(&r, m);
   return y;

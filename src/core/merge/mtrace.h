@@ -218,7 +218,8 @@ tf_mnode *tf_mnode_from_fnode(const tf_fnode *x, int64_t rank, const tf_callsite
 
 /* Flat runs (flat_mnode.c): a node for rank's run (taken over: *run is
  * left empty), NULL out of memory; its indices renumbered (out of memory:
- * its encoding fails later); the functions it names marked in used. */
+ * its encoding fails later); the functions it names marked in used[0..nfuncs)
+ * (its walk stops once every one is). */
 tf_mnode *tf_mnode_from_run(tf_flatrun *run, int64_t rank, tf_mem *m);
 void tf_mnode_run_renumber(tf_mnode *x, const tf_index_map *fns, const tf_index_map *sites);
 void tf_mnode_run_mark_funcs(const tf_mnode *x, uint8_t *used, uint32_t nfuncs);
