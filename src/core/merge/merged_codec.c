@@ -498,7 +498,10 @@ static int get_run(dec *d, tf_mnode **out, const tf_vseq *parent) {
   tf_mem *m = &d->t->mem;
   tf_vseq ranks;
   tf_vseq_init(&ranks);
-  if (get_ranks(d, &ranks)) return -1;
+  if (get_ranks(d, &ranks)) { /* a refused list may hold what it read */
+    tf_vseq_free(&ranks, m);
+    return -1;
+  }
   int64_t rank = ranks.nvalues == 1 ? tf_ranks_first(&ranks) : -1;
   int one = rank >= 0 && tf_ranks_contains(parent, rank);
   tf_vseq_free(&ranks, m);
