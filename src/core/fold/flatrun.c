@@ -7,16 +7,6 @@
 #include "fold/folder.h"
 #include "time/timing.h"
 
-/* v as a varint at p (room reserved); the byte after it. */
-static inline uint8_t *put_uvar(uint8_t *p, uint64_t v) {
-  while (v >= 0x80) {
-    *p++ = (uint8_t)(v | 0x80);
-    v >>= 7;
-  }
-  *p++ = (uint8_t)v;
-  return p;
-}
-
 int tf_flatrun_push(tf_flatrun *r, uint32_t fn, uint32_t thread, uint32_t site, uint64_t compute_ns,
                     uint64_t duration_ns, uint32_t prev_fn, uint32_t prev_site, uint32_t nvals, const int64_t *vals,
                     tf_mem *m) {
@@ -33,12 +23,12 @@ int tf_flatrun_push(tf_flatrun *r, uint32_t fn, uint32_t thread, uint32_t site, 
     r->prev_site = prev_site;
   }
   uint8_t *p = b->data + b->len; /* b->len stored once, not after every varint */
-  p = put_uvar(p, fn);
-  p = put_uvar(p, site);
-  p = put_uvar(p, compute_ns);
-  p = put_uvar(p, duration_ns);
-  p = put_uvar(p, nvals);
-  for (uint32_t i = 0; i < nvals; i++) p = put_uvar(p, tf_zigzag(vals[i]));
+  p = tf_uvar_at(p, fn);
+  p = tf_uvar_at(p, site);
+  p = tf_uvar_at(p, compute_ns);
+  p = tf_uvar_at(p, duration_ns);
+  p = tf_uvar_at(p, nvals);
+  for (uint32_t i = 0; i < nvals; i++) p = tf_uvar_at(p, tf_zigzag(vals[i]));
   b->len = (size_t)(p - b->data);
   r->nevents++;
   return 0;
