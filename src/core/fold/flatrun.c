@@ -149,6 +149,15 @@ int tf_flatrun_read(tf_cursor *c, uint32_t nfuncs, uint32_t ncallsites, int borr
   return 0;
 }
 
+/* Past an event's compute, duration, value count and values (its fn and
+ * site read already); e->bad if they run past the end. */
+static void skip_event_rest(tf_cursor *e) {
+  tf_cur_uvar(e);
+  tf_cur_uvar(e);
+  uint64_t nvals = tf_cur_uvar(e);
+  if (!e->bad) skip_uvars(e, nvals);
+}
+
 int tf_flatrun_renumber(tf_flatrun *r, uint32_t (*fn_to)(const void *, uint32_t), const void *ctx_fn,
                         uint32_t (*site_to)(const void *, uint32_t), const void *ctx_site, tf_mem *m) {
   int same = r->prev_fn == TF_PREV_NONE ||
@@ -157,10 +166,7 @@ int tf_flatrun_renumber(tf_flatrun *r, uint32_t (*fn_to)(const void *, uint32_t)
   for (uint64_t k = 0; k < r->nevents && same && !s.bad; k++) { /* most often the indices stay: nothing to copy */
     uint64_t fn = tf_cur_uvar(&s), site = tf_cur_uvar(&s);
     same = fn_to(ctx_fn, (uint32_t)fn) == fn && site_to(ctx_site, (uint32_t)site) == site;
-    tf_cur_uvar(&s);
-    tf_cur_uvar(&s);
-    uint64_t nvals = tf_cur_uvar(&s);
-    for (uint64_t j = 0; j < nvals && !s.bad; j++) tf_cur_uvar(&s);
+    skip_event_rest(&s);
   }
   if (same && !s.bad) return 0;
   tf_buf out = {0};
@@ -174,10 +180,7 @@ int tf_flatrun_renumber(tf_flatrun *r, uint32_t (*fn_to)(const void *, uint32_t)
     tf_buf_put_uvar(&out, fn_to(ctx_fn, (uint32_t)fn));
     tf_buf_put_uvar(&out, site_to(ctx_site, (uint32_t)site));
     const uint8_t *rest = e.p;
-    tf_cur_uvar(&e);
-    tf_cur_uvar(&e);
-    uint64_t nvals = tf_cur_uvar(&e);
-    for (uint64_t j = 0; j < nvals && !e.bad; j++) tf_cur_uvar(&e);
+    skip_event_rest(&e);
     tf_buf_put_bytes(&out, rest, (size_t)(e.p - rest)); /* compute, duration, nvals, values: as they are */
   }
   if (out.failed || e.bad) {
